@@ -1,0 +1,243 @@
+"""Findings, severities and the stable diagnostic codes.
+
+Every diagnostic tracekit prints is a :class:`Finding`: a stable :class:`Code`, a severity, an
+optional line number and a message built only from fixed text, counts, limits and names from our
+own schema (docs/trace-format.md, "Diagnostics"). Nothing taken from the input ever reaches a
+message: that is a security property, tested with canaries (tests/property/test_no_echo.py).
+
+Codes never change meaning. ``docs/error-codes.md`` is generated from this module
+(``python -m tracekit.docgen``) and a test checks that the file is current.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.StrEnum):
+    """How much a finding weighs; the CLI maps severities to exit codes."""
+
+    ERROR = "error"  # the trace is malformed, corrupt, tampered or unsupported: exit 2
+    WARNING = "warning"  # intact, but something the user must act on (a changed source): exit 1
+    NOTICE = "notice"  # accepted as upstream accepts it, but not as tracekit would write it
+    INFO = "info"  # a fact worth reporting (a source that matched)
+
+
+class Code(enum.StrEnum):
+    """Stable diagnostic codes. The value is the code; the member name is for Python only."""
+
+    # -- loading (docs/trace-format.md step 1) -------------------------------------------------
+    LOAD_UNREADABLE = "load.unreadable"
+    LOAD_TOTAL_TOO_LARGE = "load.total_too_large"
+    LOAD_TOO_MANY_EVENTS = "load.too_many_events"
+    LOAD_LINE_TOO_LONG = "load.line_too_long"
+    LOAD_MISSING_FINAL_NEWLINE = "load.missing_final_newline"
+    LOAD_BOM = "load.bom"
+    LOAD_INVALID_UTF8 = "load.invalid_utf8"
+    LOAD_EMPTY_LINE = "load.empty_line"
+    LOAD_NO_EVENTS = "load.no_events"
+    # -- JSON syntax and generic bounds (step 2) ------------------------------------------------
+    JSON_INVALID = "json.invalid"
+    JSON_NOT_AN_OBJECT = "json.not_an_object"
+    JSON_TOO_DEEP = "json.too_deep"
+    JSON_TOO_MANY_VALUES = "json.too_many_values"
+    JSON_DUPLICATE_KEY = "json.duplicate_key"
+    JSON_NON_FINITE_NUMBER = "json.non_finite_number"
+    JSON_LONE_SURROGATE = "json.lone_surrogate"
+    JSON_STRING_TOO_LONG = "json.string_too_long"
+    JSON_LIST_TOO_LONG = "json.list_too_long"
+    JSON_KEY_TOO_LONG = "json.key_too_long"
+    # -- canonical form (step 3) ----------------------------------------------------------------
+    CANONICAL_NON_CANONICAL_LINE = "canonical.non_canonical_line"
+    CANONICAL_CRLF = "canonical.crlf_line_ending"
+    # -- schema (step 4) -------------------------------------------------------------------------
+    SCHEMA_UNKNOWN_FIELD = "schema.unknown_field"
+    SCHEMA_MISSING_FIELD = "schema.missing_field"
+    SCHEMA_WRONG_TYPE = "schema.wrong_type"
+    SCHEMA_INVALID_VALUE = "schema.invalid_value"
+    SCHEMA_WRONG_RECORD_TYPE = "schema.wrong_record_type"
+    SCHEMA_UNSUPPORTED_FORMAT = "schema.unsupported_format"
+    SCHEMA_UNSUPPORTED_VERSION = "schema.unsupported_version"
+    SCHEMA_UNSUPPORTED_EXECUTION_TYPE = "schema.unsupported_execution_type"
+    SCHEMA_UNSUPPORTED_HASH_ALGORITHM = "schema.unsupported_hash_algorithm"
+    SCHEMA_POLICY_SNAPSHOT_FORBIDDEN = "schema.policy_snapshot_forbidden"
+    SCHEMA_POLICY_SNAPSHOT_REQUIRED = "schema.policy_snapshot_required"
+    SCHEMA_UNKNOWN_EVENT_TYPE = "schema.unknown_event_type"
+    SCHEMA_EVENT_NOT_IN_VERSION = "schema.event_not_in_version"
+    SCHEMA_INCOMPLETE_GROUP = "schema.incomplete_group"
+    # -- paths (step 5) --------------------------------------------------------------------------
+    PATH_EMPTY = "path.empty"
+    PATH_ABSOLUTE = "path.absolute"
+    PATH_DRIVE_LETTER = "path.drive_letter"
+    PATH_UNC = "path.unc"
+    PATH_PARENT_REFERENCE = "path.parent_reference"
+    PATH_BACKSLASH = "path.backslash"
+    PATH_NOT_NORMALISED = "path.not_normalised"
+    PATH_CONTROL_CHARACTER = "path.control_character"
+    # -- structure: counts, sequences, ordering (step 6) -----------------------------------------
+    STRUCTURE_EVENT_COUNT_MISMATCH = "structure.event_count_mismatch"
+    STRUCTURE_SEQUENCE_GAP = "structure.sequence_gap"
+    STRUCTURE_SEQUENCE_DUPLICATE = "structure.sequence_duplicate"
+    STRUCTURE_START_COMPLETION_ORDER = "structure.start_completion_order"
+    STRUCTURE_MULTIPLICITY = "structure.event_multiplicity"
+    STRUCTURE_EVENT_ORDER = "structure.event_order"
+    STRUCTURE_CONTAINMENT_POSITION = "structure.containment_position"
+    STRUCTURE_DUPLICATE_FILE_CHANGE = "structure.duplicate_file_change_path"
+    # -- integrity (step 7) ----------------------------------------------------------------------
+    CHAIN_BROKEN = "chain.broken"
+    CHAIN_EVENT_HASH_MISMATCH = "chain.event_hash_mismatch"
+    CHAIN_FINAL_HASH_MISMATCH = "chain.final_event_hash_mismatch"
+    CHAIN_ROOT_HASH_MISMATCH = "chain.root_hash_mismatch"
+    CHAIN_TRACE_ID_MISMATCH = "chain.trace_id_mismatch"
+    CHAIN_POLICY_SNAPSHOT_HASH_MISMATCH = "chain.policy_snapshot_hash_mismatch"
+    # -- source artifacts (step 8) ---------------------------------------------------------------
+    SOURCE_NONE_RECORDED = "source.none_recorded"
+    SOURCE_MATCH = "source.match"
+    SOURCE_CHANGED = "source.changed"
+    SOURCE_UNAVAILABLE = "source.unavailable"
+    SOURCE_REQUIRED_UNAVAILABLE = "source.required_unavailable"
+    SOURCE_ESCAPES_ROOT = "source.escapes_root"
+    SOURCE_DUPLICATE = "source.duplicate"
+    # -- command line and internal ---------------------------------------------------------------
+    CLI_USAGE = "cli.usage"
+    CLI_NO_INPUT = "cli.no_input"
+    CLI_OUTPUT_EXISTS = "cli.output_exists"
+    CLI_OUTPUT_UNSAFE = "cli.output_unsafe"
+    CLI_INTERRUPTED = "cli.interrupted"
+    INTERNAL_ERROR = "internal.error"
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    """The documentation of one code: its default severity and fixed message."""
+
+    severity: Severity
+    message: str
+
+
+_E, _W, _N, _I = Severity.ERROR, Severity.WARNING, Severity.NOTICE, Severity.INFO
+
+#: Fixed text for every code. ``{placeholders}`` take only integers or our own schema names.
+CODE_INFO: dict[Code, CodeInfo] = {
+    Code.LOAD_UNREADABLE: CodeInfo(_E, "The trace could not be read."),
+    Code.LOAD_TOTAL_TOO_LARGE: CodeInfo(_E, "Trace exceeds the {limit}-byte limit."),
+    Code.LOAD_TOO_MANY_EVENTS: CodeInfo(_E, "Trace exceeds the {limit}-event limit."),
+    Code.LOAD_LINE_TOO_LONG: CodeInfo(_E, "Trace line exceeds the {limit}-byte limit."),
+    Code.LOAD_MISSING_FINAL_NEWLINE: CodeInfo(_E, "Trace is truncated: final newline is missing."),
+    Code.LOAD_BOM: CodeInfo(_E, "Trace starts with a byte order mark."),
+    Code.LOAD_INVALID_UTF8: CodeInfo(_E, "Trace line is not valid UTF-8."),
+    Code.LOAD_EMPTY_LINE: CodeInfo(_E, "Trace line is empty."),
+    Code.LOAD_NO_EVENTS: CodeInfo(_E, "Trace must contain a header and events."),
+    Code.JSON_INVALID: CodeInfo(_E, "Trace line is not valid JSON."),
+    Code.JSON_NOT_AN_OBJECT: CodeInfo(_E, "Trace line must be a JSON object."),
+    Code.JSON_TOO_DEEP: CodeInfo(_E, "Trace line nests deeper than {limit} levels."),
+    Code.JSON_TOO_MANY_VALUES: CodeInfo(_E, "Trace line holds more than {limit} JSON values."),
+    Code.JSON_DUPLICATE_KEY: CodeInfo(_E, "Trace line repeats a key inside one object."),
+    Code.JSON_NON_FINITE_NUMBER: CodeInfo(_E, "Trace line holds NaN, Infinity or an overflowing number."),
+    Code.JSON_LONE_SURROGATE: CodeInfo(_E, "Trace line holds a string with a lone surrogate."),
+    Code.JSON_STRING_TOO_LONG: CodeInfo(_E, "A string at depth {depth} exceeds {limit} characters."),
+    Code.JSON_LIST_TOO_LONG: CodeInfo(_E, "A list at depth {depth} exceeds {limit} items."),
+    Code.JSON_KEY_TOO_LONG: CodeInfo(_E, "An object key at depth {depth} exceeds {limit} characters."),
+    Code.CANONICAL_NON_CANONICAL_LINE: CodeInfo(
+        _N, "Trace line is valid but not in canonical form (spacing, key order or escapes)."
+    ),
+    Code.CANONICAL_CRLF: CodeInfo(_N, "Trace line ends in CRLF, not LF."),
+    Code.SCHEMA_UNKNOWN_FIELD: CodeInfo(_E, "Record holds {count} unknown field(s)."),
+    Code.SCHEMA_MISSING_FIELD: CodeInfo(_E, "Record is missing a required field."),
+    Code.SCHEMA_WRONG_TYPE: CodeInfo(_E, "A field has the wrong JSON type."),
+    Code.SCHEMA_INVALID_VALUE: CodeInfo(_E, "A field holds a value outside its allowed range or set."),
+    Code.SCHEMA_WRONG_RECORD_TYPE: CodeInfo(_E, "Record type is not the one expected on this line."),
+    Code.SCHEMA_UNSUPPORTED_FORMAT: CodeInfo(_E, "Invalid trace schema identifier."),
+    Code.SCHEMA_UNSUPPORTED_VERSION: CodeInfo(_E, "Unsupported trace schema version."),
+    Code.SCHEMA_UNSUPPORTED_EXECUTION_TYPE: CodeInfo(_E, "Unsupported trace source execution type."),
+    Code.SCHEMA_UNSUPPORTED_HASH_ALGORITHM: CodeInfo(_E, "Unsupported trace hash algorithm."),
+    Code.SCHEMA_POLICY_SNAPSHOT_FORBIDDEN: CodeInfo(_E, "Trace v1 cannot contain a policy snapshot."),
+    Code.SCHEMA_POLICY_SNAPSHOT_REQUIRED: CodeInfo(_E, "Trace v{version} requires a policy snapshot."),
+    Code.SCHEMA_UNKNOWN_EVENT_TYPE: CodeInfo(_E, "Event has an unsupported event type."),
+    Code.SCHEMA_EVENT_NOT_IN_VERSION: CodeInfo(
+        _E, "Event type containment_evidence is not allowed before schema version 3."
+    ),
+    Code.SCHEMA_INCOMPLETE_GROUP: CodeInfo(_E, "An optional field group is only partly present."),
+    Code.PATH_EMPTY: CodeInfo(_E, "A path is empty."),
+    Code.PATH_ABSOLUTE: CodeInfo(_E, "A path must be relative (rejected a {length}-character path)."),
+    Code.PATH_DRIVE_LETTER: CodeInfo(_E, "A path carries a drive letter (rejected a {length}-character path)."),
+    Code.PATH_UNC: CodeInfo(_E, "A path is a UNC path (rejected a {length}-character path)."),
+    Code.PATH_PARENT_REFERENCE: CodeInfo(_E, "A path climbs out with '..' (rejected a {length}-character path)."),
+    Code.PATH_BACKSLASH: CodeInfo(_E, "A path uses backslashes (rejected a {length}-character path)."),
+    Code.PATH_NOT_NORMALISED: CodeInfo(
+        _E, "A path is not in normalised form (rejected a {length}-character path)."
+    ),
+    Code.PATH_CONTROL_CHARACTER: CodeInfo(
+        _E, "A path holds a control character (rejected a {length}-character path)."
+    ),
+    Code.STRUCTURE_EVENT_COUNT_MISMATCH: CodeInfo(_E, "Trace event count does not match the file."),
+    Code.STRUCTURE_SEQUENCE_GAP: CodeInfo(_E, "Trace event sequence is not contiguous from 1."),
+    Code.STRUCTURE_SEQUENCE_DUPLICATE: CodeInfo(_E, "Trace event sequence repeats a number."),
+    Code.STRUCTURE_START_COMPLETION_ORDER: CodeInfo(_E, "Trace start/completion event ordering is invalid."),
+    Code.STRUCTURE_MULTIPLICITY: CodeInfo(_E, "Trace must hold exactly one {event_type} event."),
+    Code.STRUCTURE_EVENT_ORDER: CodeInfo(_E, "Trace event type ordering is invalid."),
+    Code.STRUCTURE_CONTAINMENT_POSITION: CodeInfo(
+        _E, "containment_evidence must appear at most once, directly after execution_started."
+    ),
+    Code.STRUCTURE_DUPLICATE_FILE_CHANGE: CodeInfo(_E, "Two file_change events name the same path."),
+    Code.CHAIN_BROKEN: CodeInfo(_E, "Trace hash chain is broken at event {sequence}."),
+    Code.CHAIN_EVENT_HASH_MISMATCH: CodeInfo(_E, "Trace event {sequence} hash is invalid."),
+    Code.CHAIN_FINAL_HASH_MISMATCH: CodeInfo(_E, "Trace final event hash does not match the last event."),
+    Code.CHAIN_ROOT_HASH_MISMATCH: CodeInfo(_E, "Trace root hash does not match the header and events."),
+    Code.CHAIN_TRACE_ID_MISMATCH: CodeInfo(_E, "Trace id does not equal the root hash."),
+    Code.CHAIN_POLICY_SNAPSHOT_HASH_MISMATCH: CodeInfo(_E, "Trace policy snapshot hash is invalid."),
+    Code.SOURCE_NONE_RECORDED: CodeInfo(_I, "Source artifacts unavailable: none were recorded."),
+    Code.SOURCE_MATCH: CodeInfo(_I, "Source artifact {index} matches its recorded digest."),
+    Code.SOURCE_CHANGED: CodeInfo(_W, "Source artifact {index} changed since the trace was written."),
+    Code.SOURCE_UNAVAILABLE: CodeInfo(_N, "Source artifact {index} is unavailable."),
+    Code.SOURCE_REQUIRED_UNAVAILABLE: CodeInfo(_W, "Required source artifact {index} is unavailable."),
+    Code.SOURCE_ESCAPES_ROOT: CodeInfo(_E, "Source artifact {index} resolves outside its root."),
+    Code.SOURCE_DUPLICATE: CodeInfo(_E, "Two source artifacts name the same role."),
+    Code.CLI_USAGE: CodeInfo(_E, "The command line is not valid."),
+    Code.CLI_NO_INPUT: CodeInfo(_E, "No input traces were found."),
+    Code.CLI_OUTPUT_EXISTS: CodeInfo(_E, "The output already exists; pass --force to replace it."),
+    Code.CLI_OUTPUT_UNSAFE: CodeInfo(_E, "The output location is a symlink or not a plain directory."),
+    Code.CLI_INTERRUPTED: CodeInfo(_E, "Interrupted; no output was written."),
+    Code.INTERNAL_ERROR: CodeInfo(_E, "Internal error; this is a tracekit bug."),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One diagnostic: a stable code, its severity, the line it concerns and fixed text."""
+
+    code: Code
+    severity: Severity
+    message: str
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the JSON form used by every report."""
+        return {
+            "code": self.code.value,
+            "severity": self.severity.value,
+            "line": self.line,
+            "message": self.message,
+        }
+
+
+def finding(
+    code: Code, line: int | None = None, severity: Severity | None = None, **params: int | str
+) -> Finding:
+    """Build a finding from a code's fixed text.
+
+    ``params`` fill the code's placeholders. Callers pass only integers and names from our own
+    schema, never text taken from the input (docs/threat-model.md, "No echo").
+    """
+    info = CODE_INFO[code]
+    message = info.message.format(**params) if params else info.message
+    return Finding(code, severity or info.severity, message, line)
+
+
+class TracekitError(Exception):
+    """Raised when tracekit cannot proceed; carries the finding that explains why."""
+
+    def __init__(self, found: Finding) -> None:
+        super().__init__(found.message)
+        self.finding = found

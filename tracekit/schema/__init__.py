@@ -1,0 +1,1 @@
+"""msgspec schemas, one module per format family."""
