@@ -1,0 +1,5 @@
+"""``python -m tracekit``: the same entry point as the ``tracekit`` console script."""
+
+from tracekit.cli.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""The command line: a typer app, one module per command group; the only place that exits."""

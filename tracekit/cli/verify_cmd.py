@@ -1,0 +1,101 @@
+"""``tracekit verify`` and ``tracekit show``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from tracekit.cli.common import (
+    EXIT_ERROR,
+    Format,
+    check_output_file,
+    collect_inputs,
+    diag,
+    emit,
+    fail,
+    parse_roots,
+)
+from tracekit.errors import Code
+
+_ROOT_HELP = "Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...)."
+
+
+def _verify_one(job: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """Verify one trace in a worker; returns the report's JSON form (cheap to pickle)."""
+    from tracekit.report.verify_render import trace_dict
+    from tracekit.verify import VerifyOptions, verify_file
+
+    path, opts = job
+    options = VerifyOptions(
+        strict_sources=opts["strict_sources"],
+        canonical=opts["canonical"],
+        trusted_roots={k: Path(v) for k, v in opts["roots"].items()},
+    )
+    return trace_dict(verify_file(path, options))
+
+
+def verify_many(paths: list[str], opts: dict[str, Any], jobs: int) -> list[dict[str, Any]]:
+    """Verify ``paths`` in order, in ``jobs`` worker processes when more than one."""
+    work = [(p, opts) for p in paths]
+    if jobs <= 1 or len(work) <= 1 or "-" in paths:
+        return [_verify_one(job) for job in work]
+    import multiprocessing
+
+    with multiprocessing.get_context("forkserver").Pool(min(jobs, len(work))) as pool:
+        return list(pool.imap(_verify_one, work, chunksize=1))
+
+
+def verify(
+    paths: list[str] = typer.Argument(..., help="Trace files or folders (recursing into *.jsonl); - for stdin."),
+    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    strict_sources: bool = typer.Option(False, "--strict-sources", help="An unavailable source fails (exit 1)."),
+    trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
+    canonical: bool = typer.Option(False, "--canonical", help="Make non-canonical lines fatal."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=256, help="Worker processes for many traces."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+) -> None:
+    """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
+    from tracekit.report.verify_render import render_json, render_table, summary_line, worst_exit
+
+    if output is not None:
+        check_output_file(output, force)
+    roots = {k: str(v) for k, v in parse_roots(trusted_root).items()}
+    inputs = collect_inputs(paths)
+    if not inputs:
+        fail(Code.CLI_NO_INPUT)
+    opts = {"strict_sources": strict_sources, "canonical": canonical, "roots": roots}
+    traces = verify_many(inputs, opts, jobs)
+    render = render_json if format is Format.json else render_table
+    emit(render(traces), output, force)
+    if not quiet:
+        print(summary_line(traces), file=sys.stderr)
+    raise typer.Exit(worst_exit(traces))
+
+
+def show(
+    path: str = typer.Argument(..., help="A trace file, or - for stdin."),
+    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
+) -> None:
+    """Summarise a verified trace (never raw output or file content); exit 2 if it is invalid."""
+    from tracekit.report.verify_render import render_show_json, render_show_table
+    from tracekit.verify import VerifyOptions, verify_file
+
+    report = verify_file(path, VerifyOptions(keep_events=True, trusted_roots=parse_roots(trusted_root)))
+    if not report.intact:
+        for found in report.findings:
+            diag(found, path)
+        raise typer.Exit(EXIT_ERROR)
+    emit(render_show_json(report) if format is Format.json else render_show_table(report))
+    raise typer.Exit(report.exit_code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add verify and show to the app."""
+    app.command("verify")(verify)
+    app.command("show")(show)

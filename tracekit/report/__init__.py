@@ -1,0 +1,1 @@
+"""Pure renderers: ``render(report) -> str``. JSON output carries ``report_version``."""

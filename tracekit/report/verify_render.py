@@ -1,0 +1,149 @@
+"""Renderers for verify and show reports: table (tabulate) and JSON (report_version 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tracekit.report.jsonout import dumps
+from tracekit.verify import VerifyReport
+
+REPORT_VERSION = 1
+
+
+def trace_dict(report: VerifyReport) -> dict[str, Any]:
+    """The JSON form of one trace's verification."""
+    return {
+        "path": report.path,
+        "exit_code": report.exit_code,
+        "status": report.status,
+        "trace_id": report.trace_id,
+        "schema_version": report.schema_version,
+        "event_count": report.event_count,
+        "findings": [f.as_dict() for f in report.findings],
+        "sources": [s.as_dict() for s in report.sources],
+    }
+
+
+def worst_exit(reports: Sequence[VerifyReport | dict[str, Any]]) -> int:
+    """The overall exit code: the worst of all traces (2 beats 1 beats 0)."""
+    codes = [r["exit_code"] if isinstance(r, dict) else r.exit_code for r in reports]
+    return max(codes, default=0)
+
+
+def render_json(traces: Sequence[dict[str, Any]]) -> str:
+    """All traces as one JSON document."""
+    return dumps(
+        {
+            "report_version": REPORT_VERSION,
+            "exit_code": worst_exit(traces),
+            "traces": list(traces),
+            "summary": summary(traces),
+        }
+    )
+
+
+def summary(traces: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Counts by status."""
+    result = {"total": len(traces), "intact": 0, "source_changed": 0, "invalid": 0}
+    for trace in traces:
+        result[trace["status"]] += 1
+    return result
+
+
+def render_table(traces: Sequence[dict[str, Any]]) -> str:
+    """One row per trace, then one row per finding that is not informational."""
+    from tabulate import tabulate
+
+    from tracekit.cli.common import display_path
+
+    rows = [
+        [
+            display_path(t["path"]),
+            t["status"],
+            t["exit_code"],
+            (t["trace_id"] or "-")[:16],
+            t["schema_version"] if t["schema_version"] is not None else "-",
+            t["event_count"],
+        ]
+        for t in traces
+    ]
+    out = tabulate(rows, headers=["trace", "status", "exit", "trace id", "version", "events"])
+    detail = [
+        [display_path(t["path"]), f["line"] or "-", f["severity"], f["code"], f["message"]]
+        for t in traces
+        for f in t["findings"]
+        if f["severity"] != "info"
+    ]
+    if detail:
+        out += "\n\n" + tabulate(detail, headers=["trace", "line", "severity", "code", "message"])
+    return out + "\n"
+
+
+def summary_line(traces: Sequence[dict[str, Any]]) -> str:
+    """The one-line summary printed on stderr."""
+    s = summary(traces)
+    return (
+        f"tracekit verify: {s['total']} trace(s): {s['intact']} intact, "
+        f"{s['source_changed']} source changed, {s['invalid']} invalid"
+    )
+
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/@+-=,()[] ")
+
+
+def shown(value: object) -> str:
+    """An identity string from a *verified* trace, shown only if short, printable and plain.
+
+    Anything else is withheld with its length, so even a valid trace cannot put control
+    sequences or long payloads on the terminal through ``show``.
+    """
+    if value is None:
+        return "-"
+    text = str(value)
+    if len(text) <= 128 and all(ch in _SAFE for ch in text):
+        return text
+    return f"[withheld: {len(text)} characters]"
+
+
+def show_rows(report: VerifyReport) -> list[tuple[str, str]]:
+    """The summary ``show`` prints, as (label, value) rows; never raw output or file content."""
+    from tracekit.schema import agentguard as ag
+
+    h = report.header
+    assert h is not None
+    completed = next(
+        (e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted)), None
+    )
+    rows = [
+        ("trace id", h.trace_id),
+        ("schema version", str(h.schema_version)),
+        ("execution", shown(h.execution_id)),
+        ("task", shown(h.task_id)),
+        ("benchmark", f"{shown(h.benchmark_id)} v{shown(h.benchmark_version)}"),
+        ("agent", f"{shown(h.agent_name)} ({shown(h.agent_adapter)})"),
+        ("model", shown(h.agent_model)),
+        ("result", completed.result if completed else "-"),
+        ("score", str(completed.score) if completed else "-"),
+        ("events", str(report.event_count)),
+    ]
+    rows += [(f"  {kind}", str(n)) for kind, n in sorted(report.counts.items())]
+    rows += [
+        ("truncated payloads", str(report.truncated_payloads)),
+        ("redaction markers", "present" if report.redaction_markers else "none"),
+        ("root digest", h.integrity.root_hash),
+    ]
+    return rows
+
+
+def render_show_table(report: VerifyReport) -> str:
+    from tabulate import tabulate
+
+    return tabulate(show_rows(report), tablefmt="plain") + "\n"
+
+
+def render_show_json(report: VerifyReport) -> str:
+    data = trace_dict(report)
+    data["summary"] = {label.strip(): value for label, value in show_rows(report)}
+    data["counts"] = dict(sorted(report.counts.items()))
+    return dumps({"report_version": REPORT_VERSION, **data})
