@@ -1,0 +1,1 @@
+"""Corpus case modules. Each module defines ``cases() -> Iterable[Case]``; generate.py runs all."""
