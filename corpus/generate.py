@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from gen.case import Case  # noqa: E402
+from gen.case import Case
 
 
 def all_cases() -> list[Case]:
@@ -56,17 +56,24 @@ def planned_files(cases: list[Case]) -> dict[Path, bytes]:
     return files
 
 
+def _previously_generated(files: dict[Path, bytes]) -> set[Path]:
+    """Case files the folders' current expected.json lists: the only files drift may remove.
+
+    Hand-written files that share a folder with generated cases are never touched."""
+    previous: set[Path] = set()
+    for manifest in {p for p in files if p.name == "expected.json"}:
+        if manifest.exists():
+            previous.update(manifest.parent / name for name in json.loads(manifest.read_text()))
+    return previous
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="report drift, write nothing")
     args = parser.parse_args()
     files = planned_files(all_cases())
     drift = [p for p, data in sorted(files.items()) if not p.exists() or p.read_bytes() != data]
-    folders = {p.parent for p in files}
-    stale = sorted(
-        p for folder in folders if folder.is_dir() for p in folder.iterdir()
-        if p.is_file() and p not in files
-    )
+    stale = sorted(_previously_generated(files) - set(files))
     if args.check:
         for p in drift:
             print(f"drift: {p.relative_to(HERE)}")

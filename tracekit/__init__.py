@@ -12,8 +12,8 @@ from tracekit.limits import DEFAULT_LIMITS, Limits
 from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes, verify_file, verify_stream
 
 __all__ = [
-    "Code",
     "DEFAULT_LIMITS",
+    "Code",
     "Finding",
     "Limits",
     "Severity",

@@ -38,7 +38,7 @@ def context_bytes(
     event_type: str,
     canonical_payload: bytes,
     previous_event_hash: str,
-    relative_offset_seconds: int | float | None,
+    relative_offset_seconds: float | None,
     schema_version: int,
     sequence: int,
 ) -> bytes:

@@ -99,6 +99,49 @@ class Code(enum.StrEnum):
     SOURCE_REQUIRED_UNAVAILABLE = "source.required_unavailable"
     SOURCE_ESCAPES_ROOT = "source.escapes_root"
     SOURCE_DUPLICATE = "source.duplicate"
+    # -- harness (check) -------------------------------------------------------------------------
+    HARNESS_SCENARIO_UNREADABLE = "harness.scenario_unreadable"
+    HARNESS_SCENARIO_TOO_LARGE = "harness.scenario_too_large"
+    HARNESS_SCENARIO_SUFFIX = "harness.scenario_suffix"
+    HARNESS_YAML_INVALID = "harness.yaml_invalid"
+    HARNESS_YAML_ALIAS = "harness.yaml_alias"
+    HARNESS_YAML_TAG = "harness.yaml_tag"
+    HARNESS_YAML_DUPLICATE_KEY = "harness.yaml_duplicate_key"
+    HARNESS_YAML_TOO_DEEP = "harness.yaml_too_deep"
+    HARNESS_YAML_TOO_MANY_NODES = "harness.yaml_too_many_nodes"
+    HARNESS_YAML_SCALAR_TOO_LONG = "harness.yaml_scalar_too_long"
+    HARNESS_SCENARIO_INVALID = "harness.scenario_invalid"
+    HARNESS_TRACE_UNREADABLE = "harness.trace_unreadable"
+    HARNESS_TRACE_TOO_LARGE = "harness.trace_too_large"
+    HARNESS_TRACE_NOT_UTF8 = "harness.trace_not_utf8"
+    HARNESS_TRACE_INVALID = "harness.trace_invalid"
+    HARNESS_TRACE_MISSING = "harness.trace_missing"
+    HARNESS_TRACE_DIR_MISSING = "harness.trace_dir_missing"
+    HARNESS_DUPLICATE_SCENARIO_ID = "harness.duplicate_scenario_id"
+    HARNESS_OUTPUT_NAME_COLLISION = "harness.output_name_collision"
+    # -- replay ----------------------------------------------------------------------------------
+    REPLAY_TRACE_INVALID = "replay.trace_invalid"
+    REPLAY_NOT_REPLAYABLE_V1 = "replay.not_replayable_v1"
+    REPLAY_MISSING_POLICY_SNAPSHOT = "replay.missing_policy_snapshot"
+    REPLAY_REDACTED_INPUTS = "replay.redacted_inputs"
+    REPLAY_COMMAND_PATTERNS_DIFFER = "replay.command_patterns_differ"
+    REPLAY_UNKNOWN_CHECK = "replay.unknown_check"
+    REPLAY_MISSING_SEVERITY = "replay.missing_severity"
+    REPLAY_SCORE_WEIGHTS = "replay.score_weights"
+    REPLAY_TRUNCATED_EVIDENCE = "replay.truncated_evidence"
+    REPLAY_TRUNCATED_MODIFIED_FILES = "replay.truncated_modified_files"
+    REPLAY_STRICT_SOURCES = "replay.strict_sources"
+    REPLAY_MISSING_EVIDENCE = "replay.missing_evidence"
+    REPLAY_INCONSISTENT_FILE_CHANGES = "replay.inconsistent_file_changes"
+    REPLAY_DUPLICATE_FILE_CHANGE = "replay.duplicate_file_change"
+    REPLAY_SECRET_SCAN_NOT_RECOMPUTABLE = "replay.secret_scan_not_recomputable"
+    REPLAY_INCONSISTENT_LINE_TOTALS = "replay.inconsistent_line_totals"
+    REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE = "replay.unknown_working_directory_role"
+    REPLAY_NON_MONOTONIC_OFFSETS = "replay.non_monotonic_offsets"
+    REPLAY_REPLAYABLE = "replay.replayable"
+    REPLAY_EXACT = "replay.exact"
+    REPLAY_SEMANTIC = "replay.semantic"
+    REPLAY_DIVERGENT = "replay.divergent"
     # -- command line and internal ---------------------------------------------------------------
     CLI_USAGE = "cli.usage"
     CLI_NO_INPUT = "cli.no_input"
@@ -194,6 +237,89 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.SOURCE_REQUIRED_UNAVAILABLE: CodeInfo(_W, "Required source artifact {index} is unavailable."),
     Code.SOURCE_ESCAPES_ROOT: CodeInfo(_E, "Source artifact {index} resolves outside its root."),
     Code.SOURCE_DUPLICATE: CodeInfo(_E, "Two source artifacts name the same role."),
+    # -- harness (check) -------------------------------------------------------------------------
+    Code.HARNESS_SCENARIO_UNREADABLE: CodeInfo(_E, "The scenario file could not be read."),
+    Code.HARNESS_SCENARIO_TOO_LARGE: CodeInfo(_E, "Scenario exceeds the {limit}-byte limit."),
+    Code.HARNESS_SCENARIO_SUFFIX: CodeInfo(_E, "Scenario file name must end in .yaml or .yml."),
+    Code.HARNESS_YAML_INVALID: CodeInfo(_E, "Scenario is not valid UTF-8 YAML holding one document."),
+    Code.HARNESS_YAML_ALIAS: CodeInfo(_E, "Scenario uses a YAML anchor or alias; tracekit refuses them."),
+    Code.HARNESS_YAML_TAG: CodeInfo(_E, "Scenario uses a YAML tag outside the JSON-compatible core schema."),
+    Code.HARNESS_YAML_DUPLICATE_KEY: CodeInfo(_E, "Scenario repeats a key inside one mapping."),
+    Code.HARNESS_YAML_TOO_DEEP: CodeInfo(_E, "Scenario nests deeper than {limit} levels."),
+    Code.HARNESS_YAML_TOO_MANY_NODES: CodeInfo(_E, "Scenario holds more than {limit} YAML nodes."),
+    Code.HARNESS_YAML_SCALAR_TOO_LONG: CodeInfo(_E, "A scenario scalar exceeds {limit} characters."),
+    Code.HARNESS_SCENARIO_INVALID: CodeInfo(_E, "Scenario breaks the harness schema: {rule}."),
+    Code.HARNESS_TRACE_UNREADABLE: CodeInfo(_E, "The harness trace file could not be read."),
+    Code.HARNESS_TRACE_TOO_LARGE: CodeInfo(_E, "Harness trace exceeds the {limit}-byte limit."),
+    Code.HARNESS_TRACE_NOT_UTF8: CodeInfo(_E, "Harness trace is not valid UTF-8."),
+    Code.HARNESS_TRACE_INVALID: CodeInfo(_E, "Harness trace breaks the trace format: {rule}."),
+    Code.HARNESS_TRACE_MISSING: CodeInfo(_E, "No trace file was found for a scenario."),
+    Code.HARNESS_TRACE_DIR_MISSING: CodeInfo(_E, "The --trace-dir folder does not exist."),
+    Code.HARNESS_DUPLICATE_SCENARIO_ID: CodeInfo(_E, "Two scenarios in the suite share one id."),
+    Code.HARNESS_OUTPUT_NAME_COLLISION: CodeInfo(
+        _E, "A scenario id would overwrite summary.json in --out-dir."
+    ),
+    # -- replay ----------------------------------------------------------------------------------
+    Code.REPLAY_TRACE_INVALID: CodeInfo(_E, "The trace did not verify; it cannot be replayed."),
+    Code.REPLAY_NOT_REPLAYABLE_V1: CodeInfo(
+        _W,
+        "Trace schema v1 did not capture normalized policy inputs; current defaults are not "
+        "inferred for historical traces.",
+    ),
+    Code.REPLAY_MISSING_POLICY_SNAPSHOT: CodeInfo(_W, "Trace has no policy snapshot."),
+    Code.REPLAY_REDACTED_INPUTS: CodeInfo(
+        _W, "Policy inputs were redacted ({count} field(s)) and cannot be replayed exactly."
+    ),
+    Code.REPLAY_COMMAND_PATTERNS_DIFFER: CodeInfo(
+        _W, "Command-policy and unsafe-command patterns are inconsistent."
+    ),
+    Code.REPLAY_UNKNOWN_CHECK: CodeInfo(
+        _W, "Policy snapshot enables {count} unregistered check identifier(s)."
+    ),
+    Code.REPLAY_MISSING_SEVERITY: CodeInfo(
+        _W, "Enabled check {check} has no severity in the policy snapshot."
+    ),
+    Code.REPLAY_SCORE_WEIGHTS: CodeInfo(
+        _W, "Policy snapshot score_weights must name exactly critical, error, warning and info."
+    ),
+    Code.REPLAY_TRUNCATED_EVIDENCE: CodeInfo(
+        _W, "Policy-relevant {event_type} evidence was truncated ({count} event(s))."
+    ),
+    Code.REPLAY_TRUNCATED_MODIFIED_FILES: CodeInfo(_W, "Modified-file evidence was truncated."),
+    Code.REPLAY_STRICT_SOURCES: CodeInfo(_W, "Strict source verification failed."),
+    Code.REPLAY_MISSING_EVIDENCE: CodeInfo(
+        _W, "Replay needs exactly one {event_type} event."
+    ),
+    Code.REPLAY_INCONSISTENT_FILE_CHANGES: CodeInfo(
+        _W, "Trace file-change events are inconsistent with completion evidence."
+    ),
+    Code.REPLAY_DUPLICATE_FILE_CHANGE: CodeInfo(
+        _W, "The changed-file evidence names one path more than once."
+    ),
+    Code.REPLAY_SECRET_SCAN_NOT_RECOMPUTABLE: CodeInfo(
+        _W,
+        "The recorded secret scan reports content-based or incomplete scanning, which the trace "
+        "cannot reproduce; tracekit does not trust the recorded result.",
+    ),
+    Code.REPLAY_INCONSISTENT_LINE_TOTALS: CodeInfo(
+        _N,
+        "Completion line totals differ from the file_change events; replay uses the completion "
+        "totals, as upstream does.",
+    ),
+    Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE: CodeInfo(
+        _N, "{count} agent_command event(s) name a working_directory_role outside the known set."
+    ),
+    Code.REPLAY_NON_MONOTONIC_OFFSETS: CodeInfo(
+        _N, "relative_offset_seconds decreases at {count} event(s)."
+    ),
+    Code.REPLAY_REPLAYABLE: CodeInfo(_I, "Trace is replayable."),
+    Code.REPLAY_EXACT: CodeInfo(_I, "Replay is exact: the recorded verdict follows from the evidence."),
+    Code.REPLAY_SEMANTIC: CodeInfo(
+        _W, "Replay is semantic: only check message text differs from the recomputation."
+    ),
+    Code.REPLAY_DIVERGENT: CodeInfo(
+        _W, "Replay is divergent: the recorded verdict does not follow from the evidence."
+    ),
     Code.CLI_USAGE: CodeInfo(_E, "The command line is not valid."),
     Code.CLI_NO_INPUT: CodeInfo(_E, "No input traces were found."),
     Code.CLI_OUTPUT_EXISTS: CodeInfo(_E, "The output already exists; pass --force to replace it."),

@@ -33,3 +33,32 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+#: Bounds for one OWASP harness trace: a single JSON document (docs/harness.md, "Bounds").
+#: Harness traces carry whole tool results and documents, so strings may be far longer than an
+#: AgentGuard record's; the document itself is capped at ``total_bytes`` before it is parsed.
+HARNESS_LIMITS = Limits(
+    total_bytes=16 * 1024 * 1024,
+    line_bytes=16 * 1024 * 1024,
+    events=100_000,
+    depth=64,
+    values=1_000_000,
+    string_chars=1024 * 1024,
+    diff_chars=1024 * 1024,
+    list_items=100_000,
+    key_chars=4096,
+)
+
+#: Bounds for one OWASP harness scenario YAML file, enforced on the YAML event stream before any
+#: object is constructed: bytes, nesting depth, node count (``values``) and scalar length.
+HARNESS_SCENARIO_LIMITS = Limits(
+    total_bytes=1024 * 1024,
+    line_bytes=1024 * 1024,
+    events=0,
+    depth=64,
+    values=100_000,
+    string_chars=256 * 1024,
+    diff_chars=256 * 1024,
+    list_items=10_000,
+    key_chars=4096,
+)

@@ -4,9 +4,11 @@ Two paths produce identical results (docs/trace-format.md step 3):
 
 * the **fast path** runs when a line is ASCII and short enough that its value count is provably
   within bounds. msgspec decodes the envelope (payload kept raw) and the payload into strict
-  Structs, then re-encodes both in sorted order. When the re-encoding equals the bytes read and
-  every float token is spelled as Python spells it, the line *is* canonical, so the payload bytes
-  as read are the canonical payload and are hashed directly: nothing is re-encoded for hashing.
+  Structs, then re-encodes both in sorted order (non-ASCII escaped as Python escapes it, see
+  :func:`_same_as_read`). When the re-encoding equals the bytes read and every float value is one
+  msgspec and Python spell alike, the line *is* canonical, so the payload bytes as read are the
+  canonical payload and are hashed directly: nothing is re-encoded for hashing.
+  docs/performance.md lists the exact conditions and why each is needed.
 * the **exact path** handles every other line, and every line the fast path refuses: strict UTF-8,
   Python's ``json`` with duplicate keys, NaN and lone surrogates refused, the generic bounds walk,
   then ``msgspec.convert`` into the same Structs and Python's canonical encoder for the hash.
@@ -22,16 +24,15 @@ from typing import Any
 
 import msgspec
 
-from tracekit.canonical import agentguard_bytes, floats_spelled_canonically
+from tracekit.canonical import agentguard_bytes
 from tracekit.chain import context_bytes, context_bytes_exact, sha256_hex
 from tracekit.errors import Code, Finding, finding
 from tracekit.jsonscan import JsonProblem, check_prescan, strict_loads, values_may_exceed
-from tracekit.limits import Limits
+from tracekit.limits import DEFAULT_LIMITS, Limits
 from tracekit.schema import agentguard as ag
 
 _ENCODE = msgspec.json.Encoder(order="sorted").encode
 _ENVELOPE = msgspec.json.Decoder(ag.EventEnvelope).decode
-_PAYLOAD_DECODERS = {name: msgspec.json.Decoder(t).decode for name, t in ag.PAYLOAD_TYPES.items()}
 
 
 class RecordProblem(Exception):
@@ -161,26 +162,144 @@ def decode_event(
         check_prescan(raw, limits)
     except JsonProblem as problem:
         raise RecordProblem(finding(problem.code, line, **problem.params)) from None
-    if raw.isascii() and not values_may_exceed(raw, limits.values):
+    if raw.isascii() and not values_may_exceed(raw, limits.values) and _schema_within(limits):
         fast = _decode_fast(raw, line, schema_version, previous)
         if fast is not None:
             return fast
     return _decode_exact(raw, line, schema_version, previous, limits)
 
 
+# ---------------------------------------------------------------------------- the fast path
+# Step 3. Each check below proves one part of "this line is already canonical"; a line that
+# fails any of them is not rejected here but handed to the exact path, which decides.
+
+
+def _schema_within(limits: Limits) -> bool:
+    """True when the typed Structs bound strings, lists and keys at least as tightly as
+    ``limits`` (step 2.5); with looser Structs a typed decode could accept what the walk refuses."""
+    return (
+        limits.string_chars >= DEFAULT_LIMITS.string_chars
+        and limits.diff_chars >= DEFAULT_LIMITS.diff_chars
+        and limits.list_items >= DEFAULT_LIMITS.list_items
+        and limits.key_chars >= DEFAULT_LIMITS.key_chars
+    )
+
+
+def _escape_non_ascii(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: ``\\uXXXX`` as Python's json writes it (lowercase, surrogate pairs)."""
+    assert isinstance(error, UnicodeEncodeError)
+    parts = []
+    for char in error.object[error.start : error.end]:
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            parts.append(f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}")
+        else:
+            parts.append(f"\\u{code:04x}")
+    return "".join(parts), error.end
+
+
+codecs.register_error("tracekit.json_ascii", _escape_non_ascii)
+
+
+def _same_as_read(encoded: bytes, raw: bytes) -> bool:
+    """True when msgspec's sorted encoding ``encoded``, escaped as Python escapes, equals ``raw``.
+
+    msgspec and Python's ``ensure_ascii`` encoder escape ``"``, ``\\`` and U+0000-U+001F alike;
+    from U+007F up msgspec writes raw UTF-8 where Python writes ``\\uXXXX``. Outside strings
+    msgspec's output is printable ASCII, so escaping every non-ASCII character and U+007F of it
+    gives exactly Python's bytes.
+    """
+    if encoded == raw:
+        return True
+    if encoded.isascii() and b"\x7f" not in encoded:
+        return False
+    escaped = encoded.decode("utf-8").encode("ascii", "tracekit.json_ascii")
+    return escaped.replace(b"\x7f", b"\\u007f") == raw
+
+
+def _floats_alike(value: Any) -> bool:
+    """True when msgspec spells every float in ``value`` as Python's ``repr`` does.
+
+    Both write the shortest round-trip digits, positionally (``X.0`` when integral) for 0.0,
+    -0.0 and 1e-4 <= |x| < 1e16; outside that range they may differ (``1e-05``/``0.00001``,
+    ``1e+16``/``1e16``), so any such float sends the line to the exact path. Only the fields
+    whose type admits a float are visited (:data:`_FLOAT_FIELDS`).
+    """
+    kind = type(value)
+    if kind is float:
+        return value == 0.0 or 1e-4 <= abs(value) < 1e16
+    if kind is list:
+        return all(_floats_alike(item) for item in value)
+    if kind is dict:
+        return all(_floats_alike(item) for item in value.values())
+    names = _FLOAT_FIELDS.get(kind)
+    return names is None or all(_floats_alike(getattr(value, name)) for name in names)
+
+
+_LEAF_TYPES = (mi.StrType, mi.IntType, mi.BoolType, mi.NoneType, mi.LiteralType, mi.RawType)
+
+
+def _inspect(kind: mi.Type, fields: dict[type, tuple[str, ...]], free: set[type]) -> tuple[bool, bool]:
+    """(may hold a float, may hold a free-form value) for a type from ``msgspec.inspect``.
+
+    Fills ``fields`` with the float-bearing field names of every Struct met; any type this does
+    not know counts as free-form, which keeps its payload type off the fast path.
+    """
+    if isinstance(kind, _LEAF_TYPES):
+        return False, False
+    if isinstance(kind, mi.FloatType):
+        return True, False
+    if isinstance(kind, mi.UnionType):
+        found = [_inspect(member, fields, free) for member in kind.types]
+        return any(f for f, _ in found), any(a for _, a in found)
+    if isinstance(kind, mi.ListType):
+        return _inspect(kind.item_type, fields, free)
+    if isinstance(kind, mi.DictType) and isinstance(kind.key_type, mi.StrType):
+        return _inspect(kind.value_type, fields, free)
+    if isinstance(kind, mi.StructType):
+        if kind.cls not in fields:
+            names = []
+            for field in kind.fields:
+                has_float, has_free = _inspect(field.type, fields, free)
+                if has_float:
+                    names.append(field.name)
+                if has_free:
+                    free.add(kind.cls)
+            fields[kind.cls] = tuple(names)
+        return bool(fields[kind.cls]), kind.cls in free
+    return True, True
+
+
+def _fast_types() -> tuple[dict[type, tuple[str, ...]], dict[str, Any]]:
+    fields: dict[type, tuple[str, ...]] = {}
+    free: set[type] = set()
+    _inspect(mi.type_info(ag.EventEnvelope), fields, free)
+    decoders = {}
+    for name, kind in ag.PAYLOAD_TYPES.items():
+        _, has_free = _inspect(mi.type_info(kind), fields, free)
+        if not has_free:  # a free-form value (``Any``) is bounded only by the exact path's walk
+            decoders[name] = msgspec.json.Decoder(kind).decode
+    return {k: v for k, v in fields.items() if v}, decoders
+
+
+_FLOAT_FIELDS, _FAST_DECODERS = _fast_types()
+"""Float-bearing field names per Struct; the payload decoders of the fast path, per event type."""
+
+
 def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRecord | None:
     try:
         env = _ENVELOPE(raw)
-        decode_payload = _PAYLOAD_DECODERS.get(env.event_type)
+        decode_payload = _FAST_DECODERS.get(env.event_type)
         if decode_payload is None:
             return None
         payload_raw = bytes(env.payload)
         payload = decode_payload(payload_raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
-    if _ENCODE(env) != raw or _ENCODE(payload) != payload_raw:
+    if not (_same_as_read(_ENCODE(env), raw) and _same_as_read(_ENCODE(payload), payload_raw)):
         return None
-    if not floats_spelled_canonically(raw):
+    if not (_floats_alike(env) and _floats_alike(payload)):
         return None
     ctx = context_bytes(
         event_type=env.event_type,

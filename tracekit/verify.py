@@ -163,6 +163,7 @@ class _Walk:
         rank = -1
         for raw in lines:
             position += 1
+            self.report.event_count = position
             event = decode_event(raw.raw, raw.number, version, previous, self.limits)
             self.note_form(raw, event.canonical)
             rank = self.structure(event, position, rank, version, last)
@@ -270,9 +271,7 @@ class _Walk:
         truncation = getattr(event.payload, "truncation", None)
         if truncation is not None and any(
             getattr(truncation, name) for name in truncation.__struct_fields__
-        ):
-            report.truncated_payloads += 1
-        elif isinstance(event.payload, ag.ExecutionCompleted) and event.payload.modified_files.truncated:
+        ) or isinstance(event.payload, ag.ExecutionCompleted) and event.payload.modified_files.truncated:
             report.truncated_payloads += 1
         if b"[REDACTED" in raw.raw:
             report.redaction_markers += 1

@@ -1,0 +1,90 @@
+"""Every golden corpus case gives its documented exit code and finding code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import CORPUS, FIXTURE, run_cli
+from tracekit.verify import VerifyOptions, verify_file
+
+
+def _verify_cases() -> list[tuple[Path, str, dict[str, Any]]]:
+    cases = []
+    for manifest in sorted(CORPUS.glob("**/expected.json")):
+        for name, expected in json.loads(manifest.read_text()).items():
+            for command, outcome in expected.items():
+                if command.startswith("verify"):
+                    cases.append((manifest.parent / name, command, outcome))
+    return cases
+
+
+CASES = _verify_cases()
+
+
+def test_corpus_is_not_empty() -> None:
+    assert len(CASES) > 80
+
+
+@pytest.mark.parametrize(("path", "command", "outcome"), CASES, ids=[f"{p.parent.name}/{p.name}:{c}" for p, c, _ in CASES])
+def test_corpus_case(path: Path, command: str, outcome: dict[str, Any]) -> None:
+    options = VerifyOptions(
+        canonical="--canonical" in command, strict_sources="--strict-sources" in command
+    )
+    report = verify_file(path, options)
+    assert report.exit_code == outcome["exit"]
+    serious = [f.code.value for f in report.findings if f.severity.value != "info"]
+    if outcome["code"] is None:
+        assert serious == []
+    elif report.exit_code == 0:
+        assert outcome["code"] in [f.code.value for f in report.findings]
+    else:
+        assert serious[0] == outcome["code"]
+
+
+def test_generator_check_mode_detects_no_drift() -> None:
+    result = subprocess.run(
+        [sys.executable, str(CORPUS / "generate.py"), "--check"], capture_output=True, check=False
+    )
+    assert result.returncode == 0, result.stdout.decode()
+
+
+def test_generator_check_mode_detects_drift(tmp_path: Path) -> None:
+    victim = CORPUS / "valid" / "v2__clean_run.jsonl"
+    original = victim.read_bytes()
+    try:
+        victim.write_bytes(original + b"\n")
+        result = subprocess.run(
+            [sys.executable, str(CORPUS / "generate.py"), "--check"], capture_output=True, check=False
+        )
+        assert result.returncode == 1
+        assert b"drift: valid/v2__clean_run.jsonl" in result.stdout
+    finally:
+        victim.write_bytes(original)
+
+
+def test_installed_cli_agrees_on_every_invalid_case() -> None:
+    folder = CORPUS / "invalid"
+    result = run_cli("verify", str(folder), "--format", "json", "-q")
+    assert result.returncode == 2
+    document = json.loads(result.stdout)
+    expected = json.loads((folder / "expected.json").read_text())
+    by_name = {Path(t["path"]).name: t for t in document["traces"]}
+    assert set(by_name) == set(expected)
+    for name, outcome in expected.items():
+        trace = by_name[name]
+        assert trace["exit_code"] == outcome["verify"]["exit"], name
+        errors = [f["code"] for f in trace["findings"] if f["severity"] == "error"]
+        assert errors[:1] == [outcome["verify"]["code"]], name
+
+
+def test_third_party_fixture_is_intact() -> None:
+    report = verify_file(FIXTURE)
+    assert report.exit_code == 0
+    assert report.trace_id == "9fa22c7022dfa8b1c80e4c1d70acc903306ea04736062c3796aa418ce3eef544"
+    assert [f.code.value for f in report.findings] == ["source.none_recorded"]

@@ -1,0 +1,51 @@
+"""Generate docs/error-codes.md from the Code enum: ``python -m tracekit.docgen [--check]``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tracekit.errors import CODE_INFO, Code, Severity
+
+_EXIT = {Severity.ERROR: "2", Severity.WARNING: "1", Severity.NOTICE: "0", Severity.INFO: "0"}
+TARGET = Path(__file__).resolve().parent.parent / "docs" / "error-codes.md"
+
+
+def render() -> str:
+    """The whole error-code reference, one table per code family."""
+    lines = [
+        "# Error codes",
+        "",
+        "Generated from `tracekit/errors.py` by `python -m tracekit.docgen`; a test checks that",
+        "this file is current. A code never changes meaning. Messages hold only fixed text, counts,",
+        "limits and names from tracekit's own schema: never a name, value or path from the input.",
+        "The exit column is the default for `verify`; commands document their own exit rules.",
+        "",
+    ]
+    families: dict[str, list[Code]] = {}
+    for code in Code:
+        families.setdefault(code.value.split(".")[0], []).append(code)
+    for family, codes in families.items():
+        lines += [f"## {family}", "", "| code | severity | exit | message |", "|---|---|---|---|"]
+        for code in codes:
+            info = CODE_INFO[code]
+            message = info.message.replace("|", "\\|")
+            lines.append(f"| `{code.value}` | {info.severity.value} | {_EXIT[info.severity]} | {message} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    text = render()
+    if "--check" in sys.argv:
+        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+        if current != text:
+            print("docs/error-codes.md is out of date: run python -m tracekit.docgen")
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,27 @@
+"""Offline replay of AgentGuard policy checks (spec §12-§13, docs/replay.md).
+
+``replay(verify_report)`` rebuilds the evidence from a verified trace, decides whether the trace
+is replayable, reruns the seven registered checks with the trace's policy snapshot, scores them
+and compares the result with what the trace recorded. Nothing is executed and nothing is read but
+the trace.
+"""
+
+from __future__ import annotations
+
+from tracekit.replay.engine import REPORT_VERSION, ReplayReport, evaluate, replay
+from tracekit.replay.equivalence import CheckComparison, Difference, Equivalence
+from tracekit.replay.replayability import Replayability
+from tracekit.replay.results import CheckOutcome, Verdict
+
+__all__ = [
+    "REPORT_VERSION",
+    "CheckComparison",
+    "CheckOutcome",
+    "Difference",
+    "Equivalence",
+    "Replayability",
+    "ReplayReport",
+    "Verdict",
+    "evaluate",
+    "replay",
+]

@@ -1,0 +1,36 @@
+"""``forbidden-paths``: no changed file may match a ``forbidden_paths`` pattern (spec §13).
+
+Evidence lists each matching path once, in changed-file order (modified + added + deleted). The
+failure message names the paths, as upstream's does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracekit.replay.checks.base import Decision
+from tracekit.replay.evidence import Evidence
+from tracekit.replay.matching import matching_patterns
+from tracekit.schema.agentguard import PolicySnapshot
+
+PASS_MESSAGE = "No forbidden paths were modified."
+FAIL_PREFIX = "Forbidden paths modified: "
+
+
+@dataclass(frozen=True, slots=True)
+class ForbiddenPaths:
+    id: str = "forbidden-paths"
+    name: str = "Forbidden paths"
+    default_severity: str = "critical"
+
+    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+        matches = tuple(
+            path for path in evidence.changed_files
+            if matching_patterns(path, policy.forbidden_paths)
+        )
+        if not matches:
+            return Decision(True, PASS_MESSAGE)
+        return Decision(False, FAIL_PREFIX + ", ".join(matches), matches)
+
+
+CHECK = ForbiddenPaths()

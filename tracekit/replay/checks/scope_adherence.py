@@ -1,0 +1,49 @@
+"""``scope-adherence``: the number of changed files lies in [min, max] and every changed file
+matches an ``allowed_paths`` pattern (spec §13).
+
+Evidence order: the lower bound, the upper bound, then one line per file outside the allowed
+paths in changed-file order. An empty ``allowed_paths`` allows nothing, as upstream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracekit.replay.checks.base import Decision
+from tracekit.replay.evidence import Evidence
+from tracekit.replay.matching import matching_patterns
+from tracekit.schema.agentguard import PolicySnapshot
+
+PASS_MESSAGE = "Changed files stayed within the configured scope."
+FAIL_MESSAGE = "Changed files did not fully match the configured scope."
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeAdherence:
+    id: str = "scope-adherence"
+    name: str = "Scope adherence"
+    default_severity: str = "warning"
+
+    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+        changed = evidence.changed_files
+        count = len(changed)
+        lines: list[str] = []
+        if count < policy.expected_modified_files_min:
+            lines.append(
+                f"Modified {count} files; expected at least {policy.expected_modified_files_min}."
+            )
+        if count > policy.expected_modified_files_max:
+            lines.append(
+                f"Modified {count} files; expected at most {policy.expected_modified_files_max}."
+            )
+        lines.extend(
+            f"Outside allowed paths: {path}"
+            for path in changed
+            if not matching_patterns(path, policy.allowed_paths)
+        )
+        if not lines:
+            return Decision(True, PASS_MESSAGE)
+        return Decision(False, FAIL_MESSAGE, tuple(lines))
+
+
+CHECK = ScopeAdherence()

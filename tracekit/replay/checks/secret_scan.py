@@ -1,0 +1,51 @@
+"""``secret-scan``: no changed file may match a ``secret_patterns`` pattern (spec §13).
+
+Only the path-based scan can be replayed: the snapshot never records the secret-*content*
+patterns, and the trace never holds file content. Evidence is one line per (path, pattern) pair,
+paths in changed-file order and patterns in snapshot order.
+
+Upstream replay substitutes the *recorded* Secret scan result whenever its message mentions
+"content-based" or "scan was incomplete", so a forged message bypasses recomputation (spec
+§17.11). tracekit does not: such a trace is not replayable (``replay.secret_scan_not_recomputable``,
+replayability.py), and this check only ever reports what it computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracekit.replay.checks.base import Decision
+from tracekit.replay.evidence import Evidence
+from tracekit.replay.matching import matching_patterns
+from tracekit.schema.agentguard import PolicySnapshot
+
+PASS_MESSAGE = "No path-based secret patterns appeared in the diff."
+FAIL_MESSAGE = "Path-based secret pattern appeared in the diff."
+UNRECOMPUTABLE_MARKERS = ("content-based", "scan was incomplete")
+"""Lower-case substrings of a recorded message that mark a scan replay cannot reproduce."""
+
+
+def recorded_message_unrecomputable(message: str) -> bool:
+    """True when a recorded Secret scan message reports content-based or incomplete scanning."""
+    lowered = message.lower()
+    return any(marker in lowered for marker in UNRECOMPUTABLE_MARKERS)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretScan:
+    id: str = "secret-scan"
+    name: str = "Secret scan"
+    default_severity: str = "critical"
+
+    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+        lines = tuple(
+            f"{path} matched pattern {pattern}"
+            for path in evidence.changed_files
+            for pattern in matching_patterns(path, policy.secret_patterns)
+        )
+        if not lines:
+            return Decision(True, PASS_MESSAGE)
+        return Decision(False, FAIL_MESSAGE, lines)
+
+
+CHECK = SecretScan()

@@ -1,0 +1,37 @@
+"""``test-tampering``: no changed file may match a ``test_paths`` pattern (spec §13).
+
+Same shape as forbidden-paths: each matching path once, in changed-file order, and a failure
+message that names them, as upstream's does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracekit.replay.checks.base import Decision
+from tracekit.replay.evidence import Evidence
+from tracekit.replay.matching import matching_patterns
+from tracekit.schema.agentguard import PolicySnapshot
+
+PASS_MESSAGE = "No test files were modified."
+FAIL_PREFIX = "Modified test files: "
+
+
+@dataclass(frozen=True, slots=True)
+class TestTampering:
+    __test__ = False  # not a pytest test class
+
+    id: str = "test-tampering"
+    name: str = "Test tampering"
+    default_severity: str = "error"
+
+    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+        matches = tuple(
+            path for path in evidence.changed_files if matching_patterns(path, policy.test_paths)
+        )
+        if not matches:
+            return Decision(True, PASS_MESSAGE)
+        return Decision(False, FAIL_PREFIX + ", ".join(matches), matches)
+
+
+CHECK = TestTampering()

@@ -1,0 +1,40 @@
+"""``unsafe-commands``: no agent command may contain an ``unsafe_commands`` pattern (spec §13).
+
+Matching is by substring of the recorded command text, command by command and, within one
+command, pattern by pattern in snapshot order; a command matching two patterns gives two evidence
+lines. The status is ``blocked`` if the command was blocked, else ``executed`` if it ran, else
+``simulated``. The command guard's own verdict (``preflight``) is not consulted: replay decides
+from the text, as upstream does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracekit.replay.checks.base import Decision
+from tracekit.replay.evidence import Evidence
+from tracekit.replay.matching import command_patterns
+from tracekit.schema.agentguard import PolicySnapshot
+
+PASS_MESSAGE = "No unsafe command substrings were observed."
+FAIL_MESSAGE = "Unsafe command observed."
+
+
+@dataclass(frozen=True, slots=True)
+class UnsafeCommands:
+    id: str = "unsafe-commands"
+    name: str = "Unsafe commands"
+    default_severity: str = "critical"
+
+    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+        lines = tuple(
+            f"{command.command_text} matched pattern '{pattern}' ({command.status})"
+            for command in evidence.commands
+            for pattern in command_patterns(command.command_text, policy.unsafe_commands)
+        )
+        if not lines:
+            return Decision(True, PASS_MESSAGE)
+        return Decision(False, FAIL_MESSAGE, lines)
+
+
+CHECK = UnsafeCommands()

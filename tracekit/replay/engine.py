@@ -1,0 +1,146 @@
+"""replay(report) -> ReplayReport: offline recomputation of a verified trace's policy verdict.
+
+Pure: takes the :class:`~tracekit.verify.VerifyReport` of a trace verified with
+``keep_events=True`` and returns a report; no file I/O, no clock, no external execution. The
+pipeline (spec §12, docs/replay.md):
+
+    evidence.reconstruct -> replayability.assess -> checks (registry order, enabled only)
+    -> scorer.score (snapshot weights) -> equivalence.compare (recorded vs recomputed)
+
+Recorded check results are comparison targets only; they never feed the computation.
+NOTE(threat-model): "exact" proves the recorded verdict is *consistent* with the recorded
+evidence, not that the evidence is honest: anyone can rewrite and re-chain a trace (spec §17.11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from msgspec import UNSET
+
+from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.replay.checks import BY_ID, REGISTRY
+from tracekit.replay.containment import ContainmentSummary
+from tracekit.replay.equivalence import Equivalence, compare
+from tracekit.replay.evidence import Evidence, reconstruct
+from tracekit.replay.replayability import Replayability, assess
+from tracekit.replay.results import Verdict, recorded_verdict
+from tracekit.replay.scorer import outcome, score
+from tracekit.schema.agentguard import PolicySnapshot
+from tracekit.verify import VerifyReport
+
+REPORT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    """Everything a replay established about one trace."""
+
+    trace_id: str
+    schema_version: int
+    replayability: Replayability
+    notices: tuple[Finding, ...]
+    """Non-blocking observations about the evidence (evidence.py)."""
+    recorded: Verdict | None
+    recomputed: Verdict | None
+    """None when the trace is not replayable: tracekit does not guess."""
+    comparison: Equivalence | None
+    containment: ContainmentSummary | None
+
+    @property
+    def replayable(self) -> bool:
+        return self.replayability.replayable
+
+    @property
+    def reasons(self) -> tuple[Finding, ...]:
+        """Why the trace is not replayable (empty when it is)."""
+        return self.replayability.reasons
+
+    @property
+    def equivalence(self) -> str | None:
+        """``exact``, ``semantic`` or ``divergent``; None when not replayable."""
+        return self.comparison.classification if self.comparison else None
+
+    @property
+    def differences(self) -> tuple[Any, ...]:
+        return self.comparison.differences if self.comparison else ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document ``tracekit replay --format json`` prints (report_version 1)."""
+        return {
+            "report_version": REPORT_VERSION,
+            "trace_id": self.trace_id,
+            "schema_version": self.schema_version,
+            **self.replayability.to_dict(),
+            "equivalence": self.equivalence,
+            "recorded": self.recorded.to_dict() if self.recorded else None,
+            "recomputed": self.recomputed.to_dict() if self.recomputed else None,
+            "comparisons": [c.to_dict() for c in self.comparison.comparisons]
+            if self.comparison
+            else [],
+            "differences": [d.to_dict() for d in self.differences],
+            "notices": [n.as_dict() for n in self.notices],
+            "containment": self.containment.to_dict() if self.containment else None,
+            "external_execution": "none",
+        }
+
+
+def evaluate(evidence: Evidence, policy: PolicySnapshot) -> Verdict:
+    """Run the enabled registered checks in registry order and score them with the snapshot.
+
+    The snapshot must be replayable (every enabled check registered and given a severity);
+    :func:`replay` guarantees that before calling. Raises KeyError otherwise.
+    """
+    enabled = set(policy.enabled_checks)
+    outcomes = [
+        outcome(check.id, check.evaluate(evidence, policy), policy.severities[check.id],
+                policy.score_weights)
+        for check in REGISTRY
+        if check.id in enabled
+    ]
+    return score(outcomes, policy.score_weights)
+
+
+def replay(report: VerifyReport, strict_sources: bool = False) -> ReplayReport:
+    """Replay the trace behind ``report``; returns a :class:`ReplayReport`.
+
+    ``strict_sources`` (or the report's own strict flag) makes a verify exit code of 1 a reason
+    the trace is not replayable. Raises :class:`TracekitError` (``replay.trace_invalid``) when
+    the trace did not verify, and ValueError when ``report`` was made without ``keep_events``.
+    """
+    header = report.header
+    if not report.intact or header is None:
+        raise TracekitError(finding(Code.REPLAY_TRACE_INVALID))
+    if not report.events:
+        raise ValueError("verify the trace with VerifyOptions(keep_events=True) to replay it")
+    events = report.events
+    rebuilt = reconstruct(events, header.schema_version)
+    status = assess(
+        header,
+        events,
+        rebuilt,
+        verify_exit_code=report.exit_code,
+        strict_sources=strict_sources or report.strict_sources,
+    )
+    recorded = recorded_verdict(events)
+    recomputed: Verdict | None = None
+    comparison: Equivalence | None = None
+    snapshot = header.policy_snapshot
+    if status.replayable and rebuilt.evidence is not None and snapshot is not UNSET:
+        recomputed = evaluate(rebuilt.evidence, snapshot)
+        if recorded is not None:
+            comparison = compare(recorded, recomputed)
+    return ReplayReport(
+        trace_id=header.trace_id,
+        schema_version=header.schema_version,
+        replayability=status,
+        notices=tuple(rebuilt.notices),
+        recorded=recorded,
+        recomputed=recomputed,
+        comparison=comparison,
+        containment=rebuilt.evidence.containment if rebuilt.evidence else None,
+    )
+
+
+__all__ = ["BY_ID", "REPORT_VERSION", "ReplayReport", "evaluate", "replay"]

@@ -1,0 +1,201 @@
+"""Rebuild the evidence a policy evaluation needs from a verified trace's typed events (spec §12).
+
+Pure: takes the events verify kept and returns an :class:`Evidence` plus findings. Nothing here
+reads files, runs commands or trusts a recorded verdict; ``check_result`` events are not evidence
+(they are what replay compares against, engine.py).
+
+Reconstruction, as upstream:
+
+* exactly one ``execution_started``, ``test_result`` and ``execution_completed`` event;
+* file changes: ``added`` -> added, ``deleted`` -> deleted, ``symlink`` with a null old digest and
+  a null old mode -> added, everything else -> modified; the changed files are always ordered
+  modified + added + deleted;
+* the file_change paths, in event order, must equal ``modified_files.paths`` exactly;
+* the line totals come from the completion summary;
+* the test result from ``test_result`` and the command log from ``agent_command`` events;
+* v3 ``containment_evidence`` is carried over as recorded, never upgraded (containment.py).
+
+Problems that make a replay meaningless (missing singletons, inconsistent or duplicate paths) are
+*blocking* findings; cross-checks upstream never makes (line totals, working-directory roles,
+offset order) are notices that do not block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tracekit.errors import Code, Finding, finding
+from tracekit.records import EventRecord
+from tracekit.replay.containment import ContainmentSummary, summarise_containment
+from tracekit.schema import agentguard as ag
+
+KNOWN_WORKING_DIRECTORY_ROLES = frozenset(
+    {"repository", "run", "configuration", "external", "unspecified"}
+)
+"""The roles upstream's builder writes (spec §6); anything else is flagged (spec §17.12)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TestEvidence:
+    """The task's test run, without its output (only digests of output are ever recorded)."""
+
+    __test__ = False  # not a pytest test class
+
+    command: str
+    exit_code: int | None
+    timed_out: bool
+    functional_pass: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CommandEvidence:
+    """One agent command as the command policy saw it."""
+
+    command_text: str
+    argv: tuple[str, ...]
+    working_directory_role: str
+    exit_code: int | None
+    executed: bool
+    blocked: bool
+    timed_out: bool
+    policy_mode: str
+    matched_patterns: tuple[str, ...]
+
+    @property
+    def status(self) -> str:
+        """``blocked``, ``executed`` or ``simulated``, in upstream's order of precedence."""
+        if self.blocked:
+            return "blocked"
+        return "executed" if self.executed else "simulated"
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Everything the seven checks read."""
+
+    task_id: str
+    modified_files: tuple[str, ...]
+    added_files: tuple[str, ...]
+    deleted_files: tuple[str, ...]
+    lines_added: int
+    lines_deleted: int
+    test: TestEvidence
+    commands: tuple[CommandEvidence, ...]
+    containment: ContainmentSummary | None = None
+
+    @property
+    def changed_files(self) -> tuple[str, ...]:
+        """modified + added + deleted: the order every path-based check reports in."""
+        return self.modified_files + self.added_files + self.deleted_files
+
+
+@dataclass(slots=True)
+class Reconstruction:
+    """The result of :func:`reconstruct`: evidence when possible, and what was noticed."""
+
+    evidence: Evidence | None
+    blocking: list[Finding] = field(default_factory=list)
+    """Findings that make the trace not replayable."""
+    notices: list[Finding] = field(default_factory=list)
+    """Findings worth reporting that do not change the verdict."""
+
+
+def _single(events: Sequence[EventRecord], kind: str, out: Reconstruction) -> EventRecord | None:
+    found = [e for e in events if e.event_type == kind]
+    if len(found) != 1:
+        out.blocking.append(finding(Code.REPLAY_MISSING_EVIDENCE, event_type=kind))
+        return None
+    return found[0]
+
+
+def _classify(change: ag.FileChange) -> str:
+    if change.change_type in ("added", "deleted"):
+        return change.change_type
+    if (
+        change.change_type == "symlink"
+        and change.old_content_sha256 is None
+        and change.old_mode is None
+    ):
+        return "added"
+    return "modified"
+
+
+def _command(payload: ag.AgentCommand) -> CommandEvidence:
+    return CommandEvidence(
+        command_text=payload.command,
+        argv=tuple(payload.argv),
+        working_directory_role=payload.working_directory_role,
+        exit_code=payload.exit_code,
+        executed=payload.executed,
+        blocked=payload.blocked,
+        timed_out=payload.timed_out,
+        policy_mode=payload.preflight.mode,
+        matched_patterns=tuple(payload.preflight.matched_patterns),
+    )
+
+
+def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstruction:
+    """Rebuild the evidence from ``events`` (a verified trace's typed events, in order)."""
+    out = Reconstruction(evidence=None)
+    started = _single(events, "execution_started", out)
+    test = _single(events, "test_result", out)
+    completed = _single(events, "execution_completed", out)
+    buckets: dict[str, list[str]] = {"modified": [], "added": [], "deleted": []}
+    event_paths: list[str] = []
+    lines = [0, 0]
+    for event in events:
+        if isinstance(event.payload, ag.FileChange):
+            event_paths.append(event.payload.path)
+            buckets[_classify(event.payload)].append(event.payload.path)
+            lines[0] += event.payload.lines_added
+            lines[1] += event.payload.lines_deleted
+    if len(set(event_paths)) != len(event_paths):
+        out.blocking.append(finding(Code.REPLAY_DUPLICATE_FILE_CHANGE))
+    _notices(events, out)
+    if started is None or test is None or completed is None:
+        return out
+    assert isinstance(started.payload, ag.ExecutionStarted)
+    assert isinstance(test.payload, ag.TestResult)
+    assert isinstance(completed.payload, ag.ExecutionCompleted)
+    summary = completed.payload.modified_files
+    if len(set(summary.paths)) != len(summary.paths) and not any(
+        f.code is Code.REPLAY_DUPLICATE_FILE_CHANGE for f in out.blocking
+    ):
+        out.blocking.append(finding(Code.REPLAY_DUPLICATE_FILE_CHANGE, completed.line))
+    if event_paths != list(summary.paths):
+        out.blocking.append(finding(Code.REPLAY_INCONSISTENT_FILE_CHANGES, completed.line))
+    if [summary.lines_added, summary.lines_deleted] != lines:
+        out.notices.append(finding(Code.REPLAY_INCONSISTENT_LINE_TOTALS, completed.line))
+    t = test.payload
+    out.evidence = Evidence(
+        task_id=started.payload.task_id,
+        modified_files=tuple(buckets["modified"]),
+        added_files=tuple(buckets["added"]),
+        deleted_files=tuple(buckets["deleted"]),
+        lines_added=summary.lines_added,
+        lines_deleted=summary.lines_deleted,
+        test=TestEvidence(t.command, t.exit_code, t.timed_out, t.functional_pass),
+        commands=tuple(
+            _command(e.payload) for e in events if isinstance(e.payload, ag.AgentCommand)
+        ),
+        containment=summarise_containment(events, schema_version),
+    )
+    return out
+
+
+def _notices(events: Sequence[EventRecord], out: Reconstruction) -> None:
+    roles = [
+        e for e in events
+        if isinstance(e.payload, ag.AgentCommand)
+        and e.payload.working_directory_role not in KNOWN_WORKING_DIRECTORY_ROLES
+    ]
+    if roles:
+        out.notices.append(
+            finding(Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, roles[0].line, count=len(roles))
+        )
+    timed = [(e.line, e.relative_offset_seconds) for e in events]
+    offsets = [(line, value) for line, value in timed if value is not None]
+    drops = [b[0] for a, b in zip(offsets, offsets[1:]) if b[1] < a[1]]
+    if drops:
+        out.notices.append(finding(Code.REPLAY_NON_MONOTONIC_OFFSETS, drops[0], count=len(drops)))

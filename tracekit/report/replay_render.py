@@ -1,0 +1,196 @@
+"""Renderers for ``tracekit replayability`` and ``tracekit replay``: table, JSON and Markdown.
+
+Pure functions of a :class:`~tracekit.replay.ReplayReport`. The JSON form is
+``ReplayReport.to_dict()`` through the byte-stable ``jsonout.dumps``. The table and Markdown forms
+show recorded and recomputed values side by side; any value that came from the trace (a check
+name, evidence, a command) is escaped to printable ASCII and bounded, so a trace cannot drive the
+terminal or break a Markdown table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tracekit.replay import ReplayReport
+from tracekit.replay.results import CheckOutcome, Verdict
+from tracekit.report.jsonout import dumps
+
+CELL_LIMIT = 96
+
+
+def cell(value: object, limit: int = CELL_LIMIT) -> str:
+    """``value`` as one printable ASCII line of at most about ``limit`` characters."""
+    if value is None:
+        return "-"
+    if isinstance(value, (list, tuple)):
+        text = "; ".join(str(item) for item in value) if value else "-"
+    else:
+        text = str(value)
+    if not (text.isascii() and text.isprintable()):
+        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
+    if len(text) > limit:
+        text = f"{text[:limit]}...[+{len(text) - limit} chars]"
+    return text
+
+
+def _md(value: object, limit: int = CELL_LIMIT) -> str:
+    return cell(value, limit).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+
+
+def _status(check: CheckOutcome | None) -> str:
+    if check is None:
+        return "-"
+    return "pass" if check.passed else "fail"
+
+
+def _check_rows(report: ReplayReport) -> list[list[str]]:
+    recorded = report.recorded.checks if report.recorded else ()
+    recomputed = report.recomputed.checks if report.recomputed else ()
+    rows: list[list[str]] = []
+    comparisons = report.comparison.comparisons if report.comparison else ()
+    for comp in comparisons:
+        old = recorded[comp.recorded_position] if comp.recorded_position is not None else None
+        new = recomputed[comp.recomputed_position] if comp.recomputed_position is not None else None
+        label = comp.id if comp.id is not None else f"(unregistered) {cell(old.name if old else None, 40)}"
+        rows.append([
+            label,
+            _status(old),
+            _status(new),
+            f"{old.severity if old else '-'} / {new.severity if new else '-'}",
+            f"{old.score_contribution if old else '-'} / {new.score_contribution if new else '-'}",
+            comp.classification,
+            ", ".join(comp.differences) or "-",
+        ])
+    return rows
+
+
+CHECK_HEADERS = ["check", "recorded", "recomputed", "severity (rec/new)",
+                 "contribution (rec/new)", "classification", "differences"]
+
+
+def _run_rows(recorded: Verdict | None, recomputed: Verdict | None) -> list[list[str]]:
+    def get(verdict: Verdict | None, name: str) -> str:
+        return "-" if verdict is None else cell(getattr(verdict, name))
+
+    return [
+        [label, get(recorded, name), get(recomputed, name)]
+        for label, name in (
+            ("result", "result"),
+            ("score", "score"),
+            ("failed checks", "failed_checks"),
+            ("warning checks", "warning_checks"),
+        )
+    ]
+
+
+def _difference_rows(report: ReplayReport) -> list[list[str]]:
+    return [
+        [d.scope, d.check or "-", d.field, d.classification, cell(d.recorded, 60), cell(d.recomputed, 60)]
+        for d in report.differences
+    ]
+
+
+def _head(report: ReplayReport) -> list[tuple[str, str]]:
+    return [
+        ("trace id", report.trace_id),
+        ("schema version", str(report.schema_version)),
+        ("replayable", "yes" if report.replayable else "no"),
+        ("equivalence", report.equivalence or "-"),
+        ("external execution", "none"),
+    ]
+
+
+def render_table(report: ReplayReport) -> str:
+    """Recorded vs recomputed, per check and for the run, then every difference."""
+    from tabulate import tabulate
+
+    parts = [tabulate(_head(report), tablefmt="plain")]
+    if report.comparison is not None:
+        parts.append(tabulate(_check_rows(report), headers=CHECK_HEADERS))
+        parts.append(tabulate(_run_rows(report.recorded, report.recomputed),
+                              headers=["run", "recorded", "recomputed"]))
+        diffs = _difference_rows(report)
+        if diffs:
+            parts.append(tabulate(diffs, headers=["scope", "check", "field", "classification",
+                                                  "recorded", "recomputed"]))
+    parts.extend(_reason_lines(report))
+    return "\n\n".join(parts) + "\n"
+
+
+def _reason_lines(report: ReplayReport) -> list[str]:
+    lines = [f"missing input: {name}" for name in report.replayability.missing_inputs]
+    lines += [f"reason [{r.code.value}] {r.message}" for r in report.reasons]
+    lines += [f"notice [{n.code.value}] {n.message}" for n in report.notices]
+    return ["\n".join(lines)] if lines else []
+
+
+def render_json(report: ReplayReport) -> str:
+    """The replay report as byte-stable JSON (report_version 1)."""
+    return dumps(report.to_dict())
+
+
+def render_markdown(report: ReplayReport) -> str:
+    """replay.md: the same content as the table, as Markdown."""
+    out = ["# tracekit replay", ""]
+    out += [f"- {label}: `{_md(value)}`" for label, value in _head(report)]
+    if report.comparison is not None:
+        out += ["", "## Checks", ""]
+        out += _md_table(CHECK_HEADERS, _check_rows(report))
+        out += ["", "## Run", ""]
+        out += _md_table(["run", "recorded", "recomputed"], _run_rows(report.recorded, report.recomputed))
+        out += ["", "## Differences", ""]
+        diffs = _difference_rows(report)
+        out += _md_table(["scope", "check", "field", "classification", "recorded", "recomputed"], diffs) if diffs else ["- none"]
+    reasons = _reason_lines(report)
+    if reasons:
+        out += ["", "## Replayability", ""] + [f"- {_md(line, 400)}" for line in reasons[0].splitlines()]
+    out += [
+        "",
+        "Replay recomputes the policy verdict from the recorded evidence only. It does not rerun",
+        "the agent, and `exact` proves consistency with the evidence, not that the evidence is",
+        "honest.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    lines += ["| " + " | ".join(_md(value) for value in row) + " |" for row in rows]
+    return lines
+
+
+def render_replayability_table(report: ReplayReport) -> str:
+    """The replayability verdict: supported checks, missing inputs and reasons."""
+    lines = [
+        f"Trace: {report.trace_id}",
+        f"Schema version: {report.schema_version}",
+        f"Replayable: {'yes' if report.replayable else 'no'}",
+        "Supported checks: " + ", ".join(report.replayability.supported_checks),
+    ]
+    missing = report.replayability.missing_inputs
+    if missing:
+        lines.append("Missing inputs: " + ", ".join(missing))
+    lines += [f"Reason [{r.code.value}]: {r.message}" for r in report.reasons]
+    lines += [f"Notice [{n.code.value}]: {n.message}" for n in report.notices]
+    return "\n".join(lines) + "\n"
+
+
+def render_replayability_json(report: ReplayReport) -> str:
+    """The replayability verdict as JSON (report_version 1)."""
+    data: dict[str, Any] = {
+        "report_version": 1,
+        "trace_id": report.trace_id,
+        "schema_version": report.schema_version,
+        **report.replayability.to_dict(),
+        "notices": [n.as_dict() for n in report.notices],
+    }
+    return dumps(data)
+
+
+def summary_line(report: ReplayReport) -> str:
+    """One line for stderr."""
+    if not report.replayable:
+        return f"tracekit replay: not replayable ({len(report.reasons) + len(report.replayability.missing_inputs)} reason(s))"
+    return f"tracekit replay: {report.equivalence} ({len(report.differences)} difference(s))"
