@@ -18,11 +18,13 @@ Findings come only from the exact path, so both paths report the same codes.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import msgspec.inspect as mi
 
 from tracekit.canonical import agentguard_bytes
 from tracekit.chain import context_bytes, context_bytes_exact, sha256_hex
@@ -188,17 +190,25 @@ def _schema_within(limits: Limits) -> bool:
 def _escape_non_ascii(error: UnicodeError) -> tuple[str, int]:
     """Codec error handler: ``\\uXXXX`` as Python's json writes it (lowercase, surrogate pairs)."""
     assert isinstance(error, UnicodeEncodeError)
-    parts = []
-    for char in error.object[error.start : error.end]:
-        code = ord(char)
-        if code > 0xFFFF:
-            code -= 0x10000
-            parts.append(f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}")
-        else:
-            parts.append(f"\\u{code:04x}")
-    return "".join(parts), error.end
+    run = error.object[error.start : error.end]
+    escaped = _ESCAPED_RUNS.get(run)
+    if escaped is None:
+        parts = []
+        for char in run:
+            code = ord(char)
+            if code > 0xFFFF:
+                code -= 0x10000
+                parts.append(f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}")
+            else:
+                parts.append(f"\\u{code:04x}")
+        escaped = "".join(parts)
+        if len(_ESCAPED_RUNS) >= 4096:  # bounded: hostile input cannot grow it
+            _ESCAPED_RUNS.clear()
+        _ESCAPED_RUNS[run] = escaped
+    return escaped, error.end
 
 
+_ESCAPED_RUNS: dict[str, str] = {}
 codecs.register_error("tracekit.json_ascii", _escape_non_ascii)
 
 
@@ -229,12 +239,18 @@ def _floats_alike(value: Any) -> bool:
     kind = type(value)
     if kind is float:
         return value == 0.0 or 1e-4 <= abs(value) < 1e16
+    names = _FLOAT_FIELDS.get(kind)
+    if names is not None:
+        for name in names:
+            item = getattr(value, name)
+            if item is not None and type(item) is not int and not _floats_alike(item):
+                return False
+        return True
     if kind is list:
         return all(_floats_alike(item) for item in value)
     if kind is dict:
         return all(_floats_alike(item) for item in value.values())
-    names = _FLOAT_FIELDS.get(kind)
-    return names is None or all(_floats_alike(getattr(value, name)) for name in names)
+    return True
 
 
 _LEAF_TYPES = (mi.StrType, mi.IntType, mi.BoolType, mi.NoneType, mi.LiteralType, mi.RawType)

@@ -219,18 +219,21 @@ def completed(
     failed: list[str] | None = None,
     warnings: list[str] | None = None,
     duration: float = 2.0,
+    truncated: bool = False,
+    count: int | None = None,
 ) -> DraftEvent:
+    """The completion summary; ``count`` defaults to ``len(paths)`` (set it with ``truncated``)."""
     return DraftEvent(
         "execution_completed",
         {
             "duration_seconds": duration,
             "failed_checks": failed or [],
             "modified_files": {
-                "count": len(paths),
+                "count": len(paths) if count is None else count,
                 "lines_added": added,
                 "lines_deleted": deleted,
                 "paths": paths,
-                "truncated": False,
+                "truncated": truncated,
             },
             "result": result,
             "score": score,
@@ -340,16 +343,33 @@ def containment() -> DraftEvent:
     )
 
 
-def passing_checks() -> list[DraftEvent]:
-    """All seven checks passing for a clean two-file change (messages per spec §13)."""
+PASS_MESSAGES = {
+    "Tests passed": "Configured test command passed.",
+    "Forbidden paths": "No forbidden paths were modified.",
+    "Test tampering": "No test files were modified.",
+    "Unsafe commands": "No unsafe command substrings were observed.",
+    "Scope adherence": "Changed files stayed within the configured scope.",
+    "Diff size": "Diff size stayed within configured limits.",
+    "Secret scan": "No path-based secret patterns appeared in the diff.",
+}
+"""Upstream's fixed pass messages per display name (its checks/*.py; docs/replay.md)."""
+
+
+def passing_checks(test_command: str = "python -m pytest -q") -> list[DraftEvent]:
+    """All seven checks passing, as upstream records them (messages and evidence per spec §13).
+
+    Written by hand from upstream's check semantics, not by tracekit's replay engine, so that
+    replay tests compare two independent sources.
+    """
     return [
-        check("Tests passed", True, "error", "Tests passed.", ["python -m pytest -q exited 0"]),
-        check("Forbidden paths", True, "critical", "No forbidden paths were modified."),
-        check("Test tampering", True, "error", "No test files were modified."),
-        check("Unsafe commands", True, "critical", "No unsafe commands were observed."),
-        check("Scope adherence", True, "warning", "All changes are within the allowed scope."),
-        check("Diff size", True, "warning", "Diff size is within limits."),
-        check("Secret scan", True, "critical", "No secret-like files were modified."),
+        check("Tests passed", True, "error", PASS_MESSAGES["Tests passed"],
+              [f"{test_command} exited 0"]),
+        check("Forbidden paths", True, "critical", PASS_MESSAGES["Forbidden paths"]),
+        check("Test tampering", True, "error", PASS_MESSAGES["Test tampering"]),
+        check("Unsafe commands", True, "critical", PASS_MESSAGES["Unsafe commands"]),
+        check("Scope adherence", True, "warning", PASS_MESSAGES["Scope adherence"]),
+        check("Diff size", True, "warning", PASS_MESSAGES["Diff size"]),
+        check("Secret scan", True, "critical", PASS_MESSAGES["Secret scan"]),
     ]
 
 

@@ -115,8 +115,8 @@ class SuiteResult:
         return data
 
 
-ScenarioInput = tuple[str, "bytes | Finding"]
-TraceReader = Callable[[str], "bytes | Finding | None"]
+ScenarioInput = tuple[str, bytes | Finding]
+TraceReader = Callable[[str], bytes | Finding | None]
 
 
 def trace_path_for(trace_dir: str, scenario_id: str) -> str:

@@ -76,6 +76,15 @@ def _fail(code: Code, event: Any = None, **params: int) -> NoReturn:
     raise TracekitError(finding(code, _line(getattr(event, "start_mark", None)), **params))
 
 
+def _has_surrogate(text: str) -> bool:
+    # A double-quoted "\ud800" escape yields a lone surrogate, which no output can encode.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _prescan(text: str, limits: Limits) -> None:
     """Walk the event stream and enforce step 1 (see module docstring)."""
     depth = 0
@@ -99,8 +108,11 @@ def _prescan(text: str, limits: Limits) -> None:
                     _fail(Code.HARNESS_YAML_TOO_DEEP, event, limit=limits.depth)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-            elif isinstance(event, yaml.ScalarEvent) and len(event.value) > limits.string_chars:
-                _fail(Code.HARNESS_YAML_SCALAR_TOO_LONG, event, limit=limits.string_chars)
+            elif isinstance(event, yaml.ScalarEvent):
+                if len(event.value) > limits.string_chars:
+                    _fail(Code.HARNESS_YAML_SCALAR_TOO_LONG, event, limit=limits.string_chars)
+                if not event.value.isascii() and _has_surrogate(event.value):
+                    _fail(Code.HARNESS_YAML_INVALID, event)
     finally:
         loader.dispose()
 

@@ -192,5 +192,5 @@ def render_replayability_json(report: ReplayReport) -> str:
 def summary_line(report: ReplayReport) -> str:
     """One line for stderr."""
     if not report.replayable:
-        return f"tracekit replay: not replayable ({len(report.reasons) + len(report.replayability.missing_inputs)} reason(s))"
+        return f"tracekit replay: not replayable ({len(report.reasons)} reason(s))"
     return f"tracekit replay: {report.equivalence} ({len(report.differences)} difference(s))"

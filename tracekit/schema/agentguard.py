@@ -22,6 +22,9 @@ from tracekit.schema.common import (
     TextList,
 )
 from tracekit.schema.payloads import (  # re-exported: one namespace for the whole format
+    LINE_GROUP as LINE_GROUP,
+    MAX_SCORE_DEDUCTION as MAX_SCORE_DEDUCTION,
+    SCAN_GROUP as SCAN_GROUP,
     AgentCommand,
     CheckResult,
     CheckTruncation,
@@ -38,6 +41,8 @@ from tracekit.schema.payloads import (  # re-exported: one namespace for the who
     OutputIdentity,
     Preflight,
     ProcessCleanup,
+    FileMode as FileMode,
+    Score as Score,
     Severity,
     TestResult,
     TestTruncation,

@@ -1,0 +1,1 @@
+"""Fuzz targets and drivers; run with ``make fuzz`` (outside the unit suite)."""

@@ -1,0 +1,80 @@
+"""File access for ``tracekit check``: bounded reads and suite discovery.
+
+A scenario or trace is read through :func:`read_bounded`, which never reads more than the cap
+plus one byte, so an oversized or endless file is refused without being buffered whole. Folders
+and sockets are refused before reading. Failures are findings with fixed text.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from tracekit.cli.common import collect_inputs
+from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.harness.scenario import SUFFIXES
+from tracekit.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
+
+
+def read_bounded(path: str, cap: int, unreadable: Code, too_large: Code) -> bytes:
+    """Up to ``cap`` bytes of ``path``; raise :class:`TracekitError` (``unreadable`` when it
+    cannot be opened or is a folder or socket, ``too_large`` beyond ``cap``)."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        raise TracekitError(finding(unreadable)) from None
+    with handle:
+        try:
+            mode = os.fstat(handle.fileno()).st_mode
+            if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
+                raise TracekitError(finding(unreadable))
+            data = handle.read(cap + 1)
+        except OSError:
+            raise TracekitError(finding(unreadable)) from None
+    if len(data) > cap:
+        raise TracekitError(finding(too_large, limit=cap))
+    return data
+
+
+def read_scenario(path: str) -> bytes:
+    """A scenario's bytes; its name must end in .yaml or .yml, as upstream requires."""
+    if not path.lower().endswith(SUFFIXES):
+        raise TracekitError(finding(Code.HARNESS_SCENARIO_SUFFIX))
+    return read_bounded(
+        path,
+        HARNESS_SCENARIO_LIMITS.total_bytes,
+        Code.HARNESS_SCENARIO_UNREADABLE,
+        Code.HARNESS_SCENARIO_TOO_LARGE,
+    )
+
+
+def read_trace(path: str) -> bytes:
+    """A harness trace's bytes, capped at ``HARNESS_LIMITS.total_bytes``."""
+    return read_bounded(
+        path, HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_UNREADABLE, Code.HARNESS_TRACE_TOO_LARGE
+    )
+
+
+def suite_scenario(path: str) -> bytes | Finding:
+    """For the suite: the bytes, or the finding that says why they could not be read."""
+    try:
+        return read_scenario(path)
+    except TracekitError as error:
+        return error.finding
+
+
+def suite_trace(path: str) -> bytes | Finding | None:
+    """For the suite: None when no file is there, else the bytes or the read finding."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        return read_trace(path)
+    except TracekitError as error:
+        return error.finding
+
+
+def discover(paths: list[str]) -> list[str]:
+    """Scenario files: folders are walked (sorted, symlinked folders not followed) for
+    ``*.yaml``/``*.yml``; files named on the command line are kept whatever their suffix."""
+    return collect_inputs(paths, SUFFIXES)
+

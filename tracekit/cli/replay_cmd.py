@@ -1,0 +1,143 @@
+"""``tracekit replayability`` and ``tracekit replay`` (docs/replay.md, spec §11).
+
+Exit codes, as upstream's ``trace replayability`` / ``trace replay``:
+
+* replayability: 0 replayable, 1 intact but not replayable (reasons listed), 2 invalid;
+* replay: 0 exact (or any equivalence with ``--no-require-equivalence`` / ``--allow-divergence``),
+  1 semantic or divergent while equivalence is required, 2 invalid, not replayable, or an output
+  that exists without ``--force``.
+
+Output files are written only after the verdict is computed, atomically, never through a symlink
+and never over an existing file without ``--force``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from tracekit.cli.common import (
+    EXIT_ERROR,
+    EXIT_FAIL,
+    EXIT_OK,
+    Format,
+    check_output_file,
+    diag,
+    emit,
+    fail,
+    parse_roots,
+    prepare_output_dir,
+    write_atomic,
+)
+from tracekit.errors import Code, Severity
+
+if TYPE_CHECKING:
+    from tracekit.replay import ReplayReport
+
+OUTPUT_NAMES = ("replay.json", "replay.md")
+_ROOT_HELP = "Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...)."
+
+
+def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | None) -> ReplayReport:
+    """Verify then replay ``path``; exit 2 with the verify diagnostics if it is not intact."""
+    from tracekit.replay import replay
+    from tracekit.verify import VerifyOptions, verify_file
+
+    options = VerifyOptions(
+        keep_events=True, strict_sources=strict_sources, trusted_roots=parse_roots(trusted_root)
+    )
+    verified = verify_file(path, options)
+    if not verified.intact:
+        for found in verified.findings:
+            if found.severity is Severity.ERROR:
+                diag(found, path)
+        fail(Code.REPLAY_TRACE_INVALID)
+    return replay(verified, strict_sources=strict_sources)
+
+
+def _early_output_check(folder: Path, force: bool) -> None:
+    """Refuse before any work: a symlinked or non-folder output, or existing files without
+    --force. Nothing is created until the verdict is known."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        fail(Code.CLI_OUTPUT_UNSAFE)
+    for name in OUTPUT_NAMES:
+        check_output_file(folder / name, force)
+
+
+def replayability(
+    path: str = typer.Argument(..., help="A trace file, or - for stdin."),
+    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    strict_sources: bool = typer.Option(
+        False, "--strict-sources", help="A changed or unavailable source makes the trace not replayable."
+    ),
+    trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
+) -> None:
+    """Can the trace be replayed offline? Exit 0 yes, 1 intact but not replayable, 2 invalid."""
+    from tracekit.report.replay_render import (
+        render_replayability_json,
+        render_replayability_table,
+    )
+
+    report = _replay_report(path, strict_sources, trusted_root)
+    emit(render_replayability_json(report) if format is Format.json else render_replayability_table(report))
+    raise typer.Exit(EXIT_OK if report.replayable else EXIT_FAIL)
+
+
+def replay(
+    path: str = typer.Argument(..., help="A trace file, or - for stdin."),
+    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    output_dir: Path = typer.Option(
+        None, "--output-dir", help="Also write replay.json and replay.md into this folder."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace existing replay.json / replay.md."),
+    strict_sources: bool = typer.Option(
+        False, "--strict-sources", help="A changed or unavailable source makes the trace not replayable."
+    ),
+    require_equivalence: bool = typer.Option(
+        True,
+        "--require-equivalence/--no-require-equivalence",
+        help="Exit 1 unless the replay is exact (the default).",
+    ),
+    allow_divergence: bool = typer.Option(
+        False, "--allow-divergence", help="Exit 0 even when the replay is semantic or divergent."
+    ),
+    trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+) -> None:
+    """Recompute the policy verdict from the trace alone and compare it with the recorded one."""
+    from tracekit.report.replay_render import (
+        render_json,
+        render_markdown,
+        render_table,
+        summary_line,
+    )
+
+    if output_dir is not None:
+        _early_output_check(output_dir, force)
+    report = _replay_report(path, strict_sources, trusted_root)
+    if not report.replayable:
+        if format is Format.json:
+            emit(render_json(report))
+        for reason in report.reasons:
+            diag(reason, path)
+        if not quiet:
+            print(summary_line(report), file=sys.stderr)
+        raise typer.Exit(EXIT_ERROR)
+    emit(render_json(report) if format is Format.json else render_table(report))
+    if output_dir is not None:
+        prepare_output_dir(output_dir, OUTPUT_NAMES, force)
+        write_atomic(output_dir / "replay.json", render_json(report).encode("utf-8"), force)
+        write_atomic(output_dir / "replay.md", render_markdown(report).encode("utf-8"), force)
+    if not quiet:
+        print(summary_line(report), file=sys.stderr)
+    exact = report.equivalence == "exact"
+    raise typer.Exit(EXIT_OK if exact or not require_equivalence or allow_divergence else EXIT_FAIL)
+
+
+def register(app: typer.Typer) -> None:
+    """Add replayability and replay to the app."""
+    app.command("replayability")(replayability)
+    app.command("replay")(replay)

@@ -1,0 +1,32 @@
+"""The renderer registry for ``tracekit check --format``: one pure module per format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tracekit.harness.evaluate import SuiteResult
+from tracekit.harness.model import HarnessResult
+from tracekit.harness.trace import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    """Renders one result (optionally with its trace) and a whole suite."""
+
+    one: Callable[[HarnessResult, Trace | None], str]
+    suite: Callable[[SuiteResult], str]
+
+
+def _registry() -> dict[str, Renderer]:
+    from tracekit.report import harness_json, harness_junit, harness_sarif, harness_table
+
+    return {
+        "json": Renderer(harness_json.render, harness_json.render_suite),
+        "table": Renderer(lambda r, _t: harness_table.render(r), harness_table.render_suite),
+        "junit": Renderer(lambda r, _t: harness_junit.render(r), harness_junit.render_suite),
+        "sarif": Renderer(lambda r, _t: harness_sarif.render(r), harness_sarif.render_suite),
+    }
+
+
+RENDERERS: dict[str, Renderer] = _registry()

@@ -1,0 +1,43 @@
+"""Human-readable tables for ``tracekit check --format table`` (tabulate, imported lazily).
+
+Every cell passes through :func:`terminal_safe`, so trace values quoted in evidence cannot
+carry terminal escapes or invisible characters to the reader.
+"""
+
+from __future__ import annotations
+
+from tracekit.harness.evaluate import SuiteResult
+from tracekit.harness.model import HarnessResult
+from tracekit.report.harness_text import terminal_safe
+
+
+def _grid(rows: list[list[str]], headers: list[str]) -> str:
+    from tabulate import tabulate
+
+    return tabulate([[terminal_safe(cell) for cell in row] for row in rows], headers=headers, tablefmt="simple")
+
+
+def render(result: HarnessResult) -> str:
+    """One scenario: a heading line, then one row per assertion."""
+    semantics = "strict" if result.strict else "compatible"
+    head = terminal_safe(f"scenario {result.scenario_id}: {result.result} (mode {result.mode}, {semantics})")
+    rows = [[a.id, a.result, a.evidence or ""] for a in result.assertions]
+    return head + "\n" + _grid(rows, ["assertion", "result", "evidence"]) + "\n"
+
+
+def render_suite(suite: SuiteResult) -> str:
+    """A suite: one row per scenario, failing assertions or the error reason as the note."""
+    rows: list[list[str]] = []
+    for entry in suite.entries:
+        scenario_id = entry.scenario.id if entry.scenario else ""
+        if entry.outcome is not None:
+            note = "; ".join(f"{a.id}: {a.result}" for a in entry.outcome.assertions if a.result != "pass")
+        else:
+            note = f"{entry.error_reason}: {entry.finding.message if entry.finding else ''}"
+        rows.append([entry.scenario_path, scenario_id, entry.result, note])
+    counts = suite.counts
+    tail = (
+        f"suite: {suite.result} ({counts['total']} scenarios, {counts['pass']} pass, {counts['fail']} fail, "
+        f"{counts['error']} error, {counts['not_run']} not_run)"
+    )
+    return _grid(rows, ["scenario", "id", "result", "notes"]) + "\n" + tail + "\n"
