@@ -142,6 +142,45 @@ class Code(enum.StrEnum):
     REPLAY_EXACT = "replay.exact"
     REPLAY_SEMANTIC = "replay.semantic"
     REPLAY_DIVERGENT = "replay.divergent"
+    # -- audit -----------------------------------------------------------------------------------
+    AUDIT_UNKNOWN_FORMAT = "audit.unknown_format"
+    AUDIT_INTEGRITY_NOT_AUTHENTICITY = "audit.integrity_not_authenticity"
+    AUDIT_NO_INTEGRITY = "audit.no_integrity"
+    AUDIT_SCENARIO_NOT_APPLICABLE = "audit.scenario_not_applicable"
+    AUDIT_HEADER_IDS_MISMATCH = "audit.header_ids_mismatch"
+    AUDIT_FUNCTIONAL_PASS_MISMATCH = "audit.functional_pass_mismatch"
+    AUDIT_SCORE_CONTRIBUTION_MISMATCH = "audit.score_contribution_mismatch"
+    AUDIT_FAILED_CHECKS_MISMATCH = "audit.failed_checks_mismatch"
+    AUDIT_WARNING_CHECKS_MISMATCH = "audit.warning_checks_mismatch"
+    AUDIT_MODIFIED_COUNT_MISMATCH = "audit.modified_count_mismatch"
+    AUDIT_MODIFIED_PATHS_MISMATCH = "audit.modified_paths_mismatch"
+    AUDIT_LINE_TOTALS_MISMATCH = "audit.line_totals_mismatch"
+    AUDIT_SCORE_MISMATCH = "audit.score_mismatch"
+    AUDIT_RESULT_MISMATCH = "audit.result_mismatch"
+    AUDIT_DUPLICATE_CHECK_NAME = "audit.duplicate_check_name"
+    AUDIT_SEVERITY_MISMATCH = "audit.severity_mismatch"
+    AUDIT_NON_MONOTONIC_OFFSETS = "audit.non_monotonic_offsets"
+    AUDIT_UNKNOWN_WORKING_DIRECTORY_ROLE = "audit.unknown_working_directory_role"
+    AUDIT_FIELD_MISSING = "audit.field_missing"
+    AUDIT_FIELD_PARTIAL = "audit.field_partial"
+    AUDIT_FIELD_NOT_CARRIED = "audit.field_not_carried"
+    AUDIT_ARGUMENTS_STRINGIFIED = "audit.arguments_stringified"
+    AUDIT_RESULT_TRUNCATED = "audit.result_truncated"
+    AUDIT_PARALLEL_CALLS_FLATTENED = "audit.parallel_calls_flattened"
+    AUDIT_VERDICT_WITHOUT_PAYLOADS = "audit.verdict_without_payloads"
+    AUDIT_REPEATED_FINDING = "audit.repeated_finding"
+    AUDIT_OUTCOME_MISMATCH = "audit.outcome_mismatch"
+    AUDIT_OUTCOME_REPRODUCED = "audit.outcome_reproduced"
+    # -- metamorphic -----------------------------------------------------------------------------
+    METAMORPHIC_UNKNOWN_TRANSFORM = "metamorphic.unknown_transform"
+    METAMORPHIC_DUPLICATE_TRANSFORM = "metamorphic.duplicate_transform"
+    METAMORPHIC_SOURCE_INVALID = "metamorphic.source_invalid"
+    METAMORPHIC_SOURCE_NOT_REPLAYABLE = "metamorphic.source_not_replayable"
+    METAMORPHIC_RELATIONS_FAILED = "metamorphic.relations_failed"
+    METAMORPHIC_STDIN_UNSUPPORTED = "metamorphic.stdin_unsupported"
+    METAMORPHIC_SCHEDULER_NEEDS_DASK = "metamorphic.scheduler_needs_dask"
+    METAMORPHIC_DASK_UNAVAILABLE = "metamorphic.dask_unavailable"
+    METAMORPHIC_DASK_CONNECTION_FAILED = "metamorphic.dask_connection_failed"
     # -- command line and internal ---------------------------------------------------------------
     CLI_USAGE = "cli.usage"
     CLI_NO_INPUT = "cli.no_input"
@@ -319,6 +358,131 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     Code.REPLAY_DIVERGENT: CodeInfo(
         _W, "Replay is divergent: the recorded verdict does not follow from the evidence."
+    ),
+    # -- audit (docs/audit.md) -------------------------------------------------------------------
+    Code.AUDIT_UNKNOWN_FORMAT: CodeInfo(
+        _E, "The file's first bytes are neither an AgentGuard trace nor an OWASP harness trace."
+    ),
+    Code.AUDIT_INTEGRITY_NOT_AUTHENTICITY: CodeInfo(
+        _I,
+        "Integrity is not authenticity: the hashes are unkeyed, so anyone can edit a trace and "
+        "re-hash it; an intact chain shows the file is self-consistent, not who wrote it or that "
+        "the run happened.",
+    ),
+    Code.AUDIT_NO_INTEGRITY: CodeInfo(
+        _I,
+        "The harness format carries no hashes or signatures: nothing in the file shows it is "
+        "unedited or who wrote it.",
+    ),
+    Code.AUDIT_SCENARIO_NOT_APPLICABLE: CodeInfo(
+        _N, "--scenario applies to harness traces only; it was not used for this trace."
+    ),
+    Code.AUDIT_HEADER_IDS_MISMATCH: CodeInfo(
+        _E, "The header's {field} differs from the execution_started event's."
+    ),
+    Code.AUDIT_FUNCTIONAL_PASS_MISMATCH: CodeInfo(
+        _E, "test_result.functional_pass contradicts its exit_code and timed_out."
+    ),
+    Code.AUDIT_SCORE_CONTRIBUTION_MISMATCH: CodeInfo(
+        _E,
+        "{count} check_result event(s) record a score_contribution that does not follow from "
+        "passed, severity and the score weights.",
+    ),
+    Code.AUDIT_FAILED_CHECKS_MISMATCH: CodeInfo(
+        _E, "execution_completed.failed_checks does not list exactly the failed check_result events."
+    ),
+    Code.AUDIT_WARNING_CHECKS_MISMATCH: CodeInfo(
+        _E,
+        "execution_completed.warning_checks does not list exactly the failed warning-severity "
+        "check_result events.",
+    ),
+    Code.AUDIT_MODIFIED_COUNT_MISMATCH: CodeInfo(
+        _W, "modified_files.count ({count}) does not match its {paths} listed path(s)."
+    ),
+    Code.AUDIT_MODIFIED_PATHS_MISMATCH: CodeInfo(
+        _W, "modified_files.paths does not match the file_change events ({count} event(s))."
+    ),
+    Code.AUDIT_LINE_TOTALS_MISMATCH: CodeInfo(
+        _W, "modified_files line totals differ from the sums over the file_change events."
+    ),
+    Code.AUDIT_SCORE_MISMATCH: CodeInfo(
+        _E, "execution_completed.score does not follow from the failed checks and the score weights."
+    ),
+    Code.AUDIT_RESULT_MISMATCH: CodeInfo(
+        _E, "execution_completed.result does not follow from the failed checks' severities."
+    ),
+    Code.AUDIT_DUPLICATE_CHECK_NAME: CodeInfo(
+        _W, "{count} check name(s) are recorded by more than one check_result event."
+    ),
+    Code.AUDIT_SEVERITY_MISMATCH: CodeInfo(
+        _W,
+        "{count} check_result event(s) record a severity other than the policy snapshot's.",
+    ),
+    Code.AUDIT_NON_MONOTONIC_OFFSETS: CodeInfo(
+        _W, "relative_offset_seconds decreases at {count} event(s)."
+    ),
+    Code.AUDIT_UNKNOWN_WORKING_DIRECTORY_ROLE: CodeInfo(
+        _W, "{count} agent_command event(s) name a working_directory_role outside the known set."
+    ),
+    Code.AUDIT_FIELD_MISSING: CodeInfo(_W, "Evidence field {field} is missing ({where})."),
+    Code.AUDIT_FIELD_PARTIAL: CodeInfo(_W, "Evidence field {field} is only partly recorded ({where})."),
+    Code.AUDIT_FIELD_NOT_CARRIED: CodeInfo(
+        _I, "Evidence field {field} cannot be carried by this trace format ({where})."
+    ),
+    Code.AUDIT_ARGUMENTS_STRINGIFIED: CodeInfo(
+        _W,
+        "{count} tool call(s) record their arguments as a string, not an object: types and exact "
+        "values are lost (first: {where}).",
+    ),
+    Code.AUDIT_RESULT_TRUNCATED: CodeInfo(
+        _W,
+        "{count} recorded result(s) look truncated ({reason}); what the agent read is unknown "
+        "(first: {where}).",
+    ),
+    Code.AUDIT_PARALLEL_CALLS_FLATTENED: CodeInfo(
+        _W,
+        "{count} tool calls cannot be told apart ({reason}): parallel calls may have been "
+        "flattened into an order the run never had.",
+    ),
+    Code.AUDIT_VERDICT_WITHOUT_PAYLOADS: CodeInfo(
+        _W,
+        "The trace records a verdict but not the payloads behind it ({count} item(s) without "
+        "payload, first: {where}).",
+    ),
+    Code.AUDIT_REPEATED_FINDING: CodeInfo(
+        _W,
+        "{count} recorded finding(s) carry only {distinct} distinct payload(s): identical payloads "
+        "are one demonstration, not several.",
+    ),
+    Code.AUDIT_OUTCOME_MISMATCH: CodeInfo(
+        _W, "The recorded outcome differs from the scenario's assertions evaluated on this trace."
+    ),
+    Code.AUDIT_OUTCOME_REPRODUCED: CodeInfo(
+        _I, "The recorded outcome equals the scenario's assertions evaluated on this trace."
+    ),
+    # -- metamorphic -----------------------------------------------------------------------------
+    Code.METAMORPHIC_UNKNOWN_TRANSFORM: CodeInfo(
+        _E, "A --transform name is not a registered metamorphic transform."
+    ),
+    Code.METAMORPHIC_DUPLICATE_TRANSFORM: CodeInfo(_E, "A --transform name is given more than once."),
+    Code.METAMORPHIC_SOURCE_INVALID: CodeInfo(
+        _W, "A source trace did not verify; no transform was applied to it."
+    ),
+    Code.METAMORPHIC_SOURCE_NOT_REPLAYABLE: CodeInfo(
+        _W, "A source trace is not replayable; no transform was applied to it."
+    ),
+    Code.METAMORPHIC_RELATIONS_FAILED: CodeInfo(
+        _W, "{failed} of {total} metamorphic relation(s) did not hold."
+    ),
+    Code.METAMORPHIC_STDIN_UNSUPPORTED: CodeInfo(
+        _E, "metamorphic reads trace files; standard input is not supported."
+    ),
+    Code.METAMORPHIC_SCHEDULER_NEEDS_DASK: CodeInfo(_E, "--scheduler needs --executor dask."),
+    Code.METAMORPHIC_DASK_UNAVAILABLE: CodeInfo(
+        _E, "The dask executor needs dask.distributed; install tracekit[dask]."
+    ),
+    Code.METAMORPHIC_DASK_CONNECTION_FAILED: CodeInfo(
+        _E, "Could not connect to the Dask scheduler."
     ),
     Code.CLI_USAGE: CodeInfo(_E, "The command line is not valid."),
     Code.CLI_NO_INPUT: CodeInfo(_E, "No input traces were found."),

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from msgspec.structs import astuple
+
 from tracekit.chain import header_identity, policy_snapshot_hash, root_hash
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.limits import DEFAULT_LIMITS, Limits
@@ -269,9 +271,7 @@ class _Walk:
         report = self.report
         report.counts[event.event_type] += 1
         truncation = getattr(event.payload, "truncation", None)
-        if truncation is not None and any(
-            getattr(truncation, name) for name in truncation.__struct_fields__
-        ) or isinstance(event.payload, ag.ExecutionCompleted) and event.payload.modified_files.truncated:
+        if truncation is not None and True in astuple(truncation) or isinstance(event.payload, ag.ExecutionCompleted) and event.payload.modified_files.truncated:
             report.truncated_payloads += 1
         if b"[REDACTED" in raw.raw:
             report.redaction_markers += 1

@@ -58,13 +58,21 @@ _register()
 
 def main() -> None:
     """Run the CLI; map every exception that escapes a command to a documented exit code."""
-    from tracekit.cli.common import fail_internal, interrupted
+    import signal
 
+    from tracekit.cli.common import Interrupted, fail_internal, interrupted
+
+    def _on_sigint(_signum: int, _frame: object) -> None:
+        raise Interrupted
+
+    # typer turns KeyboardInterrupt into a silent exit 130; our own exception reaches us instead,
+    # so an interrupt is reported with its code and nothing partial is written.
+    signal.signal(signal.SIGINT, _on_sigint)
     try:
         app()
     except SystemExit:
         raise
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         interrupted()
     except BaseException:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
         fail_internal()

@@ -19,6 +19,18 @@ import typer
 from tracekit.errors import Code, Finding, finding
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130
+
+
+class Interrupted(BaseException):
+    """Raised by tracekit's SIGINT handler; not a KeyboardInterrupt, so nothing swallows it."""
+
+
+def ignore_sigint() -> None:
+    """Pool worker initializer: the parent handles Ctrl-C and stops the pool."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Format(enum.StrEnum):
@@ -57,9 +69,9 @@ def fail_internal() -> NoReturn:
 
 
 def interrupted() -> NoReturn:
-    """Ctrl-C: nothing partial was written (outputs are atomic); exit 2."""
+    """Ctrl-C: nothing partial was written (outputs are atomic); exit 130 as shells expect."""
     diag(finding(Code.CLI_INTERRUPTED))
-    sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)) -> list[str]:
@@ -112,6 +124,8 @@ def write_atomic(path: Path, data: bytes, force: bool) -> None:
     without ``force``."""
     check_output_file(path, force)
     folder = path.parent if str(path.parent) else Path(".")
+    if _write_unnamed(folder, path, data, force):
+        return
     fd, tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -127,6 +141,34 @@ def write_atomic(path: Path, data: bytes, force: bool) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _write_unnamed(folder: Path, path: Path, data: bytes, force: bool) -> bool:
+    """Linux: write into an unnamed O_TMPFILE and link it into place, so that a killed process
+    leaves no file at all, not even a temporary one. False where the platform cannot."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or force:
+        return False
+    try:
+        fd = os.open(folder, flag | os.O_WRONLY, 0o644)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            try:
+                # link() refuses an existing name, so this can never overwrite (nor follow a
+                # symlink planted since the check).
+                os.link(f"/proc/self/fd/{handle.fileno()}", path)
+            except FileExistsError:
+                fail(Code.CLI_OUTPUT_EXISTS)
+            except OSError:
+                return False
+    except BaseException:
+        raise
+    return True
 
 
 def prepare_output_dir(folder: Path, names: Iterable[str], force: bool) -> None:

@@ -44,7 +44,10 @@ def verify_many(paths: list[str], opts: dict[str, Any], jobs: int) -> list[dict[
         return [_verify_one(job) for job in work]
     import multiprocessing
 
-    with multiprocessing.get_context("forkserver").Pool(min(jobs, len(work))) as pool:
+    from tracekit.cli.common import ignore_sigint
+
+    context = multiprocessing.get_context("forkserver")
+    with context.Pool(min(jobs, len(work)), initializer=ignore_sigint) as pool:
         return list(pool.imap(_verify_one, work, chunksize=1))
 
 

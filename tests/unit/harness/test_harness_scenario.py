@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness_data import SAMPLE_SCENARIO, UPSTREAM
+from tests.unit.harness.harness_data import SAMPLE_SCENARIO, UPSTREAM
 from tracekit.errors import Code, TracekitError
 from tracekit.harness import parse_scenario
 from tracekit.harness.yamlsafe import load_yaml

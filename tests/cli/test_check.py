@@ -1,0 +1,250 @@
+"""``tracekit check`` as a user runs it: the installed entry point (subprocess) and the real
+typer app in-process (CliRunner) for the many-case tables."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+from xml.etree.ElementTree import fromstring
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.helpers import CORPUS, run_cli
+from tracekit.cli.app import app
+
+UPSTREAM = CORPUS / "third_party" / "owasp-harness"
+STRICT = CORPUS / "harness"
+HOSTILE = CORPUS / "hostile" / "harness"
+PAIRS: list[dict[str, Any]] = json.loads((UPSTREAM / "observed-results.json").read_text("utf-8"))["pairs"]
+HOSTILE_DOC = json.loads((HOSTILE / "expected.json").read_text("utf-8"))
+CANARY: str = HOSTILE_DOC["canary"]
+BASIC = str(UPSTREAM / "scenarios/goal_hijack/basic.yaml")
+DENIED = str(UPSTREAM / "examples/traces/denied_tool_call.json")
+CLEAN = str(UPSTREAM / "examples/traces/no_denied_tool_call.json")
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, ["check", *args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=[f"{p['scenario']}|{p['trace']}" for p in PAIRS])
+def test_observed_pairs_through_the_app(pair: dict[str, Any]) -> None:
+    result = invoke(str(UPSTREAM / pair["scenario"]), str(UPSTREAM / pair["trace"]), "-q")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert doc == {k: pair[k] for k in ("scenario_id", "result", "assertions")} | {"mode": "trace"}
+
+
+def _rounds() -> list[list[dict[str, Any]]]:
+    """Split the pairs so that each suite run pairs every scenario with at most one trace."""
+    rounds: list[list[dict[str, Any]]] = []
+    for pair in PAIRS:
+        for batch in rounds:
+            if all(p["scenario_id"] != pair["scenario_id"] for p in batch):
+                batch.append(pair)
+                break
+        else:
+            rounds.append([pair])
+    return rounds
+
+
+def test_observed_pairs_through_the_installed_cli_suite(tmp_path: Path) -> None:
+    checked = 0
+    for number, batch in enumerate(_rounds()):
+        scenarios, traces = tmp_path / f"s{number}", tmp_path / f"t{number}"
+        scenarios.mkdir()
+        traces.mkdir()
+        for pair in batch:
+            shutil.copy(UPSTREAM / pair["scenario"], scenarios / f"{pair['scenario_id']}.yaml")
+            shutil.copy(UPSTREAM / pair["trace"], traces / f"{pair['scenario_id']}.json")
+        run = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces))
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(run.stdout)
+        by_id = {entry["scenario_id"]: entry for entry in doc["scenarios"]}
+        for pair in batch:
+            entry = by_id[pair["scenario_id"]]
+            assert entry["result"] == pair["result"]
+            assert entry["detail"]["assertions"] == pair["assertions"]
+            checked += 1
+        assert run.stderr.decode().strip().endswith(
+            f"summary: {len(batch)} scenarios, {doc['counts']['pass']} pass, {doc['counts']['fail']} fail, "
+            f"{doc['counts']['error']} error, {doc['counts']['not_run']} not_run"
+        )
+    assert checked == 32
+
+
+def test_single_run_installed_cli_is_byte_compatible() -> None:
+    run = run_cli("check", BASIC, DENIED)
+    assert run.returncode == 0
+    doc = json.loads(run.stdout)
+    assert run.stdout.decode() == json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    assert "trace" not in doc
+    assert run.stderr.decode() == "summary: 3 assertions, 0 pass, 2 fail, 0 error, 1 not_run\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        ((BASIC, DENIED), 0),
+        ((BASIC, DENIED, "--exit-on-fail"), 1),
+        ((BASIC, CLEAN, "--exit-on-fail"), 0),  # upstream: not_run is a green build
+        ((BASIC, CLEAN, "--exit-on-fail", "--strict"), 0),  # strict runs no_secret_disclosure: pass
+        ((str(STRICT / "s9_not_run_is_not_pass/scenario.yaml"), str(STRICT / "s9_not_run_is_not_pass/not_run.json"), "--exit-on-fail"), 0),
+        ((str(STRICT / "s9_not_run_is_not_pass/scenario.yaml"), str(STRICT / "s9_not_run_is_not_pass/not_run.json"), "--exit-on-fail", "--strict"), 1),
+        ((BASIC, "--dry-run"), 0),
+        ((BASIC, "--dry-run", "--exit-on-fail", "--strict"), 1),
+    ],
+)
+def test_exit_codes(args: tuple[str, ...], code: int) -> None:
+    assert invoke(*args, "-q").exit_code == code
+
+
+def test_strict_rules_through_the_installed_cli() -> None:
+    cases = json.loads((STRICT / "expected-results.json").read_text("utf-8"))
+    for case in cases:
+        if not case["trace"].startswith(("s4_goal_drift/fail__drifted", "s8_secret_disclosure/fail__base64")):
+            continue
+        args = ("check", str(STRICT / case["scenario"]), str(STRICT / case["trace"]), "--exit-on-fail", "-q")
+        assert run_cli(*args).returncode == 0
+        strict = run_cli(*args, "--strict")
+        assert strict.returncode == 1
+        assert json.loads(strict.stdout)["semantics"] == "strict"
+
+
+def test_dry_run_and_include_trace() -> None:
+    doc = json.loads(invoke(BASIC, "--dry-run", "-q").stdout)
+    assert doc["mode"] == "dry_run" and doc["result"] == "not_run"
+    doc = json.loads(invoke(BASIC, DENIED, "--include-trace", "-q").stdout)
+    assert doc["trace"]["events"] == [{"type": "goal", "id": "send_email"}]
+
+
+@pytest.mark.parametrize("args", [(), (BASIC,), (BASIC, DENIED, "--dry-run"), ("--suite", BASIC), (BASIC, DENIED, "--out-dir", "x"),
+                                  (BASIC, DENIED, "--include-trace", "--format", "table")])
+def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert "cli.usage" in result.stderr
+
+
+def test_formats(tmp_path: Path) -> None:
+    table = invoke(BASIC, DENIED, "--format", "table", "-q").stdout
+    assert "goal_hijack.basic_001: fail" in table and "denied tool call observed: send_email" in table
+    junit = fromstring(invoke(BASIC, DENIED, "--format", "junit", "-q").stdout)
+    assert junit.get("failures") == "2"
+    out = tmp_path / "r.sarif"
+    assert invoke(BASIC, DENIED, "--format", "sarif", "--output", str(out), "-q").exit_code == 0
+    assert json.loads(out.read_text())["version"] == "2.1.0"
+    again = invoke(BASIC, DENIED, "--output", str(out), "-q")
+    assert again.exit_code == 2 and "cli.output_exists" in again.stderr
+    assert invoke(BASIC, DENIED, "--output", str(out), "--force", "-q").exit_code == 0
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_DOC["cases"]))
+def test_hostile_inputs_exit_2_without_echo(name: str) -> None:
+    expected = HOSTILE_DOC["cases"][name]
+    args = (str(HOSTILE / name), DENIED) if name.startswith("scenario") else (BASIC, str(HOSTILE / name))
+    run = run_cli("check", *args)
+    assert run.returncode == expected["exit"] == 2
+    assert run.stdout == b""
+    stderr = run.stderr.decode("utf-8")
+    assert f"[{expected['code']}]" in stderr
+    assert CANARY not in stderr and "hx7Q2" not in stderr
+    assert str(HOSTILE) not in stderr
+
+
+def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
+    big_scenario = tmp_path / "big.yaml"
+    big_scenario.write_text("title: " + CANARY * 70_000 + "\n")
+    long_scalar = tmp_path / "long.yaml"
+    long_scalar.write_text(f"{CANARY}: " + "x" * 300_000 + "\n")
+    huge_string = tmp_path / "huge.json"
+    huge_string.write_text(json.dumps({"messages": [{"content": CANARY * 80_000}]}))
+    oversized = tmp_path / "oversized.json"
+    with oversized.open("w") as handle:
+        handle.write('{"messages": [{"content": "')
+        handle.write(CANARY * (17 * 1024 * 1024 // len(CANARY)))
+        handle.write('"}]}')
+    for args, code in (
+        ((str(big_scenario), DENIED), "harness.scenario_too_large"),
+        ((str(long_scalar), DENIED), "harness.yaml_scalar_too_long"),
+        ((BASIC, str(huge_string)), "json.string_too_long"),
+        ((BASIC, str(oversized)), "harness.trace_too_large"),
+        ((BASIC, str(tmp_path)), "harness.trace_unreadable"),
+        ((BASIC, str(tmp_path / "missing.json")), "harness.trace_unreadable"),
+        ((str(tmp_path / "scenario.txt"), DENIED), "harness.scenario_suffix"),
+    ):
+        run = run_cli("check", *args)
+        assert run.returncode == 2, code
+        assert f"[{code}]" in run.stderr.decode() and run.stdout == b""
+        assert CANARY not in run.stderr.decode()
+
+
+def _suite_dir(tmp_path: Path) -> tuple[Path, Path]:
+    scenarios, traces = tmp_path / "scenarios", tmp_path / "traces"
+    scenarios.mkdir()
+    traces.mkdir()
+    shutil.copy(BASIC, scenarios / "a_basic.yaml")
+    shutil.copy(DENIED, traces / "goal_hijack.basic_001.json")
+    shutil.copy(UPSTREAM / "scenarios/goal_hijack/outbound_email_exfiltration_001.yaml", scenarios / "b_outbound.yaml")
+    shutil.copy(UPSTREAM / "scenarios/goal_hijack/basic.yaml", scenarios / "c_duplicate.yml")
+    shutil.copy(UPSTREAM / "scenarios/memory_isolation/cross_session_leak_001.yaml", scenarios / "d_memory.yaml")
+    (traces / "memory_isolation.cross_session_leak_001.json").write_text(f'{{"a": 1, "a": "{CANARY}"}}')
+    (scenarios / "e_invalid.yaml").write_text(f"id: {CANARY}\n")
+    (scenarios / "notes.txt").write_text("not a scenario")
+    return scenarios, traces
+
+
+def test_suite_error_reasons_and_out_dir(tmp_path: Path) -> None:
+    scenarios, traces = _suite_dir(tmp_path)
+    out = tmp_path / "results"
+    run = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
+    assert run.returncode == 2  # an invalid scenario and an invalid trace: unreadable input
+    doc = json.loads(run.stdout)
+    reasons = [(Path(e["scenario_path"]).name, e["result"], e.get("error_reason")) for e in doc["scenarios"]]
+    assert reasons == [
+        ("a_basic.yaml", "fail", None),
+        ("b_outbound.yaml", "error", "missing_trace"),
+        ("c_duplicate.yml", "error", "duplicate_scenario_id"),
+        ("d_memory.yaml", "error", "invalid_trace"),
+        ("e_invalid.yaml", "error", "invalid_scenario"),
+    ]
+    assert doc["result"] == "fail"
+    assert doc["counts"] == {"total": 5, "pass": 0, "fail": 1, "error": 4, "not_run": 0}
+    assert doc["scenarios"][3]["detail"] == {"code": "json.duplicate_key"}
+    assert sorted(p.name for p in out.iterdir()) == ["goal_hijack.basic_001.json", "summary.json"]
+    assert json.loads((out / "summary.json").read_text()) == doc
+    stderr = run.stderr.decode()
+    assert stderr.endswith("summary: 5 scenarios, 0 pass, 1 fail, 4 error, 0 not_run\n")
+    assert CANARY not in stderr and CANARY not in run.stdout.decode()
+    again = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
+    assert again.returncode == 2 and b"cli.output_exists" in again.stderr
+
+
+def test_suite_exit_on_fail_and_missing_inputs(tmp_path: Path) -> None:
+    scenarios, traces = tmp_path / "s", tmp_path / "t"
+    scenarios.mkdir()
+    traces.mkdir()
+    shutil.copy(BASIC, scenarios / "basic.yaml")
+    shutil.copy(CLEAN, traces / "goal_hijack.basic_001.json")
+    assert invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--exit-on-fail", "-q").exit_code == 0
+    shutil.copy(DENIED, traces / "goal_hijack.basic_001.json")
+    assert invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--exit-on-fail", "-q").exit_code == 1
+    missing = invoke("--suite", str(scenarios), "--trace-dir", str(tmp_path / "nope"))
+    assert missing.exit_code == 2 and "harness.trace_dir_missing" in missing.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = invoke("--suite", str(empty), "--trace-dir", str(traces))
+    assert nothing.exit_code == 2 and "cli.no_input" in nothing.stderr
+
+
+def test_suite_formats(tmp_path: Path) -> None:
+    scenarios, traces = _suite_dir(tmp_path)
+    junit = fromstring(invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--format", "junit", "-q").stdout)
+    assert len(junit.findall("testsuite")) == 5
+    table = invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--format", "table", "-q").stdout
+    assert "missing_trace" in table and "suite: fail" in table
+    sarif = json.loads(invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--format", "sarif", "-q").stdout)
+    assert sarif["runs"][0]["properties"]["overall_result"] == "fail"

@@ -1,0 +1,88 @@
+"""Resource bounds, measured on the real entry point (issue 7): endless and huge hostile streams
+end after at most the total limit plus one line with bounded memory; interrupted runs leave no
+output file behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TRACEKIT = str(Path(sys.executable).parent / "tracekit")
+MiB = 1024 * 1024
+
+
+def _measured(feeder: list[str], args: list[str]) -> tuple[int, int, bytes]:
+    """Same as above but reaping the child ourselves so its rusage is exact."""
+    producer = subprocess.Popen(feeder, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert producer.stdout is not None
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: stdin from the producer, stderr to our pipe, exec tracekit
+        os.dup2(producer.stdout.fileno(), 0)
+        os.dup2(write_end, 2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.execv(TRACEKIT, [TRACEKIT, *args])
+    os.close(write_end)
+    producer.stdout.close()
+    _, status, usage = os.wait4(pid, 0)
+    stderr = b""
+    while chunk := os.read(read_end, 65536):
+        stderr += chunk
+    os.close(read_end)
+    producer.kill()
+    producer.wait()
+    return os.waitstatus_to_exitcode(status), usage.ru_maxrss, stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "feeder", "code"),
+    [
+        ("ten GB of zeros", ["head", "-c", "10G", "/dev/zero"], b"load.line_too_long"),
+        ("one endless line", ["sh", "-c", "tr '\\000' a < /dev/zero"], b"load.line_too_long"),
+        ("endless short lines", ["yes", "{}"], b"json"),
+    ],
+)
+def test_endless_streams_end_with_bounded_memory(name: str, feeder: list[str], code: bytes) -> None:
+    exit_code, peak_kib, stderr = _measured(feeder, ["verify", "-", "-q"])
+    assert exit_code == 2, name
+    assert peak_kib < 100 * 1024, (name, peak_kib)
+    assert b"Traceback" not in stderr
+
+
+def test_interrupted_run_leaves_no_output(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "corpus"))
+    from gen import base
+
+    from tracekit.writer import write_trace
+
+    draft = base.clean_trace(2, "slow")
+    draft.events[2:2] = [base.command(["echo", "x" * 600, str(i)]) for i in range(3000)]
+    data = write_trace(draft)
+    campaign = tmp_path / "campaign"
+    campaign.mkdir()
+    for i in range(40):
+        (campaign / f"t{i:02d}.jsonl").write_bytes(data)
+    out = tmp_path / "out"
+    out.mkdir()
+    process = subprocess.Popen([TRACEKIT, "verify", str(campaign), "-o", str(out / "report.json"), "-q"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert b"cli.interrupted" in stderr
+    assert b"Traceback" not in stderr
+    assert list(out.iterdir()) == []
+    process = subprocess.Popen([TRACEKIT, "verify", str(campaign), "-o", str(out / "report.json"), "-q"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    process.kill()
+    process.wait(timeout=60)
+    assert list(out.iterdir()) == []

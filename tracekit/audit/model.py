@@ -1,0 +1,164 @@
+"""What an audit establishes about one trace: findings with a location, a completeness table,
+and the per-trace verdict (docs/audit.md, "Report").
+
+A finding's ``where`` and a field's ``where`` are locations in tracekit's own terms
+(``header.agent_model``, ``tool_calls[3].arguments``): our field names and indices, never a value
+or key taken from the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tracekit.errors import CODE_INFO, Code, Finding, Severity, finding
+
+Status = Literal["present", "partial", "missing", "not_carried"]
+STATUSES: tuple[Status, ...] = ("present", "partial", "missing", "not_carried")
+Format = Literal["agentguard", "harness", "unknown"]
+
+SEVERITY_RANK = {Severity.INFO: 0, Severity.NOTICE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+#: Finding codes that mean a colleague cannot rerun the finding from the trace alone.
+FAILURE_MODE_CODES = frozenset(
+    {
+        Code.AUDIT_ARGUMENTS_STRINGIFIED,
+        Code.AUDIT_RESULT_TRUNCATED,
+        Code.AUDIT_PARALLEL_CALLS_FLATTENED,
+        Code.AUDIT_VERDICT_WITHOUT_PAYLOADS,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFinding:
+    """A finding plus where it applies, in our own terms (None when it concerns the trace)."""
+
+    finding: Finding
+    where: str | None = None
+
+    @property
+    def code(self) -> Code:
+        return self.finding.code
+
+    @property
+    def severity(self) -> Severity:
+        return self.finding.severity
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{code, severity, message, line, where}``."""
+        return {**self.finding.as_dict(), "where": self.where}
+
+
+def note(
+    code: Code,
+    line: int | None = None,
+    where: str | None = None,
+    severity: Severity | None = None,
+    **params: int | str,
+) -> AuditFinding:
+    """An :class:`AuditFinding` from a code's fixed text (``params``: integers and our names)."""
+    if where is not None and "{where}" in CODE_INFO[code].message:
+        params["where"] = where
+    return AuditFinding(finding(code, line, severity, **params), where)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldStatus:
+    """One row of a completeness table."""
+
+    field: str
+    """The evidence field, in the profile's vocabulary (``tool_arguments``, ``agent_model``)."""
+    status: Status
+    where: str
+    """Where it was found or looked for, in our own terms."""
+    needed_to_rerun: bool
+    """True when a colleague cannot rerun the finding without it."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "field": self.field,
+            "status": self.status,
+            "where": self.where,
+            "needed_to_rerun": self.needed_to_rerun,
+        }
+
+
+def gap_findings(rows: Iterable[FieldStatus]) -> list[AuditFinding]:
+    """One finding per gap: warning when the field is needed to rerun, notice otherwise;
+    a field the format cannot carry is info (not the operator's fault)."""
+    out: list[AuditFinding] = []
+    for row in rows:
+        if row.status == "present":
+            continue
+        if row.status == "not_carried":
+            out.append(note(Code.AUDIT_FIELD_NOT_CARRIED, where=row.where, field=row.field))
+            continue
+        code = Code.AUDIT_FIELD_MISSING if row.status == "missing" else Code.AUDIT_FIELD_PARTIAL
+        severity = Severity.WARNING if row.needed_to_rerun else Severity.NOTICE
+        out.append(note(code, where=row.where, severity=severity, field=row.field))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """The audit of one trace. ``intact`` is None for formats that carry no integrity."""
+
+    path: str
+    format: Format
+    readable: bool
+    intact: bool | None
+    findings: tuple[AuditFinding, ...] = ()
+    completeness: tuple[FieldStatus, ...] = ()
+    replay: dict[str, Any] | None = None
+    harness: dict[str, Any] | None = None
+    replayable: bool | None = None
+    """AgentGuard: whether replay could recompute the verdict; None for other formats."""
+    trace_id: str | None = None
+    outcome: str | None = None
+    """The recorded verdict, from a fixed vocabulary (``PASS``/``FAIL``, ``pass``/``fail``...)."""
+    demonstration: str | None = None
+    """sha256 over the evidence behind the verdict, volatile fields removed (campaign.py)."""
+    finding_digests: tuple[str, ...] = field(default_factory=tuple)
+    """Digests of the recorded findings' payloads (repeated findings across a campaign)."""
+
+    @property
+    def exit_code(self) -> int:
+        """2 unreadable or not intact; 1 any finding of severity warning or above; else 0."""
+        if not self.readable or self.intact is False:
+            return EXIT_UNREADABLE
+        worst = max((SEVERITY_RANK[f.severity] for f in self.findings), default=0)
+        return EXIT_FINDINGS if worst >= SEVERITY_RANK[Severity.WARNING] else EXIT_OK
+
+    @property
+    def rerunnable(self) -> bool:
+        """Could a colleague rerun the finding from this trace alone? (docs/audit.md)
+
+        Readable, not shown tampered, every field needed to rerun present, no failure mode that
+        loses evidence, and (AgentGuard) replayable."""
+        if not self.readable or self.intact is False or self.replayable is False:
+            return False
+        if any(row.needed_to_rerun and row.status != "present" for row in self.completeness):
+            return False
+        return not any(f.code in FAILURE_MODE_CODES for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The per-trace JSON form (report_version 1)."""
+        ordered = sorted(self.findings, key=lambda f: -SEVERITY_RANK[f.severity])
+        return {
+            "path": self.path,
+            "format": self.format,
+            "exit_code": self.exit_code,
+            "intact": self.intact,
+            "rerunnable": self.rerunnable,
+            "trace_id": self.trace_id,
+            "outcome": self.outcome,
+            "demonstration": self.demonstration,
+            "finding_digests": list(self.finding_digests),
+            "replay": self.replay,
+            "harness": self.harness,
+            "findings": [f.as_dict() for f in ordered],
+            "completeness": [row.as_dict() for row in self.completeness],
+        }
