@@ -37,7 +37,11 @@ corpus: install
 corpus-check: install
 	$(PY) corpus/generate.py --check
 
-fuzz: install-test
+$(VENV)/.installed-fuzz: $(VENV)/.installed-test
+	$(PIP) install --quiet -e '.[test,dask,fuzz]'
+	touch $@
+
+fuzz: install-test $(VENV)/.installed-fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) fuzz/run.py
 
 bench: install-test
