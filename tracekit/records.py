@@ -21,7 +21,8 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from typing import Any
+from operator import attrgetter
+from typing import Any, Union
 
 import msgspec
 import msgspec.inspect as mi
@@ -34,7 +35,6 @@ from tracekit.limits import DEFAULT_LIMITS, Limits
 from tracekit.schema import agentguard as ag
 
 _ENCODE = msgspec.json.Encoder(order="sorted").encode
-_ENVELOPE = msgspec.json.Decoder(ag.EventEnvelope).decode
 
 
 class RecordProblem(Exception):
@@ -223,12 +223,13 @@ def _same_as_read(encoded: bytes, raw: bytes) -> bool:
     msgspec's output is printable ASCII, so escaping every non-ASCII character and U+007F of it
     gives exactly Python's bytes.
     """
+    if b"\x7f" in encoded:  # ASCII, so it must be escaped before the first comparison
+        encoded = encoded.replace(b"\x7f", b"\\u007f")
     if encoded == raw:
         return True
-    if encoded.isascii() and b"\x7f" not in encoded:
+    if encoded.isascii():
         return False
-    escaped = encoded.decode("utf-8").encode("ascii", "tracekit.json_ascii")
-    return escaped.replace(b"\x7f", b"\\u007f") == raw
+    return encoded.decode("utf-8").encode("ascii", "tracekit.json_ascii") == raw
 
 
 def _floats_alike(value: Any) -> bool:
@@ -290,53 +291,107 @@ def _inspect(kind: mi.Type, fields: dict[type, tuple[str, ...]], free: set[type]
     return True, True
 
 
-def _fast_types() -> tuple[dict[type, tuple[str, ...]], dict[str, Any]]:
+def _fast_types() -> tuple[dict[type, tuple[str, ...]], dict[type, str], dict[type, Any], Any]:
+    """One tagged Struct per event type: the envelope fields plus its typed payload.
+
+    A whole line then decodes in one call (msgspec picks the Struct by ``event_type``) and
+    re-encodes in one call. Payload types holding a free-form value (``Any``) get no Struct:
+    such values are bounded only by the exact path's walk (step 2.5).
+    """
     fields: dict[type, tuple[str, ...]] = {}
     free: set[type] = set()
-    _inspect(mi.type_info(ag.EventEnvelope), fields, free)
-    decoders = {}
+    envelope = [
+        (f.name, f.type)
+        for f in msgspec.structs.fields(ag.EventEnvelope)
+        if f.name not in ("event_type", "payload")
+    ]
+    lines: dict[type, str] = {}
+    floats: dict[type, Any] = {}
     for name, kind in ag.PAYLOAD_TYPES.items():
-        _, has_free = _inspect(mi.type_info(kind), fields, free)
-        if not has_free:  # a free-form value (``Any``) is bounded only by the exact path's walk
-            decoders[name] = msgspec.json.Decoder(kind).decode
-    return {k: v for k, v in fields.items() if v}, decoders
+        if _inspect(mi.type_info(kind), fields, free)[1]:
+            continue
+        line_type = msgspec.defstruct(
+            f"{kind.__name__}Line",
+            [*envelope, ("payload", kind)],
+            tag_field="event_type",
+            tag=name,
+            forbid_unknown_fields=True,
+            frozen=True,
+        )
+        info = mi.type_info(line_type)
+        _inspect(info, fields, free)
+        lines[line_type] = name
+        assert isinstance(info, mi.StructType)
+        floats[line_type] = _float_getter(_float_paths(info, fields))
+    decoder = msgspec.json.Decoder(Union[tuple(lines)])  # type: ignore[valid-type]
+    return {k: v for k, v in fields.items() if v}, lines, floats, decoder.decode
 
 
-_FLOAT_FIELDS, _FAST_DECODERS = _fast_types()
-"""Float-bearing field names per Struct; the payload decoders of the fast path, per event type."""
+def _float_paths(kind: mi.StructType, fields: dict[type, tuple[str, ...]]) -> list[str]:
+    """Dotted paths to every float-bearing value, descending only through plain Struct fields
+    (an optional Struct, a list or a dict is a leaf, checked by :func:`_floats_alike`)."""
+    paths = []
+    for field in kind.fields:
+        if field.name in fields[kind.cls]:
+            if isinstance(field.type, mi.StructType):
+                paths += [f"{field.name}.{sub}" for sub in _float_paths(field.type, fields)]
+            else:
+                paths.append(field.name)
+    return paths
+
+
+def _float_getter(paths: list[str]) -> Any:
+    """A C-level getter returning the tuple of values at ``paths``."""
+    if len(paths) == 1:
+        single = attrgetter(paths[0])
+        return lambda value: (single(value),)
+    return attrgetter(*paths)
+
+
+_FLOAT_FIELDS, _FAST_EVENT_TYPES, _FLOAT_VALUES, _DECODE_LINE = _fast_types()
+"""Float-bearing field names per Struct; the fast path's line Structs and their event types;
+a getter of each line Struct's float-bearing values; the decoder of a whole line."""
+_PAYLOAD_KEY = b',"payload":'
+_AFTER_PAYLOAD = b',"previous_event_hash":"'
 
 
 def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRecord | None:
     try:
-        env = _ENVELOPE(raw)
-        decode_payload = _FAST_DECODERS.get(env.event_type)
-        if decode_payload is None:
-            return None
-        payload_raw = bytes(env.payload)
-        payload = decode_payload(payload_raw)
+        record = _DECODE_LINE(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
-    if not (_same_as_read(_ENCODE(env), raw) and _same_as_read(_ENCODE(payload), payload_raw)):
+    if not _same_as_read(_ENCODE(record), raw):
         return None
-    if not (_floats_alike(env) and _floats_alike(payload)):
-        return None
+    for value in _FLOAT_VALUES[type(record)](record):
+        if type(value) is float:
+            if not (value == 0.0 or 1e-4 <= abs(value) < 1e16):  # as in _floats_alike
+                return None
+        elif value is not None and type(value) is not int and not _floats_alike(value):
+            return None
+    # The line is canonical, so its keys are sorted: event_hash (hex) and event_type come before
+    # the payload, previous_event_hash, record_type, relative_offset_seconds and sequence after.
+    # A canonical string never holds `,"` (a quote inside a string is always escaped), so the
+    # first `,"payload":` and the last `,"previous_event_hash":"` are the envelope's own keys,
+    # and the bytes between them are the canonical payload exactly as read (step 7.2).
+    payload_raw = raw[raw.index(_PAYLOAD_KEY) + len(_PAYLOAD_KEY) : raw.rindex(_AFTER_PAYLOAD)]
+    event_type = _FAST_EVENT_TYPES[type(record)]
     ctx = context_bytes(
-        event_type=env.event_type,
+        event_type=event_type,
         canonical_payload=payload_raw,
         previous_event_hash=previous,
-        relative_offset_seconds=env.relative_offset_seconds,
+        relative_offset_seconds=record.relative_offset_seconds,
         schema_version=version,
-        sequence=env.sequence,
+        sequence=record.sequence,
     )
     return EventRecord(
         line=line,
-        sequence=env.sequence,
-        event_type=env.event_type,
-        event_hash=env.event_hash,
-        previous_event_hash=env.previous_event_hash,
-        relative_offset_seconds=env.relative_offset_seconds,
-        record_type=env.record_type,
-        payload=payload,
+        sequence=record.sequence,
+        event_type=event_type,
+        event_hash=record.event_hash,
+        previous_event_hash=record.previous_event_hash,
+        relative_offset_seconds=record.relative_offset_seconds,
+        record_type=record.record_type,
+        payload=record.payload,
         computed_hash=sha256_hex(ctx),
         canonical=True,
     )

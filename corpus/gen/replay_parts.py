@@ -23,7 +23,7 @@ from tracekit.writer import DraftEvent, DraftTrace, write_trace
 FOLDER = "replay"
 INTACT = {"exit": 0, "code": None}
 TESTS = "python -m pytest -q"
-C, E, W, I = "critical", "error", "warning", "info"
+C, E, W, INFO = "critical", "error", "warning", "info"
 
 
 # ------------------------------------------------------------------------------ building blocks
@@ -55,8 +55,10 @@ def trace(
     if version >= 2 and snapshot:
         h["policy_snapshot"].update(snapshot)
     if changes is None:
-        changes = [base.file_change("src/widget.py", added=4, deleted=2),
-                   base.file_change("docs/widget.md", added=2, deleted=0)]
+        changes = [
+            base.file_change("src/widget.py", added=4, deleted=2),
+            base.file_change("docs/widget.md", added=2, deleted=0),
+        ]
     paths = [c.payload["path"] for c in changes]
     added = sum(c.payload["lines_added"] for c in changes)
     deleted = sum(c.payload["lines_deleted"] for c in changes)
@@ -95,8 +97,9 @@ def simulated(argv: list[str]) -> DraftEvent:
     return event
 
 
-def expect(replay_exit: int, equivalence: str | None, reason: str | None = None,
-           **extra: dict[str, Any]) -> dict[str, Any]:
+def expect(
+    replay_exit: int, equivalence: str | None, reason: str | None = None, **extra: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "verify": INTACT,
         "replayability": {"exit": 0 if reason is None else 1, "code": reason},

@@ -248,3 +248,14 @@ def test_suite_formats(tmp_path: Path) -> None:
     assert "missing_trace" in table and "suite: fail" in table
     sarif = json.loads(invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--format", "sarif", "-q").stdout)
     assert sarif["runs"][0]["properties"]["overall_result"] == "fail"
+
+
+def test_out_dir_refuses_an_id_that_would_overwrite_the_summary(tmp_path: Path) -> None:
+    scenarios, traces, out = tmp_path / "s", tmp_path / "t", tmp_path / "o"
+    scenarios.mkdir()
+    traces.mkdir()
+    (scenarios / "x.yaml").write_text(Path(BASIC).read_text().replace("id: goal_hijack.basic_001", "id: summary"))
+    shutil.copy(DENIED, traces / "summary.json")
+    run = invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
+    assert run.exit_code == 2 and "harness.output_name_collision" in run.stderr
+    assert not out.exists()

@@ -37,7 +37,9 @@ def test_replayability_exit_codes() -> None:
 
 
 def test_replayability_json() -> None:
-    result = run_cli("replayability", str(REPLAY / "not_replayable__missing_severity.jsonl"), "--format", "json")
+    result = run_cli(
+        "replayability", str(REPLAY / "not_replayable__missing_severity.jsonl"), "--format", "json"
+    )
     assert result.returncode == 1
     doc = json.loads(result.stdout)
     assert doc["replayable"] is False and doc["missing_inputs"] == ["severity:diff-size"]
@@ -74,8 +76,12 @@ def test_replay_json_report() -> None:
 
 
 def test_not_replayable_replay_prints_json_and_exits_2() -> None:
-    result = run_cli("replay", str(REPLAY / "not_replayable__forged_content_based_secret_scan.jsonl"),
-                     "--format", "json")
+    result = run_cli(
+        "replay",
+        str(REPLAY / "not_replayable__forged_content_based_secret_scan.jsonl"),
+        "--format",
+        "json",
+    )
     assert result.returncode == 2
     doc = json.loads(result.stdout)
     assert doc["replayable"] is False and doc["recomputed"] is None and doc["equivalence"] is None

@@ -29,20 +29,32 @@ def test_corpus_covers_every_equivalence_and_refusal() -> None:
     assert {o["equivalence"] for o in replays} == {"exact", "semantic", "divergent", None}
     codes = {o["code"] for _, c, o in CASES if c.startswith("replayability") and o["code"]}
     assert {
-        "replay.not_replayable_v1", "replay.redacted_inputs", "replay.command_patterns_differ",
-        "replay.unknown_check", "replay.missing_severity", "replay.score_weights",
-        "replay.truncated_evidence", "replay.truncated_modified_files", "replay.strict_sources",
-        "replay.secret_scan_not_recomputable", "replay.inconsistent_file_changes",
+        "replay.not_replayable_v1",
+        "replay.redacted_inputs",
+        "replay.command_patterns_differ",
+        "replay.unknown_check",
+        "replay.missing_severity",
+        "replay.score_weights",
+        "replay.truncated_evidence",
+        "replay.truncated_modified_files",
+        "replay.strict_sources",
+        "replay.secret_scan_not_recomputable",
+        "replay.inconsistent_file_changes",
     } <= codes
     assert len([n for n in EXPECTED if n.startswith("fail_alone__")]) >= 7
 
 
-@pytest.mark.parametrize(("name", "command", "outcome"), CASES, ids=[f"{n}:{c}" for n, c, _ in CASES])
+@pytest.mark.parametrize(
+    ("name", "command", "outcome"), CASES, ids=[f"{n}:{c}" for n, c, _ in CASES]
+)
 def test_replay_corpus_case(name: str, command: str, outcome: dict[str, Any]) -> None:
     path = FOLDER / name
     args = command.split()
     strict = "--strict-sources" in args
-    report = replay(verify_file(path, VerifyOptions(keep_events=True, strict_sources=strict)), strict_sources=strict)
+    report = replay(
+        verify_file(path, VerifyOptions(keep_events=True, strict_sources=strict)),
+        strict_sources=strict,
+    )
     if args[0] == "replayability":
         assert report.replayable is (outcome["exit"] == 0)
         assert (report.reasons[0].code.value if report.reasons else None) == outcome["code"]

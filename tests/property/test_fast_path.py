@@ -44,7 +44,11 @@ SPECIAL = st.sampled_from(
     ["\x00", "\x1f", "\x7f", "\x80", "\u2028", "\ue000", "\uffff", "\U00010000", "\U0001f600",
      '"', "\\", "/", "\n", "\t", "\b", "\f", "\r", "é", "€", "𝄞", "\\u0041", ".0,", "e5]"]
 )
-TEXT = st.lists(st.one_of(CHARS, SPECIAL), max_size=24).map("".join)
+TEXT = st.one_of(
+    st.lists(st.one_of(CHARS, SPECIAL), max_size=24).map("".join),
+    # ASCII only (U+007F and controls included): the lines where only escaping differs
+    st.text(alphabet=st.characters(max_codepoint=0x7F, blacklist_categories=("Cs",)), max_size=12),
+)
 FLOATS = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from([0.0, -0.0, 1.0, 1e-4, 9.999999999999999e-05, 1e-5, 1e-6, 1e-7, 1e15, 1e16,
@@ -324,3 +328,18 @@ def test_key_order_is_code_point_order() -> None:
     keys = ["\ue000", "\U0001f600", "\uffff", "\U00010000", "\x7f", "a", "", "B", "é"]
     value = {k: 1 for k in keys}
     assert _same_as_read(_ENCODE(value), agentguard_bytes(value))
+
+
+def test_raw_delete_character_is_not_canonical() -> None:
+    # U+007F is ASCII, so only the escaping step tells msgspec's output from Python's.
+    record = _record("check_result", {"evidence": [], "message": "a\x7fb", "name": "n",
+                                      "passed": True, "score_contribution": 0, "severity": "info",
+                                      "truncation": {"evidence": False, "message": False}}, None)
+    canonical = agentguard_bytes(record)
+    assert b"\\u007f" in canonical
+    assert _assert_agree(canonical)
+    raw_delete = canonical.replace(b"\\u007f", b"\x7f")
+    assert not _assert_agree(raw_delete)
+    outcome = _outcome(decode_event, raw_delete)
+    assert isinstance(outcome, EventRecord) and not outcome.canonical
+    assert outcome.computed_hash == record["event_hash"]

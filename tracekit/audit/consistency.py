@@ -273,3 +273,24 @@ def check_consistency(header: ag.Header, events: Sequence[EventRecord]) -> list[
     if ctx is None:
         return []
     return [found for rule in RULES for found in rule(ctx)]
+
+CONSISTENCY_CODES = frozenset(
+    code.value
+    for code in (
+        Code.AUDIT_HEADER_IDS_MISMATCH,
+        Code.AUDIT_FUNCTIONAL_PASS_MISMATCH,
+        Code.AUDIT_SCORE_CONTRIBUTION_MISMATCH,
+        Code.AUDIT_FAILED_CHECKS_MISMATCH,
+        Code.AUDIT_WARNING_CHECKS_MISMATCH,
+        Code.AUDIT_MODIFIED_COUNT_MISMATCH,
+        Code.AUDIT_MODIFIED_PATHS_MISMATCH,
+        Code.AUDIT_LINE_TOTALS_MISMATCH,
+        Code.AUDIT_SCORE_MISMATCH,
+        Code.AUDIT_RESULT_MISMATCH,
+        Code.AUDIT_DUPLICATE_CHECK_NAME,
+        Code.AUDIT_SEVERITY_MISMATCH,
+        Code.AUDIT_NON_MONOTONIC_OFFSETS,
+        Code.AUDIT_UNKNOWN_WORKING_DIRECTORY_ROLE,
+    )
+)
+"""The codes the rules above emit, one per rule (campaign.py counts traces without any)."""

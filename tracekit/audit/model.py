@@ -136,13 +136,19 @@ class AuditReport:
     def rerunnable(self) -> bool:
         """Could a colleague rerun the finding from this trace alone? (docs/audit.md)
 
-        Readable, not shown tampered, every field needed to rerun present, no failure mode that
-        loses evidence, and (AgentGuard) replayable."""
+        Readable and not shown tampered; every field needed to rerun present; no failure mode
+        that loses evidence; no self-contradiction (an error-severity consistency finding);
+        for AgentGuard, replayable and not divergent."""
         if not self.readable or self.intact is False or self.replayable is False:
             return False
         if any(row.needed_to_rerun and row.status != "present" for row in self.completeness):
             return False
-        return not any(f.code in FAILURE_MODE_CODES for f in self.findings)
+        blocking = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
+        return not any(
+            f.code in blocking
+            or (f.severity is Severity.ERROR and f.code.value.startswith("audit."))
+            for f in self.findings
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The per-trace JSON form (report_version 1)."""
@@ -151,6 +157,7 @@ class AuditReport:
             "path": self.path,
             "format": self.format,
             "exit_code": self.exit_code,
+            "readable": self.readable,
             "intact": self.intact,
             "rerunnable": self.rerunnable,
             "trace_id": self.trace_id,

@@ -71,7 +71,9 @@ def replayability(
     path: str = typer.Argument(..., help="A trace file, or - for stdin."),
     format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
     strict_sources: bool = typer.Option(
-        False, "--strict-sources", help="A changed or unavailable source makes the trace not replayable."
+        False,
+        "--strict-sources",
+        help="A changed or unavailable source makes the trace not replayable.",
     ),
     trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
 ) -> None:
@@ -82,7 +84,11 @@ def replayability(
     )
 
     report = _replay_report(path, strict_sources, trusted_root)
-    emit(render_replayability_json(report) if format is Format.json else render_replayability_table(report))
+    emit(
+        render_replayability_json(report)
+        if format is Format.json
+        else render_replayability_table(report)
+    )
     raise typer.Exit(EXIT_OK if report.replayable else EXIT_FAIL)
 
 
@@ -94,7 +100,9 @@ def replay(
     ),
     force: bool = typer.Option(False, "--force", help="Replace existing replay.json / replay.md."),
     strict_sources: bool = typer.Option(
-        False, "--strict-sources", help="A changed or unavailable source makes the trace not replayable."
+        False,
+        "--strict-sources",
+        help="A changed or unavailable source makes the trace not replayable.",
     ),
     require_equivalence: bool = typer.Option(
         True,

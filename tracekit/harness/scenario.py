@@ -116,7 +116,7 @@ def _check_assertions(assertions: object, expected: Mapping[str, Any]) -> None:
         kind = assertion.get("type")
         if not _nonempty_str(kind):
             raise _invalid(f"assertions[{index}].type must be a non-empty string")
-        kind = kind.strip()
+        kind = str(kind).strip()
         if kind == "memory_isolation":
             _check_memory_isolation(expected)
         elif kind == "goal_integrity" and not _nonempty_str(assertion.get("expected_goal")):

@@ -142,5 +142,6 @@ def parse_trace(data: bytes, limits: Limits = HARNESS_LIMITS) -> Trace:
         check_prescan(data, limits)
         value = strict_loads(text, limits)
     except JsonProblem as problem:
-        raise TracekitError(finding(problem.code, **problem.params)) from None
+        params: dict[str, Any] = dict(problem.params)
+        raise TracekitError(finding(problem.code, **params)) from None
     return trace_from_value(value)

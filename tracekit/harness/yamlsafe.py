@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-import yaml
+import yaml  # type: ignore[import-untyped, unused-ignore]
 
 from tracekit.errors import Code, TracekitError, finding
 from tracekit.limits import Limits
@@ -42,7 +42,7 @@ class _Refused(Exception):
         self.line = line
 
 
-class _ScenarioLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _ScenarioLoader(_BaseLoader):  # type: ignore[misc, unused-ignore]
     """SafeLoader that keeps the document JSON-compatible and refuses repeated keys."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
@@ -72,8 +72,9 @@ def _line(mark: Any) -> int | None:
     return line + 1 if isinstance(line, int) else None
 
 
-def _fail(code: Code, event: Any = None, **params: int) -> NoReturn:
-    raise TracekitError(finding(code, _line(getattr(event, "start_mark", None)), **params))
+def _fail(code: Code, event: Any = None, limit: int | None = None) -> NoReturn:
+    line = _line(getattr(event, "start_mark", None))
+    raise TracekitError(finding(code, line) if limit is None else finding(code, line, limit=limit))
 
 
 def _has_surrogate(text: str) -> bool:

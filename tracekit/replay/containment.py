@@ -71,8 +71,6 @@ def summarise_containment(
                 execution_mode=payload.execution_mode,
                 state=payload.state,
                 security_claim_level=payload.security_claim_level,
-                section_states=tuple(
-                    (name, getattr(payload, name).state) for name in SECTIONS
-                ),
+                section_states=tuple((name, getattr(payload, name).state) for name in SECTIONS),
             )
     return ABSENT

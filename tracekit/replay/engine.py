@@ -94,8 +94,12 @@ def evaluate(evidence: Evidence, policy: PolicySnapshot) -> Verdict:
     """
     enabled = set(policy.enabled_checks)
     outcomes = [
-        outcome(check.id, check.evaluate(evidence, policy), policy.severities[check.id],
-                policy.score_weights)
+        outcome(
+            check.id,
+            check.evaluate(evidence, policy),
+            policy.severities[check.id],
+            policy.score_weights,
+        )
         for check in REGISTRY
         if check.id in enabled
     ]

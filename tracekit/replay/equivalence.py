@@ -98,9 +98,14 @@ def _value(check: CheckOutcome, name: str) -> Any:
 
 def _pair(old: CheckOutcome, new: CheckOutcome) -> list[Difference]:
     found: list[Difference] = []
-    for name, kind in [*((f, DIVERGENT) for f in DIVERGENT_FIELDS), *((f, SEMANTIC) for f in SEMANTIC_FIELDS)]:
+    for name, kind in [
+        *((f, DIVERGENT) for f in DIVERGENT_FIELDS),
+        *((f, SEMANTIC) for f in SEMANTIC_FIELDS),
+    ]:
         if getattr(old, name) != getattr(new, name):
-            found.append(Difference("check", name, new.id, _value(old, name), _value(new, name), kind))
+            found.append(
+                Difference("check", name, new.id, _value(old, name), _value(new, name), kind)
+            )
     return found
 
 
@@ -122,14 +127,22 @@ def _compare_checks(
     for position, new in enumerate(recomputed):
         assert new.id is not None
         if new.id not in paired:
-            comparisons.append(CheckComparison(new.id, "missing", DIVERGENT, None, position, ("check",)))
-            differences.append(Difference("check", "missing", new.id, None, new.to_dict(), DIVERGENT))
+            comparisons.append(
+                CheckComparison(new.id, "missing", DIVERGENT, None, position, ("check",))
+            )
+            differences.append(
+                Difference("check", "missing", new.id, None, new.to_dict(), DIVERGENT)
+            )
             continue
         found = _pair(recorded[paired[new.id]], new)
         differences.extend(found)
         comparisons.append(
             CheckComparison(
-                new.id, "matched", _classify(found), paired[new.id], position,
+                new.id,
+                "matched",
+                _classify(found),
+                paired[new.id],
+                position,
                 tuple(d.field for d in found),
             )
         )
@@ -146,7 +159,9 @@ def _compare_run(recorded: Verdict, recomputed: Verdict) -> list[Difference]:
     if recorded.score != recomputed.score:
         found.append(Difference("run", "score", None, recorded.score, recomputed.score, DIVERGENT))
     if recorded.result != recomputed.result:
-        found.append(Difference("run", "result", None, recorded.result, recomputed.result, DIVERGENT))
+        found.append(
+            Difference("run", "result", None, recorded.result, recomputed.result, DIVERGENT)
+        )
     for name in ("failed_checks", "warning_checks"):
         old, new = getattr(recorded, name), getattr(recomputed, name)
         if _identities(old) != _identities(new):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
@@ -186,7 +187,8 @@ def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstru
 
 def _notices(events: Sequence[EventRecord], out: Reconstruction) -> None:
     roles = [
-        e for e in events
+        e
+        for e in events
         if isinstance(e.payload, ag.AgentCommand)
         and e.payload.working_directory_role not in KNOWN_WORKING_DIRECTORY_ROLES
     ]
@@ -196,6 +198,6 @@ def _notices(events: Sequence[EventRecord], out: Reconstruction) -> None:
         )
     timed = [(e.line, e.relative_offset_seconds) for e in events]
     offsets = [(line, value) for line, value in timed if value is not None]
-    drops = [b[0] for a, b in zip(offsets, offsets[1:]) if b[1] < a[1]]
+    drops = [b[0] for a, b in pairwise(offsets) if b[1] < a[1]]
     if drops:
         out.notices.append(finding(Code.REPLAY_NON_MONOTONIC_OFFSETS, drops[0], count=len(drops)))

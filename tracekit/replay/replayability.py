@@ -94,7 +94,8 @@ def assess(
         _snapshot_reasons(snapshot, missing, reasons)
     reasons.extend(_truncation_reasons(events))
     secret = [
-        e for e in events
+        e
+        for e in events
         if isinstance(e.payload, ag.CheckResult)
         and e.payload.name in ("secret-scan", BY_ID["secret-scan"].name)
         and recorded_message_unrecomputable(e.payload.message)

@@ -22,7 +22,9 @@ def contribution(passed: bool, severity: str, weights: Mapping[str, int]) -> int
     return 0 if passed else -weights.get(severity, 0)
 
 
-def outcome(check_id: str, decision: Decision, severity: str, weights: Mapping[str, int]) -> CheckOutcome:
+def outcome(
+    check_id: str, decision: Decision, severity: str, weights: Mapping[str, int]
+) -> CheckOutcome:
     """A registered check's decision with its severity and contribution attached."""
     return CheckOutcome(
         id=check_id,

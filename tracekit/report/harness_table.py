@@ -12,9 +12,9 @@ from tracekit.report.harness_text import terminal_safe
 
 
 def _grid(rows: list[list[str]], headers: list[str]) -> str:
-    from tabulate import tabulate
+    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
-    return tabulate([[terminal_safe(cell) for cell in row] for row in rows], headers=headers, tablefmt="simple")
+    return str(tabulate([[terminal_safe(cell) for cell in row] for row in rows], headers=headers, tablefmt="simple"))
 
 
 def render(result: HarnessResult) -> str:

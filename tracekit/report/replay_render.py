@@ -44,6 +44,10 @@ def _status(check: CheckOutcome | None) -> str:
     return "pass" if check.passed else "fail"
 
 
+def _field(check: CheckOutcome | None, name: str) -> str:
+    return "-" if check is None else str(getattr(check, name))
+
+
 def _check_rows(report: ReplayReport) -> list[list[str]]:
     recorded = report.recorded.checks if report.recorded else ()
     recomputed = report.recomputed.checks if report.recomputed else ()
@@ -52,21 +56,34 @@ def _check_rows(report: ReplayReport) -> list[list[str]]:
     for comp in comparisons:
         old = recorded[comp.recorded_position] if comp.recorded_position is not None else None
         new = recomputed[comp.recomputed_position] if comp.recomputed_position is not None else None
-        label = comp.id if comp.id is not None else f"(unregistered) {cell(old.name if old else None, 40)}"
-        rows.append([
-            label,
-            _status(old),
-            _status(new),
-            f"{old.severity if old else '-'} / {new.severity if new else '-'}",
-            f"{old.score_contribution if old else '-'} / {new.score_contribution if new else '-'}",
-            comp.classification,
-            ", ".join(comp.differences) or "-",
-        ])
+        label = (
+            comp.id
+            if comp.id is not None
+            else f"(unregistered) {cell(old.name if old else None, 40)}"
+        )
+        rows.append(
+            [
+                label,
+                _status(old),
+                _status(new),
+                f"{_field(old, 'severity')} / {_field(new, 'severity')}",
+                f"{_field(old, 'score_contribution')} / {_field(new, 'score_contribution')}",
+                comp.classification,
+                ", ".join(comp.differences) or "-",
+            ]
+        )
     return rows
 
 
-CHECK_HEADERS = ["check", "recorded", "recomputed", "severity (rec/new)",
-                 "contribution (rec/new)", "classification", "differences"]
+CHECK_HEADERS = [
+    "check",
+    "recorded",
+    "recomputed",
+    "severity (rec/new)",
+    "contribution (rec/new)",
+    "classification",
+    "differences",
+]
 
 
 def _run_rows(recorded: Verdict | None, recomputed: Verdict | None) -> list[list[str]]:
@@ -86,9 +103,23 @@ def _run_rows(recorded: Verdict | None, recomputed: Verdict | None) -> list[list
 
 def _difference_rows(report: ReplayReport) -> list[list[str]]:
     return [
-        [d.scope, d.check or "-", d.field, d.classification, cell(d.recorded, 60), cell(d.recomputed, 60)]
+        [
+            d.scope,
+            d.check or "-",
+            d.field,
+            d.classification,
+            cell(_brief(d.recorded), 60),
+            cell(_brief(d.recomputed), 60),
+        ]
         for d in report.differences
     ]
+
+
+def _brief(value: object) -> object:
+    """A whole check (missing, unexpected or duplicate) shown as its name and status."""
+    if isinstance(value, dict):
+        return f"{value.get('name')} ({'pass' if value.get('passed') else 'fail'})"
+    return value
 
 
 def _head(report: ReplayReport) -> list[tuple[str, str]]:
@@ -108,12 +139,20 @@ def render_table(report: ReplayReport) -> str:
     parts = [tabulate(_head(report), tablefmt="plain")]
     if report.comparison is not None:
         parts.append(tabulate(_check_rows(report), headers=CHECK_HEADERS))
-        parts.append(tabulate(_run_rows(report.recorded, report.recomputed),
-                              headers=["run", "recorded", "recomputed"]))
+        parts.append(
+            tabulate(
+                _run_rows(report.recorded, report.recomputed),
+                headers=["run", "recorded", "recomputed"],
+            )
+        )
         diffs = _difference_rows(report)
         if diffs:
-            parts.append(tabulate(diffs, headers=["scope", "check", "field", "classification",
-                                                  "recorded", "recomputed"]))
+            parts.append(
+                tabulate(
+                    diffs,
+                    headers=["scope", "check", "field", "classification", "recorded", "recomputed"],
+                )
+            )
     parts.extend(_reason_lines(report))
     return "\n\n".join(parts) + "\n"
 
@@ -138,13 +177,23 @@ def render_markdown(report: ReplayReport) -> str:
         out += ["", "## Checks", ""]
         out += _md_table(CHECK_HEADERS, _check_rows(report))
         out += ["", "## Run", ""]
-        out += _md_table(["run", "recorded", "recomputed"], _run_rows(report.recorded, report.recomputed))
+        out += _md_table(
+            ["run", "recorded", "recomputed"], _run_rows(report.recorded, report.recomputed)
+        )
         out += ["", "## Differences", ""]
         diffs = _difference_rows(report)
-        out += _md_table(["scope", "check", "field", "classification", "recorded", "recomputed"], diffs) if diffs else ["- none"]
+        out += (
+            _md_table(
+                ["scope", "check", "field", "classification", "recorded", "recomputed"], diffs
+            )
+            if diffs
+            else ["- none"]
+        )
     reasons = _reason_lines(report)
     if reasons:
-        out += ["", "## Replayability", ""] + [f"- {_md(line, 400)}" for line in reasons[0].splitlines()]
+        out += ["", "## Replayability", ""] + [
+            f"- {_md(line, 400)}" for line in reasons[0].splitlines()
+        ]
     out += [
         "",
         "Replay recomputes the policy verdict from the recorded evidence only. It does not rerun",

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from msgspec import UNSET, Meta, Raw, Struct, UnsetType
+from msgspec import UNSET as UNSET
+from msgspec import Meta, Raw, Struct, UnsetType
 
 from tracekit.schema.common import (
     AnyInt,
@@ -25,28 +26,28 @@ from tracekit.schema.payloads import (  # re-exported: one namespace for the who
     LINE_GROUP as LINE_GROUP,
     MAX_SCORE_DEDUCTION as MAX_SCORE_DEDUCTION,
     SCAN_GROUP as SCAN_GROUP,
-    AgentCommand,
-    CheckResult,
-    CheckTruncation,
-    CommandGuardSummary,
-    CommandTruncation,
-    CommandViolation,
-    ExecutionCompleted,
-    ExecutionStarted,
-    FileChange,
-    GuardMetrics,
-    GuardSummary,
-    GuardViolation,
-    ModifiedFiles,
-    OutputIdentity,
-    Preflight,
-    ProcessCleanup,
+    AgentCommand as AgentCommand,
+    CheckResult as CheckResult,
+    CheckTruncation as CheckTruncation,
+    CommandGuardSummary as CommandGuardSummary,
+    CommandTruncation as CommandTruncation,
+    CommandViolation as CommandViolation,
+    ExecutionCompleted as ExecutionCompleted,
+    ExecutionStarted as ExecutionStarted,
+    FileChange as FileChange,
+    GuardMetrics as GuardMetrics,
+    GuardSummary as GuardSummary,
+    GuardViolation as GuardViolation,
+    ModifiedFiles as ModifiedFiles,
+    OutputIdentity as OutputIdentity,
+    Preflight as Preflight,
+    ProcessCleanup as ProcessCleanup,
     FileMode as FileMode,
     Score as Score,
-    Severity,
-    TestResult,
-    TestTruncation,
-    WatcherEvent,
+    Severity as Severity,
+    TestResult as TestResult,
+    TestTruncation as TestTruncation,
+    WatcherEvent as WatcherEvent,
 )
 
 FORMAT_ID = "agentguard.execution-trace"

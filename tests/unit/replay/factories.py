@@ -19,10 +19,19 @@ def policy(**overrides: Any) -> ag.PolicySnapshot:
     return msgspec.convert(base.policy_snapshot(**overrides), ag.PolicySnapshot, strict=True)
 
 
-def cmd(text: str, *, blocked: bool = False, executed: bool = True, role: str = "repository") -> CommandEvidence:
+def cmd(
+    text: str, *, blocked: bool = False, executed: bool = True, role: str = "repository"
+) -> CommandEvidence:
     return CommandEvidence(
-        command_text=text, argv=tuple(text.split()), working_directory_role=role, exit_code=0,
-        executed=executed, blocked=blocked, timed_out=False, policy_mode="enforce", matched_patterns=(),
+        command_text=text,
+        argv=tuple(text.split()),
+        working_directory_role=role,
+        exit_code=0,
+        executed=executed,
+        blocked=blocked,
+        timed_out=False,
+        policy_mode="enforce",
+        matched_patterns=(),
     )
 
 
@@ -51,6 +60,8 @@ def evidence(
 
 def verified(draft: DraftTrace, strict_sources: bool = False) -> VerifyReport:
     """Write ``draft`` canonically and verify it keeping events; asserts it is intact."""
-    report = verify_bytes(write_trace(draft), VerifyOptions(keep_events=True, strict_sources=strict_sources))
+    report = verify_bytes(
+        write_trace(draft), VerifyOptions(keep_events=True, strict_sources=strict_sources)
+    )
     assert report.intact, [f.code for f in report.findings]
     return report

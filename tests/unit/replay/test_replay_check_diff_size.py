@@ -24,7 +24,9 @@ def test_every_limit_in_order() -> None:
 
 def test_null_limits_are_ignored() -> None:
     ev = evidence(["a"] * 1, lines=(10**6, 10**6))
-    assert CHECK.evaluate(ev, policy(max_files_changed=None, max_lines_added=None, max_lines_deleted=None)).passed
+    assert CHECK.evaluate(
+        ev, policy(max_files_changed=None, max_lines_added=None, max_lines_deleted=None)
+    ).passed
 
 
 def test_zero_limit() -> None:

@@ -29,4 +29,8 @@ def test_empty_pattern_list_allows_everything() -> None:
 
 
 def test_identity() -> None:
-    assert (CHECK.id, CHECK.name, CHECK.default_severity) == ("forbidden-paths", "Forbidden paths", "critical")
+    assert (CHECK.id, CHECK.name, CHECK.default_severity) == (
+        "forbidden-paths",
+        "Forbidden paths",
+        "critical",
+    )

@@ -29,7 +29,9 @@ def test_above_maximum_then_outside_paths_in_changed_order() -> None:
 
 def test_bounds_are_inclusive() -> None:
     ev = evidence(["src/a.py", "src/b.py"])
-    assert CHECK.evaluate(ev, policy(expected_modified_files_min=2, expected_modified_files_max=2)).passed
+    assert CHECK.evaluate(
+        ev, policy(expected_modified_files_min=2, expected_modified_files_max=2)
+    ).passed
 
 
 def test_empty_allowed_paths_allows_nothing() -> None:
@@ -38,4 +40,8 @@ def test_empty_allowed_paths_allows_nothing() -> None:
 
 
 def test_identity() -> None:
-    assert (CHECK.id, CHECK.name, CHECK.default_severity) == ("scope-adherence", "Scope adherence", "warning")
+    assert (CHECK.id, CHECK.name, CHECK.default_severity) == (
+        "scope-adherence",
+        "Scope adherence",
+        "warning",
+    )

@@ -49,4 +49,8 @@ def test_unrecomputable_markers(message: str, expected: bool) -> None:
 
 
 def test_identity() -> None:
-    assert (CHECK.id, CHECK.name, CHECK.default_severity) == ("secret-scan", "Secret scan", "critical")
+    assert (CHECK.id, CHECK.name, CHECK.default_severity) == (
+        "secret-scan",
+        "Secret scan",
+        "critical",
+    )

@@ -24,4 +24,8 @@ def test_nested_pattern_and_deleted_tests() -> None:
 
 
 def test_identity() -> None:
-    assert (CHECK.id, CHECK.name, CHECK.default_severity) == ("test-tampering", "Test tampering", "error")
+    assert (CHECK.id, CHECK.name, CHECK.default_severity) == (
+        "test-tampering",
+        "Test tampering",
+        "error",
+    )

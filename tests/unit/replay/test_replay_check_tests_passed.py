@@ -35,4 +35,8 @@ def test_null_exit_code_fails_and_is_spelled_none() -> None:
 
 
 def test_identity() -> None:
-    assert (CHECK.id, CHECK.name, CHECK.default_severity) == ("tests-passed", "Tests passed", "error")
+    assert (CHECK.id, CHECK.name, CHECK.default_severity) == (
+        "tests-passed",
+        "Tests passed",
+        "error",
+    )

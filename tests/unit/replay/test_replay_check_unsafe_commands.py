@@ -28,7 +28,9 @@ def test_statuses_and_order() -> None:
 
 
 def test_blocked_takes_precedence_over_executed() -> None:
-    decision = CHECK.evaluate(evidence(commands=[cmd("rm -rf /", blocked=True, executed=True)]), policy())
+    decision = CHECK.evaluate(
+        evidence(commands=[cmd("rm -rf /", blocked=True, executed=True)]), policy()
+    )
     assert decision.evidence == ("rm -rf / matched pattern 'rm -rf' (blocked)",)
 
 
@@ -39,4 +41,8 @@ def test_patterns_come_from_unsafe_commands_not_the_guard() -> None:
 
 
 def test_identity() -> None:
-    assert (CHECK.id, CHECK.name, CHECK.default_severity) == ("unsafe-commands", "Unsafe commands", "critical")
+    assert (CHECK.id, CHECK.name, CHECK.default_severity) == (
+        "unsafe-commands",
+        "Unsafe commands",
+        "critical",
+    )

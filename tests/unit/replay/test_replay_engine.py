@@ -31,7 +31,11 @@ def test_shared_fixture_is_not_replayable_for_its_score_weights() -> None:
 
 
 def test_invalid_trace_raises_and_events_are_required() -> None:
-    data = (CORPUS / "valid" / "v2__clean_run.jsonl").read_bytes().replace(b'"exit_code":0', b'"exit_code":1', 1)
+    data = (
+        (CORPUS / "valid" / "v2__clean_run.jsonl")
+        .read_bytes()
+        .replace(b'"exit_code":0', b'"exit_code":1', 1)
+    )
     with pytest.raises(TracekitError) as caught:
         replay(verify_bytes(data, VerifyOptions(keep_events=True)))
     assert caught.value.finding.code is Code.REPLAY_TRACE_INVALID
@@ -54,29 +58,66 @@ def test_recorded_checks_never_feed_the_computation() -> None:
     honest = replay(verified(draft))
     for event in draft.events:
         if event.event_type == "check_result":
-            event.payload.update(passed=False, message="forged", evidence=["x"], score_contribution=-50)
+            event.payload.update(
+                passed=False, message="forged", evidence=["x"], score_contribution=-50
+            )
     forged = replay(verified(draft))
     assert forged.recomputed == honest.recomputed
     assert forged.equivalence == "divergent"
 
 
 def test_json_document_shape() -> None:
-    report = replay(verify_file(CORPUS / "replay" / "equivalence__message_drift.jsonl", VerifyOptions(keep_events=True)))
+    report = replay(
+        verify_file(
+            CORPUS / "replay" / "equivalence__message_drift.jsonl", VerifyOptions(keep_events=True)
+        )
+    )
     doc = json.loads(render_json(report))
-    assert doc["report_version"] == 1 and doc["replayable"] is True and doc["equivalence"] == "semantic"
-    assert {"trace_id", "recorded", "recomputed", "differences", "reasons", "missing_inputs"} <= set(doc)
-    assert set(doc["recomputed"]) == {"result", "score", "failed_checks", "warning_checks", "checks"}
-    assert set(doc["recomputed"]["checks"][0]) == {
-        "id", "name", "passed", "severity", "score_contribution", "message", "evidence",
+    assert (
+        doc["report_version"] == 1
+        and doc["replayable"] is True
+        and doc["equivalence"] == "semantic"
+    )
+    assert {
+        "trace_id",
+        "recorded",
+        "recomputed",
+        "differences",
+        "reasons",
+        "missing_inputs",
+    } <= set(doc)
+    assert set(doc["recomputed"]) == {
+        "result",
+        "score",
+        "failed_checks",
+        "warning_checks",
+        "checks",
     }
-    assert doc["differences"] == [{
-        "scope": "check", "field": "message", "check": "tests-passed", "recorded": "All tests passed.",
-        "recomputed": "Configured test command passed.", "classification": "semantic",
-    }]
+    assert set(doc["recomputed"]["checks"][0]) == {
+        "id",
+        "name",
+        "passed",
+        "severity",
+        "score_contribution",
+        "message",
+        "evidence",
+    }
+    assert doc["differences"] == [
+        {
+            "scope": "check",
+            "field": "message",
+            "check": "tests-passed",
+            "recorded": "All tests passed.",
+            "recomputed": "Configured test command passed.",
+            "classification": "semantic",
+        }
+    ]
 
 
 def test_evaluate_is_usable_alone() -> None:
-    report = verify_file(CORPUS / "replay" / "fail_alone__diff_size.jsonl", VerifyOptions(keep_events=True))
+    report = verify_file(
+        CORPUS / "replay" / "fail_alone__diff_size.jsonl", VerifyOptions(keep_events=True)
+    )
     from tracekit.replay.evidence import reconstruct
 
     assert report.header is not None

@@ -13,7 +13,7 @@ from tracekit.writer import DraftEvent, DraftTrace
 def _draft(changes: list[DraftEvent], version: int = 2, containment: bool = False) -> DraftTrace:
     draft = base.clean_trace(version, "evidence", with_containment=containment)
     start = 4 if containment else 3
-    draft.events[start:start + 2] = changes
+    draft.events[start : start + 2] = changes
     paths = [c.payload["path"] for c in changes]
     added = sum(c.payload["lines_added"] for c in changes)
     deleted = sum(c.payload["lines_deleted"] for c in changes)
@@ -23,8 +23,12 @@ def _draft(changes: list[DraftEvent], version: int = 2, containment: bool = Fals
 
 def _symlink(path: str, *, old: bool) -> DraftEvent:
     event = base.file_change(path, "symlink")
-    event.payload.update(new_mode="120000", symlink_target="t", old_mode="120000" if old else None,
-                         old_content_sha256=base.sha("o") if old else None)
+    event.payload.update(
+        new_mode="120000",
+        symlink_target="t",
+        old_mode="120000" if old else None,
+        old_content_sha256=base.sha("o") if old else None,
+    )
     return event
 
 
@@ -56,7 +60,10 @@ def test_symlink_with_only_old_mode_missing_is_modified() -> None:
 def test_commands_and_test_are_rebuilt() -> None:
     ev = reconstruct(verified(base.clean_trace(2, "e")).events, 2).evidence
     assert ev is not None
-    assert [c.command_text for c in ev.commands] == ["cat src/widget.py", "python tools/apply_patch.py fix.diff"]
+    assert [c.command_text for c in ev.commands] == [
+        "cat src/widget.py",
+        "python tools/apply_patch.py fix.diff",
+    ]
     assert ev.commands[0].status == "executed" and ev.commands[0].policy_mode == "enforce"
     assert (ev.test.command, ev.test.exit_code) == ("python -m pytest -q", 0)
     assert (ev.lines_added, ev.lines_deleted) == (6, 2)
@@ -64,7 +71,11 @@ def test_commands_and_test_are_rebuilt() -> None:
 
 def test_paths_must_equal_completion_exactly() -> None:
     draft = base.clean_trace(2, "e")
-    draft.events[-1].payload["modified_files"]["paths"] = ["src/widget.py", "docs/widget.md", "extra.py"]
+    draft.events[-1].payload["modified_files"]["paths"] = [
+        "src/widget.py",
+        "docs/widget.md",
+        "extra.py",
+    ]
     rebuilt = reconstruct(verified(draft).events, 2)
     assert [f.code for f in rebuilt.blocking] == [Code.REPLAY_INCONSISTENT_FILE_CHANGES]
     assert rebuilt.blocking[0].line == len(draft.events) + 1
@@ -94,7 +105,8 @@ def test_notices_do_not_block() -> None:
     rebuilt = reconstruct(verified(draft).events, 2)
     assert rebuilt.blocking == []
     assert [f.code for f in rebuilt.notices] == [
-        Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, Code.REPLAY_NON_MONOTONIC_OFFSETS,
+        Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE,
+        Code.REPLAY_NON_MONOTONIC_OFFSETS,
         Code.REPLAY_INCONSISTENT_LINE_TOTALS,
     ]
     assert all(f.severity is Severity.NOTICE for f in rebuilt.notices)
@@ -107,8 +119,12 @@ def test_containment_is_carried_not_strengthened() -> None:
     bare = reconstruct(verified(base.clean_trace(3, "e")).events, 3).evidence
     assert bare is not None and bare.containment is not None
     assert bare.containment.to_dict() == {
-        "recorded": False, "execution_mode": "unknown", "state": "unknown",
-        "security_claim_level": "unknown", "sections": {}, "complete": False,
+        "recorded": False,
+        "execution_mode": "unknown",
+        "state": "unknown",
+        "security_claim_level": "unknown",
+        "sections": {},
+        "complete": False,
     }
     draft = base.clean_trace(3, "e", with_containment=True)
     draft.events[1].payload["controls"]["state"] = "unavailable"

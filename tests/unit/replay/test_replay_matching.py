@@ -41,7 +41,9 @@ def test_normalise() -> None:
 
 def test_matching_patterns_keeps_order_and_duplicates() -> None:
     assert matching_patterns("k/id_rsa.pem", ["*.pem", "nope", "*id_rsa*", "*.pem"]) == [
-        "*.pem", "*id_rsa*", "*.pem",
+        "*.pem",
+        "*id_rsa*",
+        "*.pem",
     ]
 
 

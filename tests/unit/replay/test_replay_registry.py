@@ -8,8 +8,15 @@ from tests.unit.replay.factories import cmd, evidence, policy
 from tracekit.replay.checks import BY_ID, CHECK_IDS, REGISTRY, Check, Decision, resolve_name
 from tracekit.replay.scorer import SEVERITIES
 
-UPSTREAM_ORDER = ("tests-passed", "forbidden-paths", "test-tampering", "unsafe-commands",
-                  "scope-adherence", "diff-size", "secret-scan")
+UPSTREAM_ORDER = (
+    "tests-passed",
+    "forbidden-paths",
+    "test-tampering",
+    "unsafe-commands",
+    "scope-adherence",
+    "diff-size",
+    "secret-scan",
+)
 
 
 def test_registry_order_is_upstreams() -> None:
@@ -43,6 +50,8 @@ def test_every_check_can_fail(check: Check) -> None:
     assert not decision.passed and decision.evidence
 
 
-@pytest.mark.parametrize("name", ["tests passed", "Tests Passed", "TESTS-PASSED", "tests_passed", " Tests passed"])
+@pytest.mark.parametrize(
+    "name", ["tests passed", "Tests Passed", "TESTS-PASSED", "tests_passed", " Tests passed"]
+)
 def test_other_spellings_are_not_guessed(name: str) -> None:
     assert resolve_name(name) is None

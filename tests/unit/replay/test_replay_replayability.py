@@ -34,8 +34,13 @@ def test_v1_is_never_replayable() -> None:
     assert not report.replayable
     assert [f.code for f in report.reasons] == [Code.REPLAY_NOT_REPLAYABLE_V1]
     assert report.replayability.missing_inputs == (
-        "policy_snapshot", "enabled_checks", "check_severities", "score_weights", "path_patterns",
-        "diff_thresholds", "expected_modified_file_bounds",
+        "policy_snapshot",
+        "enabled_checks",
+        "check_severities",
+        "score_weights",
+        "path_patterns",
+        "diff_thresholds",
+        "expected_modified_file_bounds",
     )
     assert report.recomputed is None and report.equivalence is None
 
@@ -45,11 +50,19 @@ def test_v1_is_never_replayable() -> None:
     [
         ({"redacted_inputs": ["unsafe_commands"]}, Code.REPLAY_REDACTED_INPUTS),
         ({"command_policy_patterns": []}, Code.REPLAY_COMMAND_PATTERNS_DIFFER),
-        ({"command_policy_patterns": ["curl ", "rm -rf", "git push"]}, Code.REPLAY_COMMAND_PATTERNS_DIFFER),
+        (
+            {"command_policy_patterns": ["curl ", "rm -rf", "git push"]},
+            Code.REPLAY_COMMAND_PATTERNS_DIFFER,
+        ),
         ({"enabled_checks": [*base.CHECK_IDS, "custom"]}, Code.REPLAY_UNKNOWN_CHECK),
-        ({"score_weights": {"critical": 50, "error": 30, "warning": 10}}, Code.REPLAY_SCORE_WEIGHTS),
-        ({"score_weights": {"critical": 50, "error": 30, "warning": 10, "info": 0, "x": 1}},
-         Code.REPLAY_SCORE_WEIGHTS),
+        (
+            {"score_weights": {"critical": 50, "error": 30, "warning": 10}},
+            Code.REPLAY_SCORE_WEIGHTS,
+        ),
+        (
+            {"score_weights": {"critical": 50, "error": 30, "warning": 10, "info": 0, "x": 1}},
+            Code.REPLAY_SCORE_WEIGHTS,
+        ),
     ],
 )
 def test_snapshot_reasons(snapshot: dict[str, Any], code: Code) -> None:
@@ -57,15 +70,22 @@ def test_snapshot_reasons(snapshot: dict[str, Any], code: Code) -> None:
 
 
 def test_missing_severity_names_registered_ids_only() -> None:
-    severities = {k: v for k, v in base.DEFAULT_SEVERITIES.items() if k not in ("diff-size", "tests-passed")}
+    severities = {
+        k: v for k, v in base.DEFAULT_SEVERITIES.items() if k not in ("diff-size", "tests-passed")
+    }
     draft = _draft(severities=severities, enabled_checks=[*base.CHECK_IDS, "zz-unknown"])
     report = replay(verified(draft))
     assert report.replayability.missing_inputs == ("severity:tests-passed", "severity:diff-size")
     assert [f.code for f in report.reasons] == [
-        Code.REPLAY_UNKNOWN_CHECK, Code.REPLAY_MISSING_SEVERITY, Code.REPLAY_MISSING_SEVERITY,
+        Code.REPLAY_UNKNOWN_CHECK,
+        Code.REPLAY_MISSING_SEVERITY,
+        Code.REPLAY_MISSING_SEVERITY,
     ]
     assert "zz-unknown" not in " ".join(f.message for f in report.reasons)
-    assert report.reasons[1].message == "Enabled check tests-passed has no severity in the policy snapshot."
+    assert (
+        report.reasons[1].message
+        == "Enabled check tests-passed has no severity in the policy snapshot."
+    )
 
 
 def test_disabled_check_needs_no_severity() -> None:
@@ -89,7 +109,11 @@ def _edit(index: int, edit: Callable[[dict[str, Any]], None]) -> DraftTrace:
         (2, lambda p: p["truncation"].update(patterns=True), Code.REPLAY_TRUNCATED_EVIDENCE),
         (5, lambda p: p["truncation"].update(command=True), Code.REPLAY_TRUNCATED_EVIDENCE),
         (6, lambda p: p["truncation"].update(message=True), Code.REPLAY_TRUNCATED_EVIDENCE),
-        (-1, lambda p: p["modified_files"].update(truncated=True), Code.REPLAY_TRUNCATED_MODIFIED_FILES),
+        (
+            -1,
+            lambda p: p["modified_files"].update(truncated=True),
+            Code.REPLAY_TRUNCATED_MODIFIED_FILES,
+        ),
     ],
 )
 def test_truncation_reasons(index: int, edit: Callable[[dict[str, Any]], None], code: Code) -> None:
@@ -109,12 +133,17 @@ def test_output_truncation_is_not_a_reason() -> None:
     assert _codes(_edit(1, lambda p: p["stdout"].update(truncated=True))) == []
 
 
-@pytest.mark.parametrize("message", [
-    "No path-based or content-based secret findings appeared in the diff.",
-    "Secret-content scan was incomplete.",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "No path-based or content-based secret findings appeared in the diff.",
+        "Secret-content scan was incomplete.",
+    ],
+)
 def test_unrecomputable_secret_scan(message: str) -> None:
-    assert _codes(_edit(12, lambda p: p.update(message=message))) == [Code.REPLAY_SECRET_SCAN_NOT_RECOMPUTABLE]
+    assert _codes(_edit(12, lambda p: p.update(message=message))) == [
+        Code.REPLAY_SECRET_SCAN_NOT_RECOMPUTABLE
+    ]
 
 
 def test_content_based_message_on_another_check_is_just_a_message() -> None:
@@ -124,7 +153,9 @@ def test_content_based_message_on_another_check_is_just_a_message() -> None:
 
 
 def test_inconsistent_evidence_blocks_replay() -> None:
-    draft = _edit(-1, lambda p: p["modified_files"].update(paths=["docs/widget.md", "src/widget.py"]))
+    draft = _edit(
+        -1, lambda p: p["modified_files"].update(paths=["docs/widget.md", "src/widget.py"])
+    )
     assert _codes(draft) == [Code.REPLAY_INCONSISTENT_FILE_CHANGES]
 
 
@@ -141,6 +172,8 @@ def test_reasons_accumulate_in_documented_order() -> None:
     draft = _draft(redacted_inputs=["x"], command_policy_patterns=[], score_weights={})
     draft.events[5].payload["truncation"]["command"] = True
     assert _codes(draft) == [
-        Code.REPLAY_REDACTED_INPUTS, Code.REPLAY_COMMAND_PATTERNS_DIFFER, Code.REPLAY_SCORE_WEIGHTS,
+        Code.REPLAY_REDACTED_INPUTS,
+        Code.REPLAY_COMMAND_PATTERNS_DIFFER,
+        Code.REPLAY_SCORE_WEIGHTS,
         Code.REPLAY_TRUNCATED_EVIDENCE,
     ]

@@ -4,22 +4,34 @@ critical failures only."""
 from __future__ import annotations
 
 from tracekit.replay.checks import Decision
+from tracekit.replay.results import CheckOutcome
 from tracekit.replay.scorer import contribution, outcome, score
 
 WEIGHTS = {"critical": 50, "error": 30, "warning": 10, "info": 0}
 
 
-def _outcomes(*failed: tuple[str, str]) -> list:  # type: ignore[type-arg]
+def _outcomes(*failed: tuple[str, str]) -> list[CheckOutcome]:
     fails = dict(failed)
     return [
         outcome(cid, Decision(cid not in fails, "m"), fails.get(cid, "error"), WEIGHTS)
-        for cid in ("tests-passed", "forbidden-paths", "scope-adherence", "diff-size", "secret-scan")
+        for cid in (
+            "tests-passed",
+            "forbidden-paths",
+            "scope-adherence",
+            "diff-size",
+            "secret-scan",
+        )
     ]
 
 
 def test_all_passing() -> None:
     verdict = score(_outcomes(), WEIGHTS)
-    assert (verdict.result, verdict.score, verdict.failed_checks, verdict.warning_checks) == ("PASS", 100, (), ())
+    assert (verdict.result, verdict.score, verdict.failed_checks, verdict.warning_checks) == (
+        "PASS",
+        100,
+        (),
+        (),
+    )
 
 
 def test_warnings_and_info_do_not_fail_the_run() -> None:
@@ -35,15 +47,21 @@ def test_error_and_critical_fail_the_run() -> None:
 
 
 def test_score_clamps_at_zero() -> None:
-    verdict = score(_outcomes(("forbidden-paths", "critical"), ("secret-scan", "critical"),
-                              ("tests-passed", "error")), WEIGHTS)
+    verdict = score(
+        _outcomes(
+            ("forbidden-paths", "critical"), ("secret-scan", "critical"), ("tests-passed", "error")
+        ),
+        WEIGHTS,
+    )
     assert verdict.score == 0
 
 
 def test_snapshot_weights_are_used() -> None:
     weights = {"critical": 7, "error": 3, "warning": 1, "info": 0}
-    checks = [outcome("tests-passed", Decision(False, "m"), "error", weights),
-              outcome("diff-size", Decision(False, "m"), "critical", weights)]
+    checks = [
+        outcome("tests-passed", Decision(False, "m"), "error", weights),
+        outcome("diff-size", Decision(False, "m"), "critical", weights),
+    ]
     verdict = score(checks, weights)
     assert verdict.score == 90
     assert [c.score_contribution for c in checks] == [-3, -7]

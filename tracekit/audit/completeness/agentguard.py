@@ -102,7 +102,7 @@ def _header_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
         ))
     for name in ("policy_summary", "sandbox_summary"):
         rows.append(_F[name].row("present" if _known(getattr(h, name)) else "missing", f"header.{name}"))
-    contained = ev.of(dict) or [e for e in ev.events if e.event_type == "containment_evidence"]
+    contained = [e for e in ev.events if e.event_type == "containment_evidence"]
     if h.schema_version < 3:
         rows.append(_F["containment_evidence"].row(
             "not_carried", f"containment_evidence event (schema v{h.schema_version})"))
@@ -115,6 +115,13 @@ def _header_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
     return rows
 
 
+def _loc(lacking: list[int], every: list[int], suffix: str, none: str) -> str:
+    """The lacking events' sequences, or every event's when none lacks it, or ``none``."""
+    if not every:
+        return none
+    return indexed("events", lacking or every) + suffix
+
+
 def _command_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
     commands: list[tuple[int, ag.AgentCommand]] = ev.of(ag.AgentCommand)
     tests: list[tuple[int, ag.TestResult]] = ev.of(ag.TestResult)
@@ -123,13 +130,13 @@ def _command_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
     cut = [s for s, out, err in outputs if out.truncated or err.truncated]
     untimed = [s for s, c in commands if c.duration_seconds is None and not c.blocked]
     no_exit = [s for s, c in commands if c.executed and c.exit_code is None and not c.timed_out]
-    n = len(commands)
+    n, seqs, none = len(commands), [s for s, _ in commands], "agent_command events (none recorded)"
     return [
-        _F["command_argv"].count(n - len(argv_bad), n, indexed("events", argv_bad) + ".argv"),
-        _F["command_output_digests"].count(
-            len(outputs) - len(cut), len(outputs), indexed("events", cut) + ".stdout/stderr"),
-        _F["command_timing"].count(n - len(untimed), n, indexed("events", untimed) + ".duration_seconds"),
-        _F["command_exit_codes"].count(n - len(no_exit), n, indexed("events", no_exit) + ".exit_code"),
+        _F["command_argv"].count(n - len(argv_bad), n, _loc(argv_bad, seqs, ".argv", none)),
+        _F["command_output_digests"].count(len(outputs) - len(cut), len(outputs), _loc(
+            cut, [s for s, _, _ in outputs], ".stdout/stderr", none)),
+        _F["command_timing"].count(n - len(untimed), n, _loc(untimed, seqs, ".duration_seconds", none)),
+        _F["command_exit_codes"].count(n - len(no_exit), n, _loc(no_exit, seqs, ".exit_code", none)),
     ]
 
 
@@ -144,11 +151,11 @@ def _file_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
         if (c.new_content_sha256 is None and c.change_type != "deleted")
         or (c.old_content_sha256 is None and c.change_type not in ("added", "symlink"))
     ]
-    n = len(changes)
+    n, seqs, none = len(changes), [s for s, _ in changes], "file_change events (none recorded)"
     rows.append(_F["file_content_digests"].count(
-        n - len(undigested), n, indexed("events", undigested) + ".new_content_sha256"))
+        n - len(undigested), n, _loc(undigested, seqs, ".new_content_sha256", none)))
     no_diff = [s for s, c in changes if not c.diff_included or c.diff_truncated is True]
-    rows.append(_F["file_diffs"].count(n - len(no_diff), n, indexed("events", no_diff) + ".unified_diff"))
+    rows.append(_F["file_diffs"].count(n - len(no_diff), n, _loc(no_diff, seqs, ".unified_diff", none)))
     return rows
 
 
@@ -175,8 +182,10 @@ def _verdict_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
         rows.append(_F["check_records"].row("partial", where))
     else:
         rows.append(_F["check_records"].row("present", indexed("events", [s for s, _ in checks])))
-    if not ev.sources:
+    if not ev.header.source_artifacts:
         rows.append(_F["source_artifacts"].row("missing", "header.source_artifacts"))
+    elif not ev.sources:
+        rows.append(_F["source_artifacts"].row("partial", "header.source_artifacts (not checked)"))
     else:
         unmatched = [s.index for s in ev.sources if s.code is not Code.SOURCE_MATCH]
         rows.append(_F["source_artifacts"].count(

@@ -24,7 +24,7 @@ PASS_ALLOWED = "no denied tool calls observed; all tool calls are allowed"
 
 
 def _verdict(denied: frozenset[object], allowed: frozenset[object] | None, names: list[str], unnamed: int) -> AssertionResult:
-    denied_seen = sorted(set(names) & denied)  # type: ignore[type-var]
+    denied_seen = sorted(str(name) for name in set(names) & denied)
     if denied_seen:
         return AssertionResult(NAME, FAIL, f"denied tool call observed: {', '.join(denied_seen)}")
     if allowed is not None:

@@ -18,11 +18,14 @@ from tracekit.writer import DraftTrace
 PATTERN_KEYS = {"secret-scan": "secret_patterns", "forbidden-paths": "forbidden_paths"}
 
 
+RELATION = Relation(RelationKind.CHECK_FAILS, ("secret-scan", "forbidden-paths"))
+
+
 @dataclass(frozen=True, slots=True)
 class AddSecretFile:
     name: str = "add_secret_file"
     klass: Klass = Klass.CHANGING
-    relation: Relation = Relation(RelationKind.CHECK_FAILS, ("secret-scan", "forbidden-paths"))
+    relation: Relation = RELATION
     summary: str = "Adds a new file on a path the secret or forbidden-path patterns cover."
     upstream: bool = True
 

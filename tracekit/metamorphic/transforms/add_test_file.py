@@ -21,11 +21,14 @@ def stem(trial: int, seed: int) -> str:
     return f"metamorphic_{trial}" if seed == 0 else f"metamorphic_{trial}_{seed}"
 
 
+RELATION = Relation(RelationKind.CHECK_FAILS, ("test-tampering",))
+
+
 @dataclass(frozen=True, slots=True)
 class AddTestFile:
     name: str = "add_test_file"
     klass: Klass = Klass.CHANGING
-    relation: Relation = Relation(RelationKind.CHECK_FAILS, ("test-tampering",))
+    relation: Relation = RELATION
     summary: str = "Adds a new file that matches the policy's test paths."
     upstream: bool = True
 

@@ -38,11 +38,14 @@ def _identity() -> dict[str, Any]:
     return {"bytes": 0, "sha256": EMPTY_SHA256, "truncated": False}
 
 
+RELATION = Relation(RelationKind.CHECK_FAILS, ("unsafe-commands",))
+
+
 @dataclass(frozen=True, slots=True)
 class AddUnsafeCommand:
     name: str = "add_unsafe_command"
     klass: Klass = Klass.CHANGING
-    relation: Relation = Relation(RelationKind.CHECK_FAILS, ("unsafe-commands",))
+    relation: Relation = RELATION
     summary: str = "Records a blocked agent command that contains an unsafe-command pattern."
     upstream: bool = True
 

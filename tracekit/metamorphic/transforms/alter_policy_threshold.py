@@ -15,11 +15,14 @@ from tracekit.metamorphic.edits import clone, completion, snapshot
 from tracekit.writer import DraftTrace
 
 
+RELATION = Relation(RelationKind.CHECK_FAILS, ("diff-size",))
+
+
 @dataclass(frozen=True, slots=True)
 class AlterPolicyThreshold:
     name: str = "alter_policy_threshold"
     klass: Klass = Klass.CHANGING
-    relation: Relation = Relation(RelationKind.CHECK_FAILS, ("diff-size",))
+    relation: Relation = RELATION
     summary: str = "Lowers the policy snapshot's max_lines_added to 0 (snapshot hash recomputed)."
     upstream: bool = True
 

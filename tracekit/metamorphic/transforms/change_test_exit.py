@@ -13,11 +13,14 @@ from tracekit.metamorphic.edits import clone, events_of
 from tracekit.writer import DraftTrace
 
 
+RELATION = Relation(RelationKind.CHECK_FAILS, ("tests-passed",))
+
+
 @dataclass(frozen=True, slots=True)
 class ChangeTestExit:
     name: str = "change_test_exit"
     klass: Klass = Klass.CHANGING
-    relation: Relation = Relation(RelationKind.CHECK_FAILS, ("tests-passed",))
+    relation: Relation = RELATION
     summary: str = "Sets the test run's exit code to 1 and functional_pass to false."
     upstream: bool = True
 

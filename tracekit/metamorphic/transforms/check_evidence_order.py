@@ -25,11 +25,14 @@ def reorder(evidence: list[str], trial: int, seed: int) -> list[str]:
     return evidence[shift:] + evidence[:shift]
 
 
+RELATION = Relation(RelationKind.SAME_OUTCOME)
+
+
 @dataclass(frozen=True, slots=True)
 class CheckEvidenceOrder:
     name: str = "check_evidence_order"
     klass: Klass = Klass.PRESERVING
-    relation: Relation = Relation(RelationKind.SAME_OUTCOME)
+    relation: Relation = RELATION
     summary: str = "Reverses (odd trials) or rotates (even trials) recorded check evidence."
     upstream: bool = True
 

@@ -22,11 +22,14 @@ def suffix(trial: int, seed: int) -> str:
     return f" [display variant {trial}]" if seed == 0 else f" [display variant {trial}/{seed}]"
 
 
+RELATION = Relation(RelationKind.SAME_OUTCOME)
+
+
 @dataclass(frozen=True, slots=True)
 class CheckMessageVariation:
     name: str = "check_message_variation"
     klass: Klass = Klass.PRESERVING
-    relation: Relation = Relation(RelationKind.SAME_OUTCOME)
+    relation: Relation = RELATION
     summary: str = "Appends a display-variant suffix to every recorded check message."
     upstream: bool = True
 

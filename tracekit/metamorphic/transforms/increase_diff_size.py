@@ -18,11 +18,14 @@ from tracekit.metamorphic.edits import clone, completion, events_of, snapshot
 from tracekit.writer import DraftTrace
 
 
+RELATION = Relation(RelationKind.CHECK_FAILS, ("diff-size",))
+
+
 @dataclass(frozen=True, slots=True)
 class IncreaseDiffSize:
     name: str = "increase_diff_size"
     klass: Klass = Klass.CHANGING
-    relation: Relation = Relation(RelationKind.CHECK_FAILS, ("diff-size",))
+    relation: Relation = RELATION
     summary: str = "Raises the lines added beyond the policy's max_lines_added."
     upstream: bool = True
 

@@ -14,11 +14,14 @@ from tracekit.metamorphic.edits import clone
 from tracekit.writer import DraftTrace
 
 
+RELATION = Relation(RelationKind.VERIFY_REJECTS)
+
+
 @dataclass(frozen=True, slots=True)
 class InvalidDuplicateSequence:
     name: str = "invalid_duplicate_sequence"
     klass: Klass = Klass.INVALID
-    relation: Relation = Relation(RelationKind.VERIFY_REJECTS)
+    relation: Relation = RELATION
     summary: str = "Gives the second event the first event's sequence number, then re-chains."
     upstream: bool = True
 

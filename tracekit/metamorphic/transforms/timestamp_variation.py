@@ -20,11 +20,14 @@ EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 OFFSET_STEP_SECONDS = 0.125
 
 
+RELATION = Relation(RelationKind.SAME_OUTCOME)
+
+
 @dataclass(frozen=True, slots=True)
 class TimestampVariation:
     name: str = "timestamp_variation"
     klass: Klass = Klass.PRESERVING
-    relation: Relation = Relation(RelationKind.SAME_OUTCOME)
+    relation: Relation = RELATION
     summary: str = "Sets the header's created_at and every event's relative offset."
     upstream: bool = True
 

@@ -25,7 +25,8 @@ class ForbiddenPaths:
 
     def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
         matches = tuple(
-            path for path in evidence.changed_files
+            path
+            for path in evidence.changed_files
             if matching_patterns(path, policy.forbidden_paths)
         )
         if not matches:

@@ -1,0 +1,182 @@
+"""Audit one trace: intact? consistent? does the verdict follow? could a colleague rerun it?
+
+Pure given the loaded data: the CLI reads files and passes a :class:`VerifyReport` (AgentGuard,
+verified with ``keep_events=True``) or the bytes of a harness trace. The pipeline per format
+(docs/audit.md):
+
+* AgentGuard: verify findings -> (if intact) integrity-is-not-authenticity note -> consistency
+  rules -> replay (replayability reasons and equivalence) -> completeness profile -> failure modes.
+  A trace that is not intact stops after its verify findings (exit 2), as verify does.
+* harness: bounded strict load -> no-integrity note -> completeness profile -> failure modes ->
+  (with a scenario) the scenario's assertions, compared with the recorded outcome.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from tracekit.audit import consistency, failure_modes
+from tracekit.audit.completeness import PROFILES
+from tracekit.audit.completeness.agentguard import AgentGuardEvidence
+from tracekit.audit.digests import payload_digest
+from tracekit.audit.harness_view import HarnessView
+from tracekit.audit.model import AuditFinding, AuditReport, Format, gap_findings, note
+from tracekit.errors import Code, Finding, TracekitError
+from tracekit.harness.evaluate import evaluate
+from tracekit.harness.scenario import Scenario
+from tracekit.harness.trace import trace_from_value
+from tracekit.jsonscan import JsonProblem, check_prescan, strict_loads
+from tracekit.limits import HARNESS_LIMITS, Limits
+from tracekit.schema import agentguard as ag
+from tracekit.verify import VerifyReport
+
+#: Replay notices that a consistency rule reports under its own audit code (no double counting).
+SUPERSEDED = frozenset(
+    {
+        Code.REPLAY_INCONSISTENT_LINE_TOTALS,
+        Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE,
+        Code.REPLAY_NON_MONOTONIC_OFFSETS,
+    }
+)
+_EQUIVALENCE = {"exact": Code.REPLAY_EXACT, "semantic": Code.REPLAY_SEMANTIC,
+                "divergent": Code.REPLAY_DIVERGENT}
+HARNESS_OUTCOMES = {"pass": "pass", "fail": "fail", "error": "error", "not_run": "not_run",
+                    "PASS": "pass", "FAIL": "fail"}
+
+
+def unreadable(path: str, fmt: Format, found: Finding) -> AuditReport:
+    """The report for a file that could not be read or parsed (exit 2)."""
+    return AuditReport(path=path, format=fmt, readable=False, intact=None,
+                       findings=(AuditFinding(found),))
+
+
+# ------------------------------------------------------------------------------------ AgentGuard
+
+
+def _replay(report: VerifyReport, strict_sources: bool) -> tuple[dict[str, Any], list[AuditFinding], bool]:
+    from tracekit.replay import replay
+
+    result = replay(report, strict_sources=strict_sources)
+    found = [AuditFinding(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED]
+    if result.equivalence is not None:
+        found.append(note(_EQUIVALENCE[result.equivalence]))
+    summary = {
+        "replayable": result.replayable,
+        "missing_inputs": list(result.replayability.missing_inputs),
+        "reasons": [f.code.value for f in result.reasons],
+        "equivalence": result.equivalence,
+        "recorded": {"result": result.recorded.result, "score": result.recorded.score}
+        if result.recorded else None,
+        "recomputed": {"result": result.recomputed.result, "score": result.recomputed.score}
+        if result.recomputed else None,
+        "differences": [
+            {"scope": d.scope, "field": d.field, "check": d.check, "classification": d.classification}
+            for d in result.differences
+        ],
+    }
+    return summary, found, result.replayable
+
+
+def _demonstration(report: VerifyReport) -> str:
+    evidence = [
+        {"event_type": e.event_type, "payload": msgspec.to_builtins(e.payload)}
+        for e in report.events
+        if e.event_type in ("agent_command", "file_change", "test_result")
+    ]
+    return payload_digest(evidence)
+
+
+def audit_agentguard(
+    report: VerifyReport, *, strict_sources: bool = False, scenario_given: bool = False
+) -> AuditReport:
+    """Audit an AgentGuard trace from its verify report (made with ``keep_events=True``)."""
+    findings = [AuditFinding(f) for f in report.findings]
+    if scenario_given:
+        findings.append(note(Code.AUDIT_SCENARIO_NOT_APPLICABLE))
+    header = report.header
+    if not report.intact or header is None or not report.events:
+        return AuditReport(path=report.path, format="agentguard", readable=True, intact=False,
+                           findings=tuple(findings), trace_id=report.trace_id)
+    findings.append(note(Code.AUDIT_INTEGRITY_NOT_AUTHENTICITY))
+    findings += consistency.check_consistency(header, report.events)
+    summary, replay_found, replayable = _replay(report, strict_sources)
+    findings += replay_found
+    rows = PROFILES["agentguard"].assess(AgentGuardEvidence(header, report.events, report.sources))
+    findings += gap_findings(rows)
+    findings += failure_modes.agentguard_failure_modes(report.events)
+    completed = next(e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted))
+    return AuditReport(
+        path=report.path, format="agentguard", readable=True, intact=True,
+        findings=tuple(findings), completeness=rows, replay=summary, replayable=replayable,
+        trace_id=header.trace_id, outcome=completed.result, demonstration=_demonstration(report),
+    )
+
+
+# --------------------------------------------------------------------------------------- harness
+
+
+def load_harness(data: bytes, limits: Limits = HARNESS_LIMITS) -> HarnessView:
+    """Parse a harness trace's bytes as tracekit.harness does, keeping the top-level object.
+
+    Raises :class:`TracekitError` (harness.trace_*, json.*): size cap, then UTF-8, then depth,
+    then the strict parse, then upstream's shape rules."""
+    from tracekit.errors import finding
+
+    if len(data) > limits.total_bytes:
+        raise TracekitError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=limits.total_bytes))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TracekitError(finding(Code.HARNESS_TRACE_NOT_UTF8)) from None
+    try:
+        check_prescan(data, limits)
+        value = strict_loads(text, limits)
+    except JsonProblem as problem:
+        raise TracekitError(finding(problem.code, **problem.params)) from None
+    trace = trace_from_value(value)
+    assert isinstance(value, dict)
+    return HarnessView(top=value, trace=trace)
+
+
+def _scenario(view: HarnessView, scenario: Scenario, strict: bool) -> tuple[dict[str, Any], list[AuditFinding]]:
+    result = evaluate(scenario, view.trace, strict)
+    summary = {
+        "scenario_id": result.scenario_id,
+        "result": result.result,
+        "strict": strict,
+        "assertions": [a.as_dict() for a in result.assertions],
+    }
+    recorded = view.recorded_outcome()
+    found: list[AuditFinding] = []
+    if recorded is not None and recorded[0] in HARNESS_OUTCOMES:
+        same = HARNESS_OUTCOMES[recorded[0]] == result.result
+        code = Code.AUDIT_OUTCOME_REPRODUCED if same else Code.AUDIT_OUTCOME_MISMATCH
+        found.append(note(code, where=recorded[1]))
+    return summary, found
+
+
+def audit_harness(
+    path: str, data: bytes, scenario: Scenario | None = None, *, strict: bool = False
+) -> AuditReport:
+    """Audit a harness trace from its bytes; an unparseable trace gives an exit-2 report."""
+    try:
+        view = load_harness(data)
+    except TracekitError as error:
+        return unreadable(path, "harness", error.finding)
+    findings = [note(Code.AUDIT_NO_INTEGRITY)]
+    rows = PROFILES["harness"].assess(view)
+    findings += gap_findings(rows)
+    findings += failure_modes.harness_failure_modes(view)
+    harness = None
+    if scenario is not None:
+        harness, compared = _scenario(view, scenario, strict)
+        findings += compared
+    recorded = view.recorded_outcome()
+    return AuditReport(
+        path=path, format="harness", readable=True, intact=None, findings=tuple(findings),
+        completeness=rows, harness=harness, outcome=recorded[0] if recorded else None,
+        demonstration=payload_digest({"messages": view.trace.messages, "tool_calls": view.calls}),
+        finding_digests=tuple(failure_modes.finding_digests(view)),
+    )

@@ -1,0 +1,102 @@
+"""File access for ``tracekit audit``: sniff a file, read it the bounded way its format needs,
+and hand the data to the pure audit engine (tracekit/audit/engine.py).
+
+Runs in worker processes with ``--jobs``, so a job is plain data and the result is the trace's
+JSON form (cheap to pickle). Nothing here raises on bad input: an unreadable file becomes a
+report that exits 2.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+from tracekit.errors import Code, TracekitError, finding
+
+STDIN = "-"
+Job = tuple[str, bool, dict[str, Any]]
+"""(path, named on the command line, options)."""
+
+
+def _read_prefix(path: str, size: int) -> bytes:
+    """Up to ``size`` bytes of ``path``; raises TracekitError(load.unreadable) for a folder,
+    a socket or an OSError."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+    with handle:
+        try:
+            mode = os.fstat(handle.fileno()).st_mode
+            if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
+                raise TracekitError(finding(Code.LOAD_UNREADABLE))
+            return handle.read(size)
+        except OSError:
+            raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+
+
+def _read_stdin(cap: int) -> bytes:
+    data = sys.stdin.buffer.read(cap + 1)
+    if len(data) > cap:
+        raise TracekitError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=cap))
+    return data
+
+
+def audit_job(job: Job) -> dict[str, Any] | None:
+    """Audit one file; None when a file found by walking a folder is not a trace at all."""
+    from tracekit.audit import SNIFF_BYTES, audit_agentguard, audit_harness, sniff, unreadable
+    from tracekit.cli import check_io
+    from tracekit.harness.scenario import parse_scenario
+    from tracekit.limits import HARNESS_LIMITS
+    from tracekit.verify import VerifyOptions, verify_file, verify_stream
+
+    path, named, opts = job
+    data: bytes | None = None
+    try:
+        if path == STDIN:
+            data = _read_stdin(HARNESS_LIMITS.total_bytes)
+            prefix = data[:SNIFF_BYTES]
+        else:
+            prefix = _read_prefix(path, SNIFF_BYTES)
+    except TracekitError as error:
+        return unreadable(path, "unknown", error.finding).to_dict()
+    sniffed = sniff(prefix, path)
+    if sniffed.format == "unknown":
+        if not named:
+            return None
+        return unreadable(path, "unknown", finding(Code.AUDIT_UNKNOWN_FORMAT)).to_dict()
+    scenario_bytes: bytes | None = opts.get("scenario")
+    if sniffed.format == "agentguard":
+        options = VerifyOptions(
+            keep_events=True,
+            strict_sources=bool(opts["strict_sources"]),
+            trusted_roots={k: Path(v) for k, v in opts["roots"].items()},
+        )
+        if data is not None:
+            verified = verify_stream(io.BufferedReader(io.BytesIO(data)), options)  # type: ignore[arg-type]
+        else:
+            verified = verify_file(path, options)
+        return audit_agentguard(
+            verified, strict_sources=bool(opts["strict_sources"]),
+            scenario_given=scenario_bytes is not None,
+        ).to_dict()
+    try:
+        body = data if data is not None else check_io.read_trace(path)
+    except TracekitError as error:
+        return unreadable(path, "harness", error.finding).to_dict()
+    scenario = parse_scenario(scenario_bytes) if scenario_bytes is not None else None
+    return audit_harness(path, body, scenario).to_dict()
+
+
+def audit_many(jobs: list[Job], workers: int) -> list[dict[str, Any] | None]:
+    """Audit every job in order, in ``workers`` processes when more than one."""
+    if workers <= 1 or len(jobs) <= 1 or any(path == STDIN for path, _, _ in jobs):
+        return [audit_job(job) for job in jobs]
+    import multiprocessing
+
+    with multiprocessing.get_context("forkserver").Pool(min(workers, len(jobs))) as pool:
+        return list(pool.imap(audit_job, jobs, chunksize=1))

@@ -1,0 +1,174 @@
+"""``tracekit metamorphic``: metamorphic robustness sweeps, locally or on a Dask cluster.
+
+Exit codes (spec §11, docs/metamorphic.md):
+
+* 0: every applicable relation held (or ``--allow-robustness-failures``);
+* 1: some relation did not hold, or ``--require-replayable`` and some source was skipped;
+* 2: an error: unknown or duplicate transform name, no input, an unreadable path named on the
+  command line, an existing output without ``--force``, the Dask backend unavailable.
+
+Source traces that do not verify or are not replayable are reported as skipped sources (never
+as passed cases) and do not change the exit code unless ``--require-replayable`` is given.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from tracekit.cli.common import (
+    EXIT_ERROR,
+    EXIT_FAIL,
+    EXIT_OK,
+    Format,
+    collect_inputs,
+    diag,
+    fail,
+)
+from tracekit.errors import Code, TracekitError, finding
+
+if TYPE_CHECKING:
+    from tracekit.cli.metamorphic_output import OutputDir, Spool
+    from tracekit.metamorphic import StudyConfig, Tally
+
+
+class ExecutorName(enum.StrEnum):
+    """Where the cases run."""
+
+    local = "local"
+    dask = "dask"
+
+
+def _selection(values: list[str] | None) -> tuple[str, ...]:
+    from tracekit.metamorphic import NAMES, select
+
+    try:
+        return select(values)
+    except TracekitError as error:
+        diag(error.finding)
+        print("tracekit: known transforms: " + ", ".join(NAMES), file=sys.stderr)
+        raise typer.Exit(EXIT_ERROR) from None
+
+
+def _inputs(paths: list[str]) -> list[str]:
+    for raw in paths:
+        if raw == "-":
+            fail(Code.METAMORPHIC_STDIN_UNSUPPORTED)
+        if not Path(raw).is_dir() and not Path(raw).is_file():
+            diag(finding(Code.LOAD_UNREADABLE), raw)
+            raise typer.Exit(EXIT_ERROR)
+    inputs = collect_inputs(paths)
+    if not inputs:
+        fail(Code.CLI_NO_INPUT)
+    return inputs
+
+
+def _sweep(
+    inputs: list[str], config: StudyConfig, executor: ExecutorName, jobs: int, scheduler: str | None,
+    spool: Spool, out: OutputDir | None, quiet: bool,
+) -> Tally:
+    """Stream every trace's result into the tally, the spools and the staging folder."""
+    from tracekit.cli.metamorphic_output import Progress
+    from tracekit.metamorphic import Tally, run_study
+    from tracekit.metamorphic.executors import make_executor
+
+    tally = Tally(config)
+    progress = Progress(len(inputs), sys.stderr.isatty() and not quiet)
+    cases = 0
+    try:
+        for result in run_study(inputs, config, make_executor(executor.value, jobs, scheduler)):
+            tally.add(result)
+            cases += len(result.cases)
+            spool.add(spool.cases, (case.to_dict() for case in result.cases))
+            if result.skipped is not None:
+                spool.add(spool.skipped, [result.skipped.to_dict()])
+            if out is not None:
+                for name, data in result.transformed:
+                    out.add_transformed(name, data)
+            progress.update(tally.sources, cases, tally.failed)
+        progress.update(tally.sources, cases, tally.failed, final=True)
+    finally:
+        progress.finish()
+    return tally
+
+
+def metamorphic(
+    paths: list[str] = typer.Argument(..., help="Trace files or folders (recursing into *.jsonl)."),
+    transform: list[str] = typer.Option(
+        None, "--transform", "-t", help="Transforms to run, comma-separated (default: all)."
+    ),
+    trials: int = typer.Option(1, "--trials", min=1, max=10_000, help="Trials per transform."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**31 - 1, help="Seed for seeded transforms."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=256, help="Worker processes (or local Dask workers)."),
+    executor: ExecutorName = typer.Option(ExecutorName.local, "--executor", help="Where cases run."),
+    scheduler: str = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
+    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    output_dir: Path = typer.Option(
+        None, "--output-dir", help="Write metamorphic.json, metamorphic.md and transformed/ here."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace existing outputs in --output-dir."),
+    strict_sources: bool = typer.Option(
+        False, "--strict-sources", help="A source with a changed or unavailable artifact is not swept."
+    ),
+    require_replayable: bool = typer.Option(
+        False, "--require-replayable", help="A source that cannot be swept fails the study (exit 1)."
+    ),
+    allow_robustness_failures: bool = typer.Option(
+        False, "--allow-robustness-failures", help="Exit 0 even when some relation did not hold."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or summary on stderr."),
+) -> None:
+    """Rewrite traces with metamorphic transforms and check that verdicts move only as declared."""
+    from tracekit.cli.metamorphic_output import OutputDir, Spool, check_output_dir
+    from tracekit.metamorphic import StudyConfig, StudyReport, study_id, study_path
+    from tracekit.report import metamorphic_render as render
+
+    selection = _selection(transform)
+    if scheduler is not None and executor is not ExecutorName.dask:
+        fail(Code.METAMORPHIC_SCHEDULER_NEEDS_DASK)
+    inputs = _inputs(paths)
+    if output_dir is not None:
+        check_output_dir(output_dir, force)
+    config = StudyConfig(
+        transforms=selection, trials=trials, seed=seed, strict_sources=strict_sources,
+        require_replayable=require_replayable, keep_transformed=output_dir is not None,
+    )
+    identity = study_id([study_path(p) for p in inputs], selection, trials, seed)
+    spool = Spool()
+    out: OutputDir | None = OutputDir(output_dir, force) if output_dir is not None else None
+    try:
+        try:
+            tally = _sweep(inputs, config, executor, jobs, scheduler, spool, out, quiet)
+        except TracekitError as error:
+            diag(error.finding)
+            raise typer.Exit(EXIT_ERROR) from None
+        report = StudyReport.of(tally, identity)
+        if format is Format.json:
+            for chunk in render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped)):
+                sys.stdout.write(chunk)
+        else:
+            sys.stdout.write(render.render_table(report))
+        sys.stdout.flush()
+        if out is not None:
+            chunks = render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped))
+            out.finish(render.render_markdown(report), chunks)
+            out = None
+    finally:
+        spool.close()
+        if out is not None:
+            out.abandon()
+    if tally.failed:
+        diag(finding(Code.METAMORPHIC_RELATIONS_FAILED, failed=tally.failed, total=tally.total))
+    if not quiet:
+        print(render.summary_line(report), file=sys.stderr)
+    failing = tally.failed > 0 or (require_replayable and tally.skipped_total > 0)
+    raise typer.Exit(EXIT_FAIL if failing and not allow_robustness_failures else EXIT_OK)
+
+
+def register(app: typer.Typer) -> None:
+    """Add metamorphic to the app."""
+    app.command("metamorphic")(metamorphic)

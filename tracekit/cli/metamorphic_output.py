@@ -1,0 +1,139 @@
+"""The file side of ``tracekit metamorphic``: spooling, the progress line and the output folder.
+
+Cases are spooled to anonymous temporary files as they stream in, so the report can list every
+case without holding them in memory. Transformed traces are written into a private temporary
+folder inside ``--output-dir`` and moved into place as ``transformed/`` only after the verdict,
+together with metamorphic.md and then metamorphic.json, each written atomically; nothing is
+written through a symlink or over an existing output without ``--force``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from tracekit.cli.common import check_output_file, fail
+from tracekit.errors import Code
+
+OUTPUT_NAMES = ("metamorphic.json", "metamorphic.md", "transformed")
+PROGRESS_INTERVAL = 0.1
+
+
+class Spool:
+    """Append-only JSON-lines spools for cases and skipped sources; read back in order."""
+
+    def __init__(self) -> None:
+        # Closed by close(); the spools live as long as the study, not one block.
+        self.cases: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self.skipped: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+
+    def add(self, handle: IO[bytes], items: Iterable[dict[str, Any]]) -> None:
+        for item in items:
+            handle.write(json.dumps(item, sort_keys=True, ensure_ascii=True).encode("ascii") + b"\n")
+
+    def read(self, handle: IO[bytes]) -> Iterator[dict[str, Any]]:
+        handle.flush()
+        handle.seek(0)
+        for line in handle:
+            yield json.loads(line)
+
+    def close(self) -> None:
+        self.cases.close()
+        self.skipped.close()
+
+
+class Progress:
+    """One stderr line updated in place; drawn only on a terminal and without --quiet."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled
+        self.drawn = False
+        self.last = 0.0
+
+    def update(self, done: int, cases: int, failed: int, final: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not final and now - self.last < PROGRESS_INTERVAL:
+            return
+        self.last = now
+        line = f"\rtracekit metamorphic: {done}/{self.total} trace(s), {cases} case(s), {failed} failed"
+        sys.stderr.write(line)
+        sys.stderr.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def check_output_dir(folder: Path, force: bool) -> None:
+    """Refuse before any work: a symlinked or non-folder output, or existing outputs without
+    --force."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        fail(Code.CLI_OUTPUT_UNSAFE)
+    for name in OUTPUT_NAMES:
+        check_output_file(folder / name, force)
+
+
+class OutputDir:
+    """The study's output folder: a staging folder for transformed traces, then the files."""
+
+    def __init__(self, folder: Path, force: bool) -> None:
+        self.folder = folder
+        self.force = force
+        self.created = not folder.exists()
+        folder.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(tempfile.mkdtemp(prefix=".tracekit-transformed-", dir=folder))
+
+    def add_transformed(self, name: str, data: bytes) -> None:
+        """Stage one transformed trace (a name built by tracekit, never taken from a trace)."""
+        with open(self.staging / name, "xb") as handle:
+            handle.write(data)
+
+    def finish(self, markdown: str, json_chunks: Iterable[str]) -> None:
+        """Move the transformed traces into place, then write metamorphic.md and .json."""
+        target = self.folder / "transformed"
+        check_output_file(target, self.force)
+        if target.exists():
+            retired = Path(tempfile.mkdtemp(prefix=".tracekit-old-", dir=self.folder))
+            os.replace(target, retired / "transformed")
+            os.replace(self.staging, target)
+            shutil.rmtree(retired)
+        else:
+            os.replace(self.staging, target)
+        write_atomic_chunks(self.folder / "metamorphic.md", [markdown], self.force)
+        write_atomic_chunks(self.folder / "metamorphic.json", json_chunks, self.force)
+
+    def abandon(self) -> None:
+        """Remove the staging folder (and the output folder if this run created it empty)."""
+        shutil.rmtree(self.staging, ignore_errors=True)
+        if self.created and self.folder.is_dir() and not any(self.folder.iterdir()):
+            self.folder.rmdir()
+
+
+def write_atomic_chunks(path: Path, chunks: Iterable[str], force: bool) -> None:
+    """Write text chunks to ``path`` atomically (temporary file, fsync, rename)."""
+    check_output_file(path, force)
+    fd, tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        check_output_file(path, force)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,45 @@
+"""Metamorphic robustness sweeps (spec §14, docs/metamorphic.md).
+
+A transform rewrites a verified trace's typed records (re-chaining them with the verifier's own
+hashing); the transformed trace is verified and replayed, and the case passes when the relation
+the transform declares holds: preserving transforms keep the recomputed outcome, changing
+transforms move a named check, invalid transforms are rejected by verify.
+"""
+
+from __future__ import annotations
+
+from tracekit.metamorphic.base import Klass, NotApplicable, Relation, RelationKind, Transform
+from tracekit.metamorphic.cases import (
+    CaseResult,
+    SkippedSource,
+    StudyConfig,
+    TraceResult,
+    TraceTask,
+    run_trace,
+)
+from tracekit.metamorphic.registry import BY_NAME, NAMES, REGISTRY, select
+from tracekit.metamorphic.runner import run_study
+from tracekit.metamorphic.study import StudyReport, Tally, study_id, study_path
+
+__all__ = [
+    "BY_NAME",
+    "NAMES",
+    "REGISTRY",
+    "CaseResult",
+    "Klass",
+    "NotApplicable",
+    "Relation",
+    "RelationKind",
+    "SkippedSource",
+    "StudyConfig",
+    "StudyReport",
+    "Tally",
+    "TraceResult",
+    "TraceTask",
+    "Transform",
+    "run_study",
+    "run_trace",
+    "select",
+    "study_id",
+    "study_path",
+]

@@ -1,0 +1,197 @@
+"""The per-trace unit of work every executor runs: one source trace -> its cases (spec §14).
+
+:func:`run_trace` is the only function the executors call, in-process, in a local worker process
+or on a Dask worker, so a study's results cannot depend on where it ran. It reads one trace
+(through the bounded loader), verifies and replays it once, then streams its cases
+(transform x trial, in selection order) through :func:`evaluate_source`, which is pure.
+
+A source that does not verify or is not replayable yields no transform cases; it is reported as
+a *skipped source* with a fixed code and the code of its first problem (docs/metamorphic.md,
+"Sources that cannot be swept"). With ``require_replayable`` it also yields upstream's failed
+case of class ``invalid`` (transform ``source``, trial 0).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from msgspec import UNSET
+
+from tracekit.errors import Code, Severity, TracekitError
+from tracekit.limits import DEFAULT_LIMITS
+from tracekit.loader import open_trace
+from tracekit.metamorphic.base import NotApplicable, RelationKind, Transform
+from tracekit.metamorphic.registry import BY_NAME
+from tracekit.metamorphic.relations import Outcome, judge, not_applicable
+from tracekit.replay import replay
+from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes, verify_stream
+from tracekit.writer import DraftTrace, read_draft, write_trace
+
+SOURCE_TRANSFORM = "source"
+"""The transform name of the failed case a skipped source yields with ``require_replayable``."""
+
+
+@dataclass(frozen=True, slots=True)
+class StudyConfig:
+    """What a study runs; identical for every trace of the study."""
+
+    transforms: tuple[str, ...]
+    trials: int = 1
+    seed: int = 0
+    strict_sources: bool = False
+    require_replayable: bool = False
+    keep_transformed: bool = False
+    """Return each transformed trace's bytes (for ``--output-dir``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceTask:
+    """One source trace of a study."""
+
+    index: int
+    """1-based position in the study's path list (names the transformed files)."""
+    path: str
+    """The path as the study reports it (study.py, "Paths")."""
+    location: str
+    """Where a worker reads it: the absolute path, so a worker's own cwd does not matter."""
+    config: StudyConfig
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One (trace, transform, trial) case. ``passed`` is None when the case is not applicable."""
+
+    trace: str
+    transform: str
+    klass: str
+    trial: int
+    passed: bool | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "trace": self.trace,
+            "transform": self.transform,
+            "class": self.klass,
+            "trial": self.trial,
+            "passed": self.passed,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedSource:
+    """A source trace no transform was applied to, and why (fixed codes only)."""
+
+    trace: str
+    code: str
+    cause: str
+    """The first verify error or replayability reason code."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"trace": self.trace, "code": self.code, "cause": self.cause}
+
+
+@dataclass(frozen=True, slots=True)
+class TraceResult:
+    """Everything one source trace contributed to the study."""
+
+    index: int
+    trace: str
+    skipped: SkippedSource | None
+    cases: tuple[CaseResult, ...]
+    transformed: tuple[tuple[str, bytes], ...] = ()
+    """(file name, bytes) per case that produced a trace, when the config keeps them."""
+
+
+def run_trace(task: TraceTask) -> TraceResult:
+    """Read, verify, replay and sweep one source trace. Never raises on bad trace data."""
+    try:
+        with open_trace(task.location) as stream:
+            data = stream.read(DEFAULT_LIMITS.total_bytes + 1)
+    except TracekitError as error:
+        return _skip(task, Code.METAMORPHIC_SOURCE_INVALID, error.finding.code.value)
+    return evaluate_source(task, data, Path(task.location).resolve().parent)
+
+
+def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> TraceResult:
+    """Sweep a source trace held in memory; source artifacts resolve against ``trace_dir``."""
+    config = task.config
+    options = VerifyOptions(keep_events=True, strict_sources=config.strict_sources)
+    report = verify_stream(io.BufferedReader(io.BytesIO(data)), options, trace_dir)
+    if not report.intact or report.header is None:
+        return _skip(task, Code.METAMORPHIC_SOURCE_INVALID, _first_error(report))
+    replayed = replay(report, strict_sources=config.strict_sources)
+    snapshot = report.header.policy_snapshot
+    if not replayed.replayable or replayed.recomputed is None or snapshot is UNSET:
+        code = Code.METAMORPHIC_SOURCE_NOT_REPLAYABLE
+        cause = replayed.reasons[0].code.value if replayed.reasons else code.value
+        return _skip(task, code, cause)
+    source = _Source(
+        outcome=Outcome.of(replayed.recomputed),
+        trace_id=report.header.trace_id,
+        enabled=tuple(snapshot.enabled_checks),
+        draft=read_draft(data),
+    )
+    cases: list[CaseResult] = []
+    kept: list[tuple[str, bytes]] = []
+    for name in config.transforms:
+        for trial in range(1, config.trials + 1):
+            case, produced = _case(task, source, BY_NAME[name], trial)
+            cases.append(case)
+            if produced is not None and config.keep_transformed:
+                kept.append((transformed_name(task.index, source.trace_id, name, trial), produced))
+    return TraceResult(task.index, task.path, None, tuple(cases), tuple(kept))
+
+
+def transformed_name(index: int, trace_id: str, transform: str, trial: int) -> str:
+    """``<index:05d>-<trace_id[:12]>-<transform>-trial<trial>.jsonl`` (docs/metamorphic.md)."""
+    return f"{index:05d}-{trace_id[:12]}-{transform}-trial{trial}.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    outcome: Outcome
+    trace_id: str
+    enabled: tuple[str, ...]
+    draft: DraftTrace
+
+
+def _case(
+    task: TraceTask, source: _Source, transform: Transform, trial: int
+) -> tuple[CaseResult, bytes | None]:
+    def result(passed: bool | None, reason: str) -> CaseResult:
+        return CaseResult(task.path, transform.name, transform.klass.value, trial, passed, reason)
+
+    relation = transform.relation
+    blocked = not_applicable(relation, source.enabled)
+    if blocked is not None:
+        return result(None, f"not applicable: {blocked}"), None
+    try:
+        produced = transform.apply(source.draft, trial, task.config.seed)
+    except NotApplicable as error:
+        return result(None, f"not applicable: {error.reason}"), None
+    data = produced if isinstance(produced, bytes) else write_trace(produced)
+    report = verify_bytes(data, VerifyOptions(keep_events=True, check_sources=False))
+    replayed = None
+    if report.intact and relation.kind is not RelationKind.VERIFY_REJECTS:
+        replayed = replay(report)
+    verdict = judge(relation, source.outcome, source.trace_id, report, replayed)
+    return result(verdict.passed, verdict.reason), data
+
+
+def _first_error(report: VerifyReport) -> str:
+    codes = [f.code.value for f in report.findings if f.severity is Severity.ERROR]
+    return codes[0] if codes else Code.LOAD_NO_EVENTS.value
+
+
+def _skip(task: TraceTask, code: Code, cause: str) -> TraceResult:
+    skipped = SkippedSource(task.path, code.value, cause)
+    cases: tuple[CaseResult, ...] = ()
+    if task.config.require_replayable:
+        reason = f"source not swept: {code.value} ({cause})"
+        cases = (CaseResult(task.path, SOURCE_TRANSFORM, "invalid", 0, False, reason),)
+    return TraceResult(task.index, task.path, skipped, cases)

@@ -1,0 +1,74 @@
+"""``canonical_reencoding`` (preserving, tracekit): the same trace, spelled differently.
+
+Upstream hashes parsed values, so whitespace, key order and escape spelling are malleable
+without changing any hash (spec §1, §17.3). This transform writes the canonical trace, parses
+each line back and re-encodes the *parsed values* in one of three valid but non-canonical
+styles, chosen by (trial + seed) mod 3:
+
+0. spaces after ``,`` and ``:``, keys in reverse order, ASCII escapes;
+1. compact, keys in reverse order, raw UTF-8 instead of ``\\u`` escapes;
+2. spaces after ``,`` and ``:``, sorted keys, raw UTF-8.
+
+Expected: verify exits 0 with a ``canonical.non_canonical_line`` notice, the trace id is
+unchanged, and the outcome is the same.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tracekit.errors import Code
+from tracekit.metamorphic.base import Klass, Relation, RelationKind
+from tracekit.writer import DraftTrace, write_trace
+
+STYLES: tuple[tuple[tuple[str, str], bool, bool], ...] = (
+    ((", ", ": "), True, True),
+    ((",", ":"), True, False),
+    ((", ", ": "), False, False),
+)
+"""(separators, reverse key order, ASCII escapes) per style."""
+
+
+def _reversed_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _reversed_keys(value[key]) for key in sorted(value, reverse=True)}
+    if isinstance(value, list):
+        return [_reversed_keys(item) for item in value]
+    return value
+
+
+def reencode(canonical: bytes, style: int) -> bytes:
+    """Re-encode canonical JSONL ``canonical`` in non-canonical ``style`` (0, 1 or 2)."""
+    separators, reverse, ascii_only = STYLES[style]
+    lines = []
+    for line in canonical.splitlines():
+        value = json.loads(line)
+        value = _reversed_keys(value) if reverse else value
+        text = json.dumps(
+            value, separators=separators, sort_keys=not reverse, ensure_ascii=ascii_only,
+            allow_nan=False,
+        )
+        lines.append(text.encode("utf-8"))
+    return b"\n".join(lines) + b"\n"
+
+
+RELATION = Relation(
+        RelationKind.SAME_OUTCOME, notice=Code.CANONICAL_NON_CANONICAL_LINE, same_trace_id=True
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CanonicalReencoding:
+    name: str = "canonical_reencoding"
+    klass: Klass = Klass.PRESERVING
+    relation: Relation = RELATION
+    summary: str = "Re-encodes the parsed records with other spacing, key order or escapes."
+    upstream: bool = False
+
+    def apply(self, draft: DraftTrace, trial: int, seed: int) -> bytes:
+        return reencode(write_trace(draft), (trial + seed) % len(STYLES))
+
+
+TRANSFORM = CanonicalReencoding()

@@ -1,0 +1,189 @@
+"""Pure renderers for a metamorphic study: JSON (streamed), a table and Markdown.
+
+JSON (report_version 1) is byte-identical to ``jsonout.dumps`` of the whole document, but
+:func:`json_chunks` produces it piece by piece from iterables, so a campaign's millions of cases
+never have to sit in memory at once. The table and Markdown show the summary, the per-transform
+counts, the skipped sources by cause and a bounded list of failed cases.
+
+Trace paths in these outputs come from the user's own command line and folders (never from
+trace content); non-printable characters are escaped before they reach a terminal or a table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tracekit.metamorphic.study import StudyReport
+from tracekit.report.jsonout import dumps
+
+CASES_SENTINEL = "\x00tracekit-cases\x00"
+SKIPPED_SENTINEL = "\x00tracekit-skipped\x00"
+TABLE_FAILURES = 50
+CLASSES = ("preserving", "changing", "invalid")
+
+
+def _element(value: dict[str, Any]) -> str:
+    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)
+    return "\n".join("    " + line for line in text.splitlines())
+
+
+def _list_chunks(items: Iterable[dict[str, Any]]) -> Iterator[str]:
+    first = True
+    for item in items:
+        yield ("[\n" if first else ",\n") + _element(item)
+        first = False
+    yield "[]" if first else "\n  ]"
+
+
+def json_chunks(
+    head: dict[str, Any], cases: Iterable[dict[str, Any]], skipped: Iterable[dict[str, Any]]
+) -> Iterator[str]:
+    """The study document in chunks: ``head`` plus the ``cases`` and ``skipped_sources`` lists.
+
+    Joined, the chunks equal ``jsonout.dumps({**head, "cases": [...], "skipped_sources": [...]})``.
+    """
+    skeleton = dumps({**head, "cases": CASES_SENTINEL, "skipped_sources": SKIPPED_SENTINEL})
+    markers = {json.dumps(CASES_SENTINEL): cases, json.dumps(SKIPPED_SENTINEL): skipped}
+    rest = skeleton
+    while True:
+        found = [(rest.find(marker), marker) for marker in markers if marker in rest]
+        if not found:
+            yield rest
+            return
+        position, marker = min(found)
+        yield rest[:position]
+        yield from _list_chunks(markers.pop(marker))
+        rest = rest[position + len(marker):]
+
+
+def render_json(
+    head: dict[str, Any], cases: Iterable[dict[str, Any]], skipped: Iterable[dict[str, Any]]
+) -> str:
+    """The whole study document as one string."""
+    return "".join(json_chunks(head, cases, skipped))
+
+
+def _printable(text: str) -> str:
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
+def _ratio(count: dict[str, int]) -> str:
+    return f"{count['passed']}/{count['total']}"
+
+
+def summary_line(report: StudyReport) -> str:
+    """One line for stderr: relations held, per class, skipped sources and the study id."""
+    head = report.head
+    summary = head["summary"]
+    total = sum(summary[k]["total"] for k in CLASSES)
+    held = sum(summary[k]["passed"] for k in CLASSES)
+    na = sum(summary[k]["not_applicable"] for k in CLASSES)
+    classes = ", ".join(f"{k} {_ratio(summary[k])}" for k in CLASSES)
+    sources = head["sources"]
+    return (
+        f"tracekit metamorphic: {held}/{total} relation(s) hold ({classes}); {na} not applicable; "
+        f"{sources['skipped']} of {sources['total']} source trace(s) skipped; {head['study_id']}"
+    )
+
+
+def _transform_rows(head: dict[str, Any]) -> list[list[Any]]:
+    return [
+        [t["name"], t["class"], t["relation"], t["passed"], t["total"], t["not_applicable"]]
+        for t in head["transforms"]
+    ]
+
+
+def _class_rows(head: dict[str, Any]) -> list[list[Any]]:
+    summary = head["summary"]
+    return [[k, summary[k]["passed"], summary[k]["total"], summary[k]["not_applicable"]] for k in CLASSES]
+
+
+def _failure_rows(report: StudyReport, limit: int) -> list[list[Any]]:
+    return [
+        [_printable(c["trace"]), c["transform"], c["trial"], c["reason"]]
+        for c in report.failures[:limit]
+    ]
+
+
+def render_table(report: StudyReport) -> str:
+    """The terminal table: per transform, per class, skipped sources, failed cases."""
+    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
+
+    head = report.head
+    sources = head["sources"]
+    parts = [
+        (
+            f"study {head['study_id']}: {sources['total']} source trace(s), "
+            f"{sources['swept']} swept, {sources['skipped']} skipped; "
+            f"{head['trials']} trial(s), seed {head['seed']}"
+        ),
+        "",
+        tabulate(_transform_rows(head), ["transform", "class", "relation", "passed", "total", "n/a"]),
+        "",
+        tabulate(_class_rows(head), ["class", "passed", "total", "n/a"]),
+    ]
+    causes = sources["skipped_by_cause"]
+    if causes:
+        rows = [[c["code"], c["cause"], c["count"]] for c in causes]
+        parts += ["", "skipped sources (not swept):", tabulate(rows, ["code", "cause", "count"])]
+    if report.failed_total:
+        shown = min(TABLE_FAILURES, len(report.failures))
+        parts += [
+            "",
+            f"failed cases ({shown} of {report.failed_total} shown):",
+            tabulate(_failure_rows(report, TABLE_FAILURES), ["trace", "transform", "trial", "reason"]),
+        ]
+    return "\n".join(parts) + "\n"
+
+
+def _md_cell(value: Any) -> str:
+    return _printable(str(value)).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _md_table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(report: StudyReport) -> str:
+    """metamorphic.md: the study summary for humans."""
+    head = report.head
+    sources = head["sources"]
+    lines = [
+        f"# Metamorphic study {head['study_id']}",
+        "",
+        f"- Source traces: {sources['total']} ({sources['swept']} swept, {sources['skipped']} skipped)",
+        f"- Trials: {head['trials']}; seed: {head['seed']}",
+        "- External execution: none (traces are rewritten, verified and replayed offline)",
+        "",
+        "## Relations by class",
+        "",
+        *_md_table(["class", "passed", "total", "not applicable"],
+                   _class_rows(head)),
+        "",
+        "## Transforms",
+        "",
+        *_md_table(["transform", "class", "relation", "passed", "total", "not applicable"],
+                   _transform_rows(head)),
+    ]
+    if sources["skipped_by_cause"]:
+        rows = [[c["code"], c["cause"], c["count"]] for c in sources["skipped_by_cause"]]
+        lines += ["", "## Skipped sources", "", *_md_table(["code", "cause", "count"], rows)]
+    if report.failed_total:
+        lines += [
+            "",
+            f"## Failed cases ({len(report.failures)} of {report.failed_total} listed)",
+            "",
+            *_md_table(["trace", "transform", "trial", "reason"],
+                       _failure_rows(report, len(report.failures))),
+        ]
+    lines += [
+        "",
+        "Metamorphic testing checks that replay and the policy checks react to evidence and only",
+        "to evidence. It does not rerun agents or tests, and it does not show that the original",
+        "evidence was honestly produced.",
+    ]
+    return "\n".join(lines) + "\n"
