@@ -466,10 +466,10 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     Code.METAMORPHIC_DUPLICATE_TRANSFORM: CodeInfo(_E, "A --transform name is given more than once."),
     Code.METAMORPHIC_SOURCE_INVALID: CodeInfo(
-        _W, "A source trace did not verify; no transform was applied to it."
+        _N, "A source trace did not verify; no transform was applied to it."
     ),
     Code.METAMORPHIC_SOURCE_NOT_REPLAYABLE: CodeInfo(
-        _W, "A source trace is not replayable; no transform was applied to it."
+        _N, "A source trace is not replayable; no transform was applied to it."
     ),
     Code.METAMORPHIC_RELATIONS_FAILED: CodeInfo(
         _W, "{failed} of {total} metamorphic relation(s) did not hold."

@@ -75,7 +75,7 @@ def test_each_policy_field_is_divergent() -> None:
         {"evidence": tuple(reversed(("a", "b")))},
         {"score_contribution": -30},
     ):
-        result = compare(_recorded(replace(A, **change), B, C), NEW)  # type: ignore[arg-type]
+        result = compare(_recorded(replace(A, **change), B, C), NEW)
         assert result.classification == "divergent", change
 
 

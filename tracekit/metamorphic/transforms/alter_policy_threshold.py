@@ -14,7 +14,6 @@ from tracekit.metamorphic.base import Klass, NotApplicable, Relation, RelationKi
 from tracekit.metamorphic.edits import clone, completion, snapshot
 from tracekit.writer import DraftTrace
 
-
 RELATION = Relation(RelationKind.CHECK_FAILS, ("diff-size",))
 
 

@@ -12,7 +12,6 @@ from tracekit.metamorphic.base import Klass, NotApplicable, Relation, RelationKi
 from tracekit.metamorphic.edits import clone, events_of
 from tracekit.writer import DraftTrace
 
-
 RELATION = Relation(RelationKind.CHECK_FAILS, ("tests-passed",))
 
 

@@ -16,7 +16,6 @@ from tracekit.metamorphic.base import Klass, NotApplicable, Relation, RelationKi
 from tracekit.metamorphic.edits import clone
 from tracekit.writer import DraftTrace, write_trace
 
-
 RELATION = Relation(RelationKind.VERIFY_REJECTS)
 
 

@@ -15,7 +15,6 @@ from tracekit.metamorphic.base import Klass, NotApplicable, Relation, RelationKi
 from tracekit.metamorphic.edits import add_file_change, clone, events_of
 from tracekit.writer import DraftTrace
 
-
 RELATION = Relation(RelationKind.VERIFY_REJECTS)
 
 

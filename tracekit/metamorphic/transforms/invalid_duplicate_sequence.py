@@ -13,7 +13,6 @@ from tracekit.metamorphic.base import Klass, NotApplicable, Relation, RelationKi
 from tracekit.metamorphic.edits import clone
 from tracekit.writer import DraftTrace
 
-
 RELATION = Relation(RelationKind.VERIFY_REJECTS)
 
 

@@ -16,7 +16,6 @@ from tracekit.metamorphic.edits import clone, events_of, remove_file_changes, sn
 from tracekit.replay.matching import matching_patterns
 from tracekit.writer import DraftTrace
 
-
 RELATION = Relation(RelationKind.CHECK_PASSES, ("forbidden-paths",))
 
 
