@@ -3,13 +3,15 @@
 Built from the corpus builders (corpus/gen/base.py) and written by ``tracekit.writer``, so every
 trace is canonical and intact. What makes it realistic, per the AgentGuard spec §6:
 
-* mostly ``agent_command`` events with long argv (up to 128 items) and command text (up to 4096
-  characters), output identities, float durations;
+* mostly ``agent_command`` events with long argv (12 to 48 tokens, one in twenty up to the
+  128-item bound) and their command text (up to 4096 characters), output identities, float
+  durations;
 * ``file_change`` events, a fraction carrying bounded unified diffs (at most 32,768 characters);
 * guard summaries with watcher events and violations, guard metrics with float timings;
 * ``check_result`` events with evidence lists (64 items), a completion listing every path;
-* non-ASCII text (Latin, Cyrillic, CJK, emoji) in about one event in eight, which the canonical
-  form escapes as ``\\uXXXX`` (surrogate pairs for emoji), so lines stay ASCII;
+* non-ASCII text (Latin, Cyrillic, CJK, emoji) in about one text field in twelve and one diff in
+  five, which the canonical form escapes as ``\\uXXXX`` (surrogate pairs for emoji), so lines
+  stay ASCII;
 * float offsets on every event (``relative_offset_seconds``), floats and integers throughout.
 
 The diff budget is sized last so the trace lands just under its byte target.
@@ -46,8 +48,8 @@ def _word(rng: random.Random) -> str:
     return rng.choice(WORDS)
 
 
-def _maybe_intl(rng: random.Random, text: str) -> str:
-    return f"{text} {rng.choice(NON_ASCII)}" if rng.random() < 0.125 else text
+def _maybe_intl(rng: random.Random, text: str, share: float = 0.08) -> str:
+    return f"{text} {rng.choice(NON_ASCII)}" if rng.random() < share else text
 
 
 def _path(rng: random.Random, index: int) -> str:
@@ -58,17 +60,25 @@ def _duration(rng: random.Random) -> float:
     return round(rng.lognormvariate(-1.0, 1.2), 6)
 
 
+SHORT_FLAGS = ("-q", "-x", "-v", "-s", "-j8", "-O2", "-k", "-p", "-W", "-m", "--", "-e", "-n", "-c")
+
+
+def _token(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.35:
+        return rng.choice(SHORT_FLAGS)
+    if roll < 0.6:
+        return f"--{_word(rng)}={rng.randint(0, 10**4)}"
+    if roll < 0.85:
+        return _path(rng, rng.randint(0, 5000))
+    return _maybe_intl(rng, _word(rng))
+
+
 def _command(rng: random.Random, index: int) -> DraftEvent:
+    """An agent command with a long argv (most 12-48 tokens, a few up to the 128-item bound)."""
     argv = ["python", "-m", f"tools.{_word(rng)}"]
-    long_run = rng.random() < 0.05  # a few commands carry very long argument lists
-    for _ in range(rng.randint(60, 124) if long_run else rng.randint(2, 16)):
-        flag = rng.random()
-        if flag < 0.4:
-            argv.append(f"--{_word(rng)}-{_word(rng)}={rng.randint(0, 10**6)}")
-        elif flag < 0.8:
-            argv.append(_path(rng, rng.randint(0, 5000)))
-        else:
-            argv.append(_maybe_intl(rng, f"--message={_word(rng)} {_word(rng)}"))
+    long_run = rng.random() < 0.05
+    argv += [_token(rng) for _ in range(rng.randint(80, 125) if long_run else rng.randint(9, 45))]
     command = " ".join(argv)[: DEFAULT_LIMITS.string_chars]
     event = base.command(argv, exit_code=rng.choice((0, 0, 0, 1, 2)), duration=_duration(rng),
                          stdout=f"{index} ok {_word(rng)}\n" * rng.randint(0, 8))
@@ -113,7 +123,10 @@ def _command_guard(rng: random.Random) -> DraftEvent:
 
 
 def _diff(rng: random.Random, path: str, budget: int) -> str:
-    """A unified diff whose canonical encoding is about ``budget`` bytes, at most 32,768 chars."""
+    """A unified diff whose canonical encoding is about ``budget`` bytes, at most 32,768 chars.
+
+    One diff in five touches text with non-ASCII characters (about one added line in eight)."""
+    intl = 0.125 if rng.random() < 0.2 else 0.0
     lines = [f"--- a/{path}", f"+++ b/{path}"]
     size = 0
     hunk = 1
@@ -122,7 +135,7 @@ def _diff(rng: random.Random, path: str, budget: int) -> str:
         for _ in range(rng.randint(4, 12)):
             sign = rng.choice(" +-")
             text = f"{sign}    {_word(rng)} = {_word(rng)}({rng.randint(0, 999)}, {rng.random():.4f})"
-            lines.append(_maybe_intl(rng, text) if sign == "+" else text)
+            lines.append(_maybe_intl(rng, text, intl) if sign == "+" else text)
         hunk += 11
         size = len(agentguard_bytes("\n".join(lines)))
     diff = "\n".join(lines) + "\n"
@@ -135,7 +148,19 @@ def _diff(rng: random.Random, path: str, budget: int) -> str:
 
 def build(events: int = 10_000, target_bytes: int = 16_700_000, seed: int = 8,
           name: str = "bench") -> bytes:
-    """Return the canonical JSONL bytes of one realistic trace of ``events`` events."""
+    """Return the canonical JSONL bytes of one realistic trace of ``events`` events, at most
+    ``target_bytes`` long (and within the 16 MiB limit)."""
+    limit = min(target_bytes, DEFAULT_LIMITS.total_bytes)
+    target = limit
+    for _ in range(5):
+        data = _build(events, target, seed, name)
+        if len(data) <= limit:
+            return data
+        target -= len(data) - limit + 20_000
+    raise RuntimeError("could not fit the trace into its byte budget")
+
+
+def _build(events: int, target_bytes: int, seed: int, name: str) -> bytes:
     rng = random.Random(seed)
     header = base.header(2, name)
     n_guard = max(1, events // 250)
@@ -176,9 +201,7 @@ def build(events: int = 10_000, target_bytes: int = 16_700_000, seed: int = 8,
         if budget > 200:
             change.payload.update(diff_included=True, diff_truncated=False,
                                   unified_diff=_diff(rng, change.payload["path"], budget))
-    data = write_trace(DraftTrace(header=header, events=draft))
-    assert len(data) <= DEFAULT_LIMITS.total_bytes, len(data)
-    return data
+    return write_trace(DraftTrace(header=header, events=draft))
 
 
 if __name__ == "__main__":

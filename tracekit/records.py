@@ -167,7 +167,11 @@ def decode_event(
         check_prescan(raw, limits)
     except JsonProblem as problem:
         raise RecordProblem(finding(problem.code, line, **problem.params)) from None
-    if raw.isascii() and not values_may_exceed(raw, limits.values) and _schema_within(limits):
+    if (
+        raw.isascii()
+        and (limits is DEFAULT_LIMITS or _schema_within(limits))
+        and not values_may_exceed(raw, limits.values)
+    ):
         fast = _decode_fast(raw, line, schema_version, previous)
         if fast is not None:
             return fast
@@ -243,6 +247,8 @@ def _floats_alike(value: Any) -> bool:
     kind = type(value)
     if kind is float:
         return value == 0.0 or 1e-4 <= abs(value) < 1e16
+    if not _DECODE_LINE:
+        _build_fast_path()
     names = _FLOAT_FIELDS.get(kind)
     if names is not None:
         for name in names:
@@ -291,17 +297,24 @@ def _inspect(kind: mi.Type, fields: dict[type, tuple[str, ...]], free: set[type]
     return True, True
 
 
-def _fast_types() -> tuple[dict[type, tuple[str, ...]], dict[type, str], dict[type, Any], Any]:
-    """One tagged Struct per event type: the envelope fields plus its typed payload.
+_CHAIN_FIELDS = ("event_hash", "previous_event_hash")
 
-    A whole line then decodes in one call (msgspec picks the Struct by ``event_type``) and
-    re-encodes in one call. Payload types holding a free-form value (``Any``) get no Struct:
-    such values are bounded only by the exact path's walk (step 2.5).
+
+def _build_fast_path() -> Any:
+    """Fill the fast path's tables on first use (kept out of import: ``tracekit --help``);
+    return the decoder of a whole line.
+
+    One tagged Struct per event type holds the envelope fields plus its typed payload, so a
+    whole line decodes in one call (msgspec picks the Struct by ``event_type``) and re-encodes
+    in one call. Payload types holding a free-form value (``Any``) get no Struct: such values
+    are bounded only by the exact path's walk (step 2.5).
     """
     fields: dict[type, tuple[str, ...]] = {}
     free: set[type] = set()
+    # The two chain hashes drop their hex pattern here (a regex per field is a third of the
+    # decode): _decode_fast accepts a line only when both equal hashes it already trusts.
     envelope = [
-        (f.name, f.type)
+        (f.name, str if f.name in _CHAIN_FIELDS else f.type)
         for f in msgspec.structs.fields(ag.EventEnvelope)
         if f.name not in ("event_type", "payload")
     ]
@@ -324,7 +337,11 @@ def _fast_types() -> tuple[dict[type, tuple[str, ...]], dict[type, str], dict[ty
         assert isinstance(info, mi.StructType)
         floats[line_type] = _float_getter(_float_paths(info, fields))
     decoder = msgspec.json.Decoder(Union[tuple(lines)])  # type: ignore[valid-type]
-    return {k: v for k, v in fields.items() if v}, lines, floats, decoder.decode
+    _FLOAT_FIELDS.update((k, v) for k, v in fields.items() if v)
+    _FAST_EVENT_TYPES.update(lines)
+    _FLOAT_VALUES.update(floats)
+    _DECODE_LINE.append(decoder.decode)
+    return decoder.decode
 
 
 def _float_paths(kind: mi.StructType, fields: dict[type, tuple[str, ...]]) -> list[str]:
@@ -348,16 +365,22 @@ def _float_getter(paths: list[str]) -> Any:
     return attrgetter(*paths)
 
 
-_FLOAT_FIELDS, _FAST_EVENT_TYPES, _FLOAT_VALUES, _DECODE_LINE = _fast_types()
-"""Float-bearing field names per Struct; the fast path's line Structs and their event types;
-a getter of each line Struct's float-bearing values; the decoder of a whole line."""
+_FLOAT_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Float-bearing field names per Struct (filled by :func:`_build_fast_path`)."""
+_FAST_EVENT_TYPES: dict[type, str] = {}
+"""The fast path's line Structs and their event types."""
+_FLOAT_VALUES: dict[type, Any] = {}
+"""A getter of each line Struct's float-bearing values."""
+_DECODE_LINE: list[Any] = []
+"""The decoder of a whole line, once built."""
 _PAYLOAD_KEY = b',"payload":'
 _AFTER_PAYLOAD = b',"previous_event_hash":"'
 
 
 def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRecord | None:
+    decode = _DECODE_LINE[0] if _DECODE_LINE else _build_fast_path()
     try:
-        record = _DECODE_LINE(raw)
+        record = decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if not _same_as_read(_ENCODE(record), raw):
@@ -383,6 +406,12 @@ def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRec
         schema_version=version,
         sequence=record.sequence,
     )
+    computed = sha256_hex(ctx)
+    # Step 7.2-7.3 hold, which also proves both chain hashes are lowercase hex (they dropped
+    # their pattern in _build_fast_path); a broken link or hash goes to the exact path, which
+    # reports it after the schema checks.
+    if record.previous_event_hash != previous or record.event_hash != computed:
+        return None
     return EventRecord(
         line=line,
         sequence=record.sequence,
@@ -392,7 +421,7 @@ def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRec
         relative_offset_seconds=record.relative_offset_seconds,
         record_type=record.record_type,
         payload=record.payload,
-        computed_hash=sha256_hex(ctx),
+        computed_hash=computed,
         canonical=True,
     )
 

@@ -167,7 +167,8 @@ class _Walk:
             position += 1
             self.report.event_count = position
             event = decode_event(raw.raw, raw.number, version, previous, self.limits)
-            self.note_form(raw, event.canonical)
+            if raw.crlf or not event.canonical:  # the common case skips a call per event
+                self.note_form(raw, event.canonical)
             rank = self.structure(event, position, rank, version, last)
             self.count(event, raw)
             problem = payload_problem(event.payload, raw.number)

@@ -44,12 +44,22 @@ def _field_gaps(traces: Sequence[Trace]) -> list[dict[str, Any]]:
             tally.setdefault(key, Counter())[str(row["status"])] += 1
             rerun[key] = bool(row["needed_to_rerun"])
     gaps = [
-        {"format": fmt, "field": name, "missing": c["missing"], "partial": c["partial"],
-         "not_carried": c["not_carried"], "present": c["present"], "needed_to_rerun": rerun[(fmt, name)]}
+        {
+            "format": fmt,
+            "field": name,
+            "missing": c["missing"],
+            "partial": c["partial"],
+            "not_carried": c["not_carried"],
+            "present": c["present"],
+            "needed_to_rerun": rerun[(fmt, name)],
+        }
         for (fmt, name), c in tally.items()
         if c["missing"] or c["partial"] or c["not_carried"]
     ]
-    return sorted(gaps, key=lambda g: (-(g["missing"] + g["partial"]), -g["not_carried"], g["format"], g["field"]))
+    return sorted(
+        gaps,
+        key=lambda g: (-(g["missing"] + g["partial"]), -g["not_carried"], g["format"], g["field"]),
+    )
 
 
 def _demonstrations(traces: Sequence[Trace]) -> dict[str, Any]:
@@ -74,8 +84,12 @@ def summarise(traces: Sequence[Trace], skipped: int = 0) -> dict[str, Any]:
     formats = Counter(str(t["format"]) for t in traces)
     exits = Counter(str(t["exit_code"]) for t in traces)
     severity = Counter(str(f["severity"]) for t in traces for f in t["findings"])
-    by_code = Counter(code for t in traces for code in _codes(t)
-                      if any(f["code"] == code and f["severity"] != "info" for f in t["findings"]))
+    by_code = Counter(
+        code
+        for t in traces
+        for code in _codes(t)
+        if any(f["code"] == code and f["severity"] != "info" for f in t["findings"])
+    )
     intact = [t for t in traces if t["intact"] is True]
     return {
         "total": len(traces),

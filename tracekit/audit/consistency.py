@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from msgspec import UNSET
 
@@ -116,8 +117,12 @@ def score_contribution(ctx: Context) -> list[AuditFinding]:
     if not wrong:
         return []
     return [
-        note(Code.AUDIT_SCORE_CONTRIBUTION_MISMATCH, wrong[0].line,
-             "check_result.score_contribution", count=len(wrong))
+        note(
+            Code.AUDIT_SCORE_CONTRIBUTION_MISMATCH,
+            wrong[0].line,
+            "check_result.score_contribution",
+            count=len(wrong),
+        )
     ]
 
 
@@ -129,8 +134,13 @@ def failed_checks(ctx: Context) -> list[AuditFinding]:
     """failed_checks lists exactly the names of the failed check events (order aside)."""
     if Counter(c.name for c in _failed(ctx)) == Counter(ctx.summary.failed_checks):
         return []
-    return [note(Code.AUDIT_FAILED_CHECKS_MISMATCH, ctx.completed.line,
-                 "execution_completed.failed_checks")]
+    return [
+        note(
+            Code.AUDIT_FAILED_CHECKS_MISMATCH,
+            ctx.completed.line,
+            "execution_completed.failed_checks",
+        )
+    ]
 
 
 def warning_checks(ctx: Context) -> list[AuditFinding]:
@@ -138,8 +148,13 @@ def warning_checks(ctx: Context) -> list[AuditFinding]:
     names = Counter(c.name for c in _failed(ctx) if c.severity == "warning")
     if names == Counter(ctx.summary.warning_checks):
         return []
-    return [note(Code.AUDIT_WARNING_CHECKS_MISMATCH, ctx.completed.line,
-                 "execution_completed.warning_checks")]
+    return [
+        note(
+            Code.AUDIT_WARNING_CHECKS_MISMATCH,
+            ctx.completed.line,
+            "execution_completed.warning_checks",
+        )
+    ]
 
 
 def modified_count(ctx: Context) -> list[AuditFinding]:
@@ -148,8 +163,15 @@ def modified_count(ctx: Context) -> list[AuditFinding]:
     listed = len(files.paths)
     if files.count == listed or (files.truncated and files.count > listed):
         return []
-    return [note(Code.AUDIT_MODIFIED_COUNT_MISMATCH, ctx.completed.line,
-                 "execution_completed.modified_files.count", count=files.count, paths=listed)]
+    return [
+        note(
+            Code.AUDIT_MODIFIED_COUNT_MISMATCH,
+            ctx.completed.line,
+            "execution_completed.modified_files.count",
+            count=files.count,
+            paths=listed,
+        )
+    ]
 
 
 def modified_paths(ctx: Context) -> list[AuditFinding]:
@@ -159,8 +181,14 @@ def modified_paths(ctx: Context) -> list[AuditFinding]:
     listed = list(files.paths)
     if listed == changed or (files.truncated and changed[: len(listed)] == listed):
         return []
-    return [note(Code.AUDIT_MODIFIED_PATHS_MISMATCH, ctx.completed.line,
-                 "execution_completed.modified_files.paths", count=len(changed))]
+    return [
+        note(
+            Code.AUDIT_MODIFIED_PATHS_MISMATCH,
+            ctx.completed.line,
+            "execution_completed.modified_files.paths",
+            count=len(changed),
+        )
+    ]
 
 
 def line_totals(ctx: Context) -> list[AuditFinding]:
@@ -173,8 +201,13 @@ def line_totals(ctx: Context) -> list[AuditFinding]:
         deleted += event.payload.lines_deleted
     if (files.lines_added, files.lines_deleted) == (added, deleted):
         return []
-    return [note(Code.AUDIT_LINE_TOTALS_MISMATCH, ctx.completed.line,
-                 "execution_completed.modified_files")]
+    return [
+        note(
+            Code.AUDIT_LINE_TOTALS_MISMATCH,
+            ctx.completed.line,
+            "execution_completed.modified_files",
+        )
+    ]
 
 
 def score(ctx: Context) -> list[AuditFinding]:
@@ -203,8 +236,9 @@ def unique_names(ctx: Context) -> list[AuditFinding]:
     if not repeated:
         return []
     first = next(r for r in ctx.checks if ctx.payload_of(r).name in repeated)
-    return [note(Code.AUDIT_DUPLICATE_CHECK_NAME, first.line, "check_result.name",
-                 count=len(repeated))]
+    return [
+        note(Code.AUDIT_DUPLICATE_CHECK_NAME, first.line, "check_result.name", count=len(repeated))
+    ]
 
 
 def severities(ctx: Context) -> list[AuditFinding]:
@@ -220,32 +254,46 @@ def severities(ctx: Context) -> list[AuditFinding]:
             wrong.append(record)
     if not wrong:
         return []
-    return [note(Code.AUDIT_SEVERITY_MISMATCH, wrong[0].line, "check_result.severity",
-                 count=len(wrong))]
+    return [
+        note(Code.AUDIT_SEVERITY_MISMATCH, wrong[0].line, "check_result.severity", count=len(wrong))
+    ]
 
 
 def offsets(ctx: Context) -> list[AuditFinding]:
     """relative_offset_seconds never decreases along the trace (nulls are skipped)."""
     timed = [(e.line, e.relative_offset_seconds) for e in ctx.events]
     known = [(line, value) for line, value in timed if value is not None]
-    drops = [b[0] for a, b in zip(known, known[1:]) if b[1] < a[1]]
+    drops = [b[0] for a, b in pairwise(known) if b[1] < a[1]]
     if not drops:
         return []
-    return [note(Code.AUDIT_NON_MONOTONIC_OFFSETS, drops[0], "event.relative_offset_seconds",
-                 count=len(drops))]
+    return [
+        note(
+            Code.AUDIT_NON_MONOTONIC_OFFSETS,
+            drops[0],
+            "event.relative_offset_seconds",
+            count=len(drops),
+        )
+    ]
 
 
 def working_directory_roles(ctx: Context) -> list[AuditFinding]:
     """Every agent_command's working_directory_role is one upstream's builder writes."""
     odd = [
-        e for e in ctx.commands
+        e
+        for e in ctx.commands
         if isinstance(e.payload, ag.AgentCommand)
         and e.payload.working_directory_role not in KNOWN_WORKING_DIRECTORY_ROLES
     ]
     if not odd:
         return []
-    return [note(Code.AUDIT_UNKNOWN_WORKING_DIRECTORY_ROLE, odd[0].line,
-                 "agent_command.working_directory_role", count=len(odd))]
+    return [
+        note(
+            Code.AUDIT_UNKNOWN_WORKING_DIRECTORY_ROLE,
+            odd[0].line,
+            "agent_command.working_directory_role",
+            count=len(odd),
+        )
+    ]
 
 
 RULES: tuple[Rule, ...] = (
@@ -273,6 +321,7 @@ def check_consistency(header: ag.Header, events: Sequence[EventRecord]) -> list[
     if ctx is None:
         return []
     return [found for rule in RULES for found in rule(ctx)]
+
 
 CONSISTENCY_CODES = frozenset(
     code.value

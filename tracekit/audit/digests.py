@@ -23,8 +23,20 @@ from tracekit.audit.harness_view import (
 from tracekit.canonical import agentguard_bytes, jcs_bytes
 
 VOLATILE_KEYS = frozenset(
-    {*ID_KEYS, *START_KEYS, *LATENCY_KEYS, *ORDER_KEYS, *RETRY_KEYS, "created_at", "ended_at",
-     "duration_seconds", "time", "attempt_id", "run_id", "trace_id"}
+    {
+        *ID_KEYS,
+        *START_KEYS,
+        *LATENCY_KEYS,
+        *ORDER_KEYS,
+        *RETRY_KEYS,
+        "created_at",
+        "ended_at",
+        "duration_seconds",
+        "time",
+        "attempt_id",
+        "run_id",
+        "trace_id",
+    }
 )
 """Keys that say when, in what order or how often something happened, not what happened."""
 

@@ -40,26 +40,40 @@ SUPERSEDED = frozenset(
         Code.REPLAY_NON_MONOTONIC_OFFSETS,
     }
 )
-_EQUIVALENCE = {"exact": Code.REPLAY_EXACT, "semantic": Code.REPLAY_SEMANTIC,
-                "divergent": Code.REPLAY_DIVERGENT}
-HARNESS_OUTCOMES = {"pass": "pass", "fail": "fail", "error": "error", "not_run": "not_run",
-                    "PASS": "pass", "FAIL": "fail"}
+_EQUIVALENCE = {
+    "exact": Code.REPLAY_EXACT,
+    "semantic": Code.REPLAY_SEMANTIC,
+    "divergent": Code.REPLAY_DIVERGENT,
+}
+HARNESS_OUTCOMES = {
+    "pass": "pass",
+    "fail": "fail",
+    "error": "error",
+    "not_run": "not_run",
+    "PASS": "pass",
+    "FAIL": "fail",
+}
 
 
 def unreadable(path: str, fmt: Format, found: Finding) -> AuditReport:
     """The report for a file that could not be read or parsed (exit 2)."""
-    return AuditReport(path=path, format=fmt, readable=False, intact=None,
-                       findings=(AuditFinding(found),))
+    return AuditReport(
+        path=path, format=fmt, readable=False, intact=None, findings=(AuditFinding(found),)
+    )
 
 
 # ------------------------------------------------------------------------------------ AgentGuard
 
 
-def _replay(report: VerifyReport, strict_sources: bool) -> tuple[dict[str, Any], list[AuditFinding], bool]:
+def _replay(
+    report: VerifyReport, strict_sources: bool
+) -> tuple[dict[str, Any], list[AuditFinding], bool]:
     from tracekit.replay import replay
 
     result = replay(report, strict_sources=strict_sources)
-    found = [AuditFinding(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED]
+    found = [
+        AuditFinding(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED
+    ]
     if result.equivalence is not None:
         found.append(note(_EQUIVALENCE[result.equivalence]))
     summary = {
@@ -68,11 +82,18 @@ def _replay(report: VerifyReport, strict_sources: bool) -> tuple[dict[str, Any],
         "reasons": [f.code.value for f in result.reasons],
         "equivalence": result.equivalence,
         "recorded": {"result": result.recorded.result, "score": result.recorded.score}
-        if result.recorded else None,
+        if result.recorded
+        else None,
         "recomputed": {"result": result.recomputed.result, "score": result.recomputed.score}
-        if result.recomputed else None,
+        if result.recomputed
+        else None,
         "differences": [
-            {"scope": d.scope, "field": d.field, "check": d.check, "classification": d.classification}
+            {
+                "scope": d.scope,
+                "field": d.field,
+                "check": d.check,
+                "classification": d.classification,
+            }
             for d in result.differences
         ],
     }
@@ -97,8 +118,14 @@ def audit_agentguard(
         findings.append(note(Code.AUDIT_SCENARIO_NOT_APPLICABLE))
     header = report.header
     if not report.intact or header is None or not report.events:
-        return AuditReport(path=report.path, format="agentguard", readable=True, intact=False,
-                           findings=tuple(findings), trace_id=report.trace_id)
+        return AuditReport(
+            path=report.path,
+            format="agentguard",
+            readable=True,
+            intact=False,
+            findings=tuple(findings),
+            trace_id=report.trace_id,
+        )
     findings.append(note(Code.AUDIT_INTEGRITY_NOT_AUTHENTICITY))
     findings += consistency.check_consistency(header, report.events)
     summary, replay_found, replayable = _replay(report, strict_sources)
@@ -106,11 +133,21 @@ def audit_agentguard(
     rows = PROFILES["agentguard"].assess(AgentGuardEvidence(header, report.events, report.sources))
     findings += gap_findings(rows)
     findings += failure_modes.agentguard_failure_modes(report.events)
-    completed = next(e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted))
+    completed = next(
+        e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted)
+    )
     return AuditReport(
-        path=report.path, format="agentguard", readable=True, intact=True,
-        findings=tuple(findings), completeness=rows, replay=summary, replayable=replayable,
-        trace_id=header.trace_id, outcome=completed.result, demonstration=_demonstration(report),
+        path=report.path,
+        format="agentguard",
+        readable=True,
+        intact=True,
+        findings=tuple(findings),
+        completeness=rows,
+        replay=summary,
+        replayable=replayable,
+        trace_id=header.trace_id,
+        outcome=completed.result,
+        demonstration=_demonstration(report),
     )
 
 
@@ -134,13 +171,16 @@ def load_harness(data: bytes, limits: Limits = HARNESS_LIMITS) -> HarnessView:
         check_prescan(data, limits)
         value = strict_loads(text, limits)
     except JsonProblem as problem:
-        raise TracekitError(finding(problem.code, **problem.params)) from None
+        params: dict[str, Any] = dict(problem.params)
+        raise TracekitError(finding(problem.code, **params)) from None
     trace = trace_from_value(value)
     assert isinstance(value, dict)
     return HarnessView(top=value, trace=trace)
 
 
-def _scenario(view: HarnessView, scenario: Scenario, strict: bool) -> tuple[dict[str, Any], list[AuditFinding]]:
+def _scenario(
+    view: HarnessView, scenario: Scenario, strict: bool
+) -> tuple[dict[str, Any], list[AuditFinding]]:
     result = evaluate(scenario, view.trace, strict)
     summary = {
         "scenario_id": result.scenario_id,
@@ -175,8 +215,14 @@ def audit_harness(
         findings += compared
     recorded = view.recorded_outcome()
     return AuditReport(
-        path=path, format="harness", readable=True, intact=None, findings=tuple(findings),
-        completeness=rows, harness=harness, outcome=recorded[0] if recorded else None,
+        path=path,
+        format="harness",
+        readable=True,
+        intact=None,
+        findings=tuple(findings),
+        completeness=rows,
+        harness=harness,
+        outcome=recorded[0] if recorded else None,
         demonstration=payload_digest({"messages": view.trace.messages, "tool_calls": view.calls}),
         finding_digests=tuple(failure_modes.finding_digests(view)),
     )

@@ -36,7 +36,17 @@ from tracekit.schema import agentguard as ag
 
 ROUND_WIDTHS = frozenset({80, 100, 120, 200, 256, 500, 512, 1000, 1024, 2000, 2048, 4096, 8192})
 """Lengths at which console capture and log frameworks typically cut text."""
-MARKERS = ("[truncated]", "(truncated)", "<truncated>", "[...]", "...truncated", "[output truncated]")
+CAPTURE_WIDTHS = frozenset(w for w in ROUND_WIDTHS if w >= 1000)
+"""For AgentGuard output byte counts: only capture-buffer sizes, since short command output of
+exactly 100 or 200 bytes is common and its digest is over what was produced."""
+MARKERS = (
+    "[truncated]",
+    "(truncated)",
+    "<truncated>",
+    "[...]",
+    "...truncated",
+    "[output truncated]",
+)
 ELLIPSES = ("...", "\u2026")
 ELLIPSIS_MIN_LENGTH = 64
 """An ellipsis counts as a truncation marker only at the end of a string at least this long."""
@@ -76,10 +86,12 @@ def truncation_reason(value: Any) -> str | None:
     return None
 
 
-def _one(code: Code, hits: Sequence[str], **params: int | str) -> list[AuditFinding]:
+def _one(code: Code, hits: Sequence[str], reason: str | None = None) -> list[AuditFinding]:
     if not hits:
         return []
-    return [note(code, where=hits[0], count=len(hits), **params)]
+    if reason is None:
+        return [note(code, where=hits[0], count=len(hits))]
+    return [note(code, where=hits[0], count=len(hits), reason=reason)]
 
 
 # ------------------------------------------------------------------------------ harness traces
@@ -91,7 +103,9 @@ def stringified_arguments(view: HarnessView) -> list[AuditFinding]:
     for index, call in enumerate(view.calls):
         for key in ARGUMENT_KEYS:
             value = call.get(key)
-            raw = isinstance(value, dict) and set(value) == {"raw"} and isinstance(value["raw"], str)
+            raw = (
+                isinstance(value, dict) and set(value) == {"raw"} and isinstance(value["raw"], str)
+            )
             if isinstance(value, str) or raw:
                 hits.append(f"tool_calls[{index}].{key}")
                 break
@@ -133,8 +147,14 @@ def flattened_calls(view: HarnessView) -> list[AuditFinding]:
         reason = "duplicate call ids"
     else:
         return []
-    return [note(Code.AUDIT_PARALLEL_CALLS_FLATTENED, where="tool_calls[*].id",
-                 count=len(view.calls), reason=reason)]
+    return [
+        note(
+            Code.AUDIT_PARALLEL_CALLS_FLATTENED,
+            where="tool_calls[*].id",
+            count=len(view.calls),
+            reason=reason,
+        )
+    ]
 
 
 def finding_events(view: HarnessView) -> list[tuple[int, Any]]:
@@ -148,9 +168,16 @@ def verdict_without_payloads(view: HarnessView) -> list[AuditFinding]:
     if not finding_events(view):
         return []
     hits = [f"tool_calls[{i}].result" for i, r in enumerate(view.results()) if r is None]
-    hits += [f"tool_calls[{i}].arguments" for i, call in enumerate(view.calls)
-             if not any(key in call for key in ARGUMENT_KEYS)]
-    if not view.calls and not view.trace.messages and len(view.trace.events) == len(finding_events(view)):
+    hits += [
+        f"tool_calls[{i}].arguments"
+        for i, call in enumerate(view.calls)
+        if not any(key in call for key in ARGUMENT_KEYS)
+    ]
+    if (
+        not view.calls
+        and not view.trace.messages
+        and len(view.trace.events) == len(finding_events(view))
+    ):
         hits.append("tool_calls, messages (none recorded)")
     return _one(Code.AUDIT_VERDICT_WITHOUT_PAYLOADS, hits)
 
@@ -165,7 +192,9 @@ def repeated_findings(digests: Sequence[str]) -> list[AuditFinding]:
     unique = distinct(digests)
     if len(digests) <= unique:
         return []
-    return [note(Code.AUDIT_REPEATED_FINDING, where="events[*]", count=len(digests), distinct=unique)]
+    return [
+        note(Code.AUDIT_REPEATED_FINDING, where="events[*]", count=len(digests), distinct=unique)
+    ]
 
 
 def harness_failure_modes(view: HarnessView) -> list[AuditFinding]:
@@ -192,7 +221,7 @@ def agentguard_failure_modes(events: Sequence[EventRecord]) -> list[AuditFinding
             for name, out in (("stdout", p.stdout), ("stderr", p.stderr)):
                 if out.truncated:
                     cut.append((f"events[{seq}].{name}", FLAG))
-                elif out.bytes in ROUND_WIDTHS:
+                elif out.bytes in CAPTURE_WIDTHS:
                     cut.append((f"events[{seq}].{name}.bytes", WIDTH))
             if any(getattr(p.truncation, f) for f in p.truncation.__struct_fields__):
                 cut.append((f"events[{seq}].truncation", FLAG))

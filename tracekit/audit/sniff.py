@@ -34,9 +34,7 @@ Basis = Literal["first_key", "header_line", "harness_keys", "file_name", "none"]
 _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"
 _FIRST_KEY = re.compile(rb'\{\s*"(messages|tool_calls|events)"\s*:')
-_HEADER = re.compile(
-    rb'"record_type"\s*:\s*"header"|"schema"\s*:\s*"agentguard\.execution-trace"'
-)
+_HEADER = re.compile(rb'"record_type"\s*:\s*"header"|"schema"\s*:\s*"agentguard\.execution-trace"')
 _HARNESS_KEY = re.compile(rb'"(?:messages|tool_calls|events)"\s*:\s*\[')
 
 
@@ -51,9 +49,7 @@ class Sniffed:
 def sniff(prefix: bytes, name: str = "") -> Sniffed:
     """The format of a file whose first bytes are ``prefix``; ``name`` breaks ties (rule 6)."""
     data = prefix[:SNIFF_BYTES]
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
-    data = data.lstrip(_WHITESPACE)
+    data = data.removeprefix(_BOM).lstrip(_WHITESPACE)
     if data.startswith(b"{"):
         if _FIRST_KEY.match(data):
             return Sniffed("harness", "first_key")

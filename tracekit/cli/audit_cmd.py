@@ -77,7 +77,9 @@ def audit(
     ),
     trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=256, help="Worker processes."),
-    output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    output: Path = typer.Option(
+        None, "--output", "-o", help="Write the report here instead of stdout."
+    ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
 ) -> None:

@@ -77,11 +77,12 @@ def audit_job(job: Job) -> dict[str, Any] | None:
             trusted_roots={k: Path(v) for k, v in opts["roots"].items()},
         )
         if data is not None:
-            verified = verify_stream(io.BufferedReader(io.BytesIO(data)), options)  # type: ignore[arg-type]
+            verified = verify_stream(io.BufferedReader(io.BytesIO(data)), options)
         else:
             verified = verify_file(path, options)
         return audit_agentguard(
-            verified, strict_sources=bool(opts["strict_sources"]),
+            verified,
+            strict_sources=bool(opts["strict_sources"]),
             scenario_given=scenario_bytes is not None,
         ).to_dict()
     try:

@@ -34,6 +34,7 @@ from tracekit.errors import Code, TracekitError, finding
 if TYPE_CHECKING:
     from tracekit.cli.metamorphic_output import OutputDir, Spool
     from tracekit.metamorphic import StudyConfig, Tally
+    from tracekit.metamorphic.executors import Executor
 
 
 class ExecutorName(enum.StrEnum):
@@ -68,19 +69,18 @@ def _inputs(paths: list[str]) -> list[str]:
 
 
 def _sweep(
-    inputs: list[str], config: StudyConfig, executor: ExecutorName, jobs: int, scheduler: str | None,
-    spool: Spool, out: OutputDir | None, quiet: bool,
+    inputs: list[str], config: StudyConfig, executor: Executor, spool: Spool,
+    out: OutputDir | None, quiet: bool,
 ) -> Tally:
     """Stream every trace's result into the tally, the spools and the staging folder."""
     from tracekit.cli.metamorphic_output import Progress
     from tracekit.metamorphic import Tally, run_study
-    from tracekit.metamorphic.executors import make_executor
 
     tally = Tally(config)
     progress = Progress(len(inputs), sys.stderr.isatty() and not quiet)
     cases = 0
     try:
-        for result in run_study(inputs, config, make_executor(executor.value, jobs, scheduler)):
+        for result in run_study(inputs, config, executor):
             tally.add(result)
             cases += len(result.cases)
             spool.add(spool.cases, (case.to_dict() for case in result.cases))
@@ -106,6 +106,9 @@ def metamorphic(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=256, help="Worker processes (or local Dask workers)."),
     executor: ExecutorName = typer.Option(ExecutorName.local, "--executor", help="Where cases run."),
     scheduler: str = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
+    connect_timeout: float = typer.Option(
+        20.0, "--connect-timeout", min=0.1, max=3600, help="Seconds to reach the Dask scheduler."
+    ),
     format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
     output_dir: Path = typer.Option(
         None, "--output-dir", help="Write metamorphic.json, metamorphic.md and transformed/ here."
@@ -125,6 +128,7 @@ def metamorphic(
     """Rewrite traces with metamorphic transforms and check that verdicts move only as declared."""
     from tracekit.cli.metamorphic_output import OutputDir, Spool, check_output_dir
     from tracekit.metamorphic import StudyConfig, StudyReport, study_id, study_path
+    from tracekit.metamorphic.executors import make_executor
     from tracekit.report import metamorphic_render as render
 
     selection = _selection(transform)
@@ -142,7 +146,8 @@ def metamorphic(
     out: OutputDir | None = OutputDir(output_dir, force) if output_dir is not None else None
     try:
         try:
-            tally = _sweep(inputs, config, executor, jobs, scheduler, spool, out, quiet)
+            chosen = make_executor(executor.value, jobs, scheduler, connect_timeout)
+            tally = _sweep(inputs, config, chosen, spool, out, quiet)
         except TracekitError as error:
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None

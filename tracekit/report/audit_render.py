@@ -38,7 +38,9 @@ def _path(trace: Trace) -> str:
 
 
 def _yes(value: object) -> str:
-    return {True: "yes", False: "no", None: "n/a"}.get(value, str(value))  # type: ignore[call-overload]
+    if value is None:
+        return "n/a"
+    return "yes" if value else "no"
 
 
 def verdict_line(trace: Trace) -> str:
@@ -62,12 +64,17 @@ def verdict_line(trace: Trace) -> str:
 
 def _findings(trace: Trace) -> list[list[Any]]:
     ordered = sorted(trace["findings"], key=lambda f: SEVERITY_ORDER.get(f["severity"], 9))
-    return [[f["severity"], f["code"], f["line"] or "-", f["where"] or "-", f["message"]] for f in ordered]
+    return [
+        [f["severity"], f["code"], f["line"] or "-", f["where"] or "-", f["message"]]
+        for f in ordered
+    ]
 
 
 def _completeness(trace: Trace) -> list[list[Any]]:
-    return [[r["field"], r["status"], "yes" if r["needed_to_rerun"] else "no", r["where"]]
-            for r in trace["completeness"]]
+    return [
+        [r["field"], r["status"], "yes" if r["needed_to_rerun"] else "no", r["where"]]
+        for r in trace["completeness"]
+    ]
 
 
 def _summary_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
@@ -84,18 +91,33 @@ def _summary_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
         ["verdict not reproduced", summary["verdict_not_reproduced"]],
         ["traces recording a hit", demo["traces_recording_a_hit"]],
         ["distinct demonstrations among them", demo["distinct_demonstrations"]],
-        ["recorded findings / distinct payloads",
-         f"{demo['recorded_findings']} / {demo['distinct_recorded_findings']}"],
+        [
+            "recorded findings / distinct payloads",
+            f"{demo['recorded_findings']} / {demo['distinct_recorded_findings']}",
+        ],
         ["exit 0 / 1 / 2", " / ".join(str(summary["exit_codes"][c]) for c in ("0", "1", "2"))],
         ["non-trace files skipped", summary["skipped_non_trace_files"]],
     ]
 
 
 def _gap_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
-    return [[g["format"], g["field"], g["missing"], g["partial"], g["not_carried"],
-             "yes" if g["needed_to_rerun"] else "no"] for g in summary["fields_missing_most"][:TOP_FIELDS]]
+    return [
+        [
+            g["format"],
+            g["field"],
+            g["missing"],
+            g["partial"],
+            g["not_carried"],
+            "yes" if g["needed_to_rerun"] else "no",
+        ]
+        for g in summary["fields_missing_most"][:TOP_FIELDS]
+    ]
 
 
+MARKDOWN_NOTE = (
+    "Integrity is not authenticity: an intact hash chain shows a trace is self-consistent, not "
+    "who wrote it. See docs/audit.md for every finding code."
+)
 SCENARIO_NOTE = "scenario {id}: {result} ({assertions})"
 GAP_HEADERS = ["format", "field", "missing", "partial", "not carried", "needed to rerun"]
 FINDING_HEADERS = ["severity", "code", "line", "where", "message"]
@@ -106,14 +128,18 @@ def _scenario(trace: Trace) -> str | None:
     harness = trace.get("harness")
     if not harness:
         return None
+    from tracekit.cli.common import display_path  # escapes control characters from the YAML
+
     listed = ", ".join(f"{a['id']}={a['result']}" for a in harness["assertions"])
-    return SCENARIO_NOTE.format(id=harness["scenario_id"], result=harness["result"], assertions=listed)
+    return display_path(
+        SCENARIO_NOTE.format(id=harness["scenario_id"], result=harness["result"], assertions=listed)
+    )
 
 
 def render_table(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
     """Per trace: a verdict line, the completeness table and the findings by severity; then the
     campaign summary."""
-    from tabulate import tabulate
+    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
     blocks = []
     for trace in traces:
@@ -144,9 +170,7 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str
 
 def render_markdown(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
     """The same content as Markdown, for a review document."""
-    out = ["# tracekit audit", "",
-           "Integrity is not authenticity: an intact hash chain shows a trace is self-consistent, "
-           "not who wrote it. See docs/audit.md for every finding code.", ""]
+    out = ["# tracekit audit", "", MARKDOWN_NOTE, ""]
     for trace in traces:
         out += [f"## `{_md_cell(_path(trace))}`", "", verdict_line(trace), ""]
         if (scenario := _scenario(trace)) is not None:

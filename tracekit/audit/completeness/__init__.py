@@ -1,7 +1,7 @@
 """Completeness profiles, one per kind of trace, in a registry keyed by format.
 
-``PROFILES["agentguard"]`` reads an :class:`~tracekit.audit.completeness.agentguard.AgentGuardEvidence`;
-``PROFILES["harness"]`` reads a :class:`~tracekit.audit.harness_view.HarnessView` (and so does any
+``PROFILES["agentguard"]`` reads an
+:class:`~tracekit.audit.completeness.agentguard.AgentGuardEvidence`; ``PROFILES["harness"]`` reads a :class:`~tracekit.audit.harness_view.HarnessView` (and so does any
 importer of a tool-using agent format that produces one). Tests walk every registered profile.
 """
 

@@ -79,39 +79,67 @@ def _header_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
         for name in ("agent_model", "agent_version", "agent_name")
     ]
     commit = _known(h.agentguard_commit)
-    rows.append(_F["tool_version"].row(
-        "present" if commit and _known(h.agentguard_version) else "partial" if _known(h.agentguard_version) or commit else "missing",
-        "header.agentguard_version" if commit else "header.agentguard_commit",
-    ))
-    bench = {"benchmark_id": _known(h.benchmark_id), "benchmark_version": h.benchmark_version is not None,
-             "task_id": _known(h.task_id)}
+    rows.append(
+        _F["tool_version"].row(
+            "present"
+            if commit and _known(h.agentguard_version)
+            else "partial"
+            if _known(h.agentguard_version) or commit
+            else "missing",
+            "header.agentguard_version" if commit else "header.agentguard_commit",
+        )
+    )
+    bench = {
+        "benchmark_id": _known(h.benchmark_id),
+        "benchmark_version": h.benchmark_version is not None,
+        "task_id": _known(h.task_id),
+    }
     absent = [name for name, ok in bench.items() if not ok]
-    rows.append(_F["benchmark_identity"].row(
-        "present" if not absent else "missing" if len(absent) == 3 else "partial",
-        f"header.{absent[0]}" if absent else "header.benchmark_id",
-    ))
+    rows.append(
+        _F["benchmark_identity"].row(
+            "present" if not absent else "missing" if len(absent) == 3 else "partial",
+            f"header.{absent[0]}" if absent else "header.benchmark_id",
+        )
+    )
     rows.append(_F["configuration_hash"].row("present", "header.configuration_hash"))
     snapshot = h.policy_snapshot
     if h.schema_version == 1 or snapshot is UNSET:
         rows.append(_F["policy_snapshot"].row("not_carried", "header.policy_snapshot (schema v1)"))
     else:
         redacted = bool(snapshot.redacted_inputs)
-        rows.append(_F["policy_snapshot"].row(
-            "partial" if redacted else "present",
-            "header.policy_snapshot.redacted_inputs" if redacted else "header.policy_snapshot",
-        ))
+        rows.append(
+            _F["policy_snapshot"].row(
+                "partial" if redacted else "present",
+                "header.policy_snapshot.redacted_inputs" if redacted else "header.policy_snapshot",
+            )
+        )
     for name in ("policy_summary", "sandbox_summary"):
-        rows.append(_F[name].row("present" if _known(getattr(h, name)) else "missing", f"header.{name}"))
+        rows.append(
+            _F[name].row("present" if _known(getattr(h, name)) else "missing", f"header.{name}")
+        )
     contained = [e for e in ev.events if e.event_type == "containment_evidence"]
     if h.schema_version < 3:
-        rows.append(_F["containment_evidence"].row(
-            "not_carried", f"containment_evidence event (schema v{h.schema_version})"))
+        rows.append(
+            _F["containment_evidence"].row(
+                "not_carried", f"containment_evidence event (schema v{h.schema_version})"
+            )
+        )
     else:
-        rows.append(_F["containment_evidence"].row(
-            "present" if contained else "missing", "events[2] containment_evidence"))
+        rows.append(
+            _F["containment_evidence"].row(
+                "present" if contained else "missing", "events[2] containment_evidence"
+            )
+        )
     completed = ev.of(ag.ExecutionCompleted)
-    timing = [_known(h.created_at), bool(completed) and completed[0][1].duration_seconds is not None]
-    rows.append(_F["run_timing"].count(sum(timing), 2, "header.created_at, execution_completed.duration_seconds"))
+    timing = [
+        _known(h.created_at),
+        bool(completed) and completed[0][1].duration_seconds is not None,
+    ]
+    rows.append(
+        _F["run_timing"].count(
+            sum(timing), 2, "header.created_at, execution_completed.duration_seconds"
+        )
+    )
     return rows
 
 
@@ -126,17 +154,26 @@ def _command_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
     commands: list[tuple[int, ag.AgentCommand]] = ev.of(ag.AgentCommand)
     tests: list[tuple[int, ag.TestResult]] = ev.of(ag.TestResult)
     argv_bad = [s for s, c in commands if not c.argv or c.truncation.argv or c.truncation.command]
-    outputs = [(s, p.stdout, p.stderr) for s, p in [*commands, *tests]]
+    outputs = [(s, c.stdout, c.stderr) for s, c in commands] + [
+        (s, t.stdout, t.stderr) for s, t in tests
+    ]
     cut = [s for s, out, err in outputs if out.truncated or err.truncated]
     untimed = [s for s, c in commands if c.duration_seconds is None and not c.blocked]
     no_exit = [s for s, c in commands if c.executed and c.exit_code is None and not c.timed_out]
     n, seqs, none = len(commands), [s for s, _ in commands], "agent_command events (none recorded)"
     return [
         _F["command_argv"].count(n - len(argv_bad), n, _loc(argv_bad, seqs, ".argv", none)),
-        _F["command_output_digests"].count(len(outputs) - len(cut), len(outputs), _loc(
-            cut, [s for s, _, _ in outputs], ".stdout/stderr", none)),
-        _F["command_timing"].count(n - len(untimed), n, _loc(untimed, seqs, ".duration_seconds", none)),
-        _F["command_exit_codes"].count(n - len(no_exit), n, _loc(no_exit, seqs, ".exit_code", none)),
+        _F["command_output_digests"].count(
+            len(outputs) - len(cut),
+            len(outputs),
+            _loc(cut, [s for s, _, _ in outputs], ".stdout/stderr", none),
+        ),
+        _F["command_timing"].count(
+            n - len(untimed), n, _loc(untimed, seqs, ".duration_seconds", none)
+        ),
+        _F["command_exit_codes"].count(
+            n - len(no_exit), n, _loc(no_exit, seqs, ".exit_code", none)
+        ),
     ]
 
 
@@ -144,18 +181,27 @@ def _file_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
     changes: list[tuple[int, ag.FileChange]] = ev.of(ag.FileChange)
     completed = ev.of(ag.ExecutionCompleted)
     truncated = bool(completed) and completed[0][1].modified_files.truncated
-    rows = [_F["file_changes"].row(
-        "partial" if truncated else "present", "execution_completed.modified_files")]
+    rows = [
+        _F["file_changes"].row(
+            "partial" if truncated else "present", "execution_completed.modified_files"
+        )
+    ]
     undigested = [
-        s for s, c in changes
+        s
+        for s, c in changes
         if (c.new_content_sha256 is None and c.change_type != "deleted")
         or (c.old_content_sha256 is None and c.change_type not in ("added", "symlink"))
     ]
     n, seqs, none = len(changes), [s for s, _ in changes], "file_change events (none recorded)"
-    rows.append(_F["file_content_digests"].count(
-        n - len(undigested), n, _loc(undigested, seqs, ".new_content_sha256", none)))
+    rows.append(
+        _F["file_content_digests"].count(
+            n - len(undigested), n, _loc(undigested, seqs, ".new_content_sha256", none)
+        )
+    )
     no_diff = [s for s, c in changes if not c.diff_included or c.diff_truncated is True]
-    rows.append(_F["file_diffs"].count(n - len(no_diff), n, _loc(no_diff, seqs, ".unified_diff", none)))
+    rows.append(
+        _F["file_diffs"].count(n - len(no_diff), n, _loc(no_diff, seqs, ".unified_diff", none))
+    )
     return rows
 
 
@@ -166,8 +212,11 @@ def _verdict_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
         rows.append(_F["test_record"].row("missing", "test_result"))
     else:
         seq, t = tests[0]
-        parts = [not t.truncation.command, t.exit_code is not None or t.timed_out,
-                 t.duration_seconds is not None]
+        parts = [
+            not t.truncation.command,
+            t.exit_code is not None or t.timed_out,
+            t.duration_seconds is not None,
+        ]
         rows.append(_F["test_record"].count(sum(parts), 3, f"events[{seq}]"))
     checks: list[tuple[int, ag.CheckResult]] = ev.of(ag.CheckResult)
     snapshot = ev.header.policy_snapshot
@@ -178,7 +227,11 @@ def _verdict_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
     if not checks:
         rows.append(_F["check_records"].row("missing", "check_result events"))
     elif cut or unrecorded:
-        where = indexed("events", cut) + ".truncation" if cut else "check_result events (enabled checks unrecorded)"
+        where = (
+            indexed("events", cut) + ".truncation"
+            if cut
+            else "check_result events (enabled checks unrecorded)"
+        )
         rows.append(_F["check_records"].row("partial", where))
     else:
         rows.append(_F["check_records"].row("present", indexed("events", [s for s, _ in checks])))
@@ -188,8 +241,13 @@ def _verdict_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
         rows.append(_F["source_artifacts"].row("partial", "header.source_artifacts (not checked)"))
     else:
         unmatched = [s.index for s in ev.sources if s.code is not Code.SOURCE_MATCH]
-        rows.append(_F["source_artifacts"].count(
-            len(ev.sources) - len(unmatched), len(ev.sources), indexed("header.source_artifacts", unmatched)))
+        rows.append(
+            _F["source_artifacts"].count(
+                len(ev.sources) - len(unmatched),
+                len(ev.sources),
+                indexed("header.source_artifacts", unmatched),
+            )
+        )
     return rows
 
 
@@ -202,8 +260,12 @@ class AgentGuardProfile:
     def assess(self, subject: Any) -> tuple[FieldStatus, ...]:
         """Rows for an :class:`AgentGuardEvidence`, in :data:`FIELDS` order."""
         assert isinstance(subject, AgentGuardEvidence)
-        rows = [*_header_rows(subject), *_command_rows(subject), *_file_rows(subject),
-                *_verdict_rows(subject)]
+        rows = [
+            *_header_rows(subject),
+            *_command_rows(subject),
+            *_file_rows(subject),
+            *_verdict_rows(subject),
+        ]
         order = {spec.name: i for i, spec in enumerate(FIELDS)}
         return tuple(sorted(rows, key=lambda row: order[row.field]))
 

@@ -34,10 +34,12 @@ class Executor(Protocol):
 EXECUTORS: tuple[str, ...] = ("local", "dask")
 
 
-def make_executor(name: str, jobs: int = 1, scheduler: str | None = None) -> Executor:
+def make_executor(
+    name: str, jobs: int = 1, scheduler: str | None = None, connect_timeout: float = 20.0
+) -> Executor:
     """The executor registered as ``name``; ``scheduler`` is a Dask scheduler address (a local
-    cluster with ``jobs`` workers is started when it is None). Raises KeyError for an unknown
-    name."""
+    cluster with ``jobs`` workers is started when it is None), reached within
+    ``connect_timeout`` seconds. Raises KeyError for an unknown name."""
     if name == "local":
         from tracekit.metamorphic.executors.local import LocalExecutor
 
@@ -45,5 +47,5 @@ def make_executor(name: str, jobs: int = 1, scheduler: str | None = None) -> Exe
     if name == "dask":
         from tracekit.metamorphic.executors.dask_exec import DaskExecutor
 
-        return DaskExecutor(scheduler, jobs)
+        return DaskExecutor(scheduler, jobs, connect_timeout)
     raise KeyError(name)

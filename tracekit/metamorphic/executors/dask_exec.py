@@ -25,7 +25,7 @@ from tracekit.metamorphic.executors import Work
 from tracekit.metamorphic.executors.window import ordered
 
 WINDOW_PER_THREAD = 4
-CONNECT_TIMEOUT = "20s"
+CONNECT_TIMEOUT_SECONDS = 20.0
 
 
 def _distributed() -> Any:
@@ -40,6 +40,7 @@ def _distributed() -> Any:
 class DaskExecutor:
     scheduler: str | None = None
     jobs: int = 1
+    connect_timeout: float = CONNECT_TIMEOUT_SECONDS
     name: str = "dask"
 
     def _client(self, stack: ExitStack, distributed: Any) -> Any:
@@ -52,7 +53,7 @@ class DaskExecutor:
             )
             return stack.enter_context(distributed.Client(cluster))
         try:
-            client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+            client = distributed.Client(self.scheduler, timeout=f"{self.connect_timeout}s")
         except (OSError, TimeoutError, ValueError):
             raise TracekitError(finding(Code.METAMORPHIC_DASK_CONNECTION_FAILED)) from None
         return stack.enter_context(client)

@@ -2,8 +2,10 @@
 
 Upstream reverses every check_result's evidence list on odd trials and leaves it alone on even
 ones. tracekit reverses on odd trials as upstream does and, so that no trial is a no-op, rotates
-the list by ``trial // 2 + seed`` places on even trials. Recorded evidence is never an input to
-the recomputation.
+each list on even trials by ``1 + (trial // 2 - 1 + seed) mod (length - 1)`` places, which is
+never a full turn. Recorded evidence is never an input to the recomputation. A trace in which no
+evidence list has two different items offers nothing to reorder: the case is not applicable
+(upstream counts it as a pass).
 """
 
 from __future__ import annotations
@@ -14,18 +16,17 @@ from tracekit.metamorphic.base import Klass, NotApplicable, Relation, RelationKi
 from tracekit.metamorphic.edits import clone, events_of
 from tracekit.writer import DraftTrace
 
+RELATION = Relation(RelationKind.SAME_OUTCOME)
+
 
 def reorder(evidence: list[str], trial: int, seed: int) -> list[str]:
-    """Reversed on odd trials; rotated left by ``trial // 2 + seed`` on even trials."""
+    """Reversed on odd trials; rotated left by 1..length-1 places on even trials."""
     if trial % 2:
         return list(reversed(evidence))
-    if not evidence:
-        return []
-    shift = (trial // 2 + seed) % len(evidence)
+    if len(evidence) < 2:
+        return list(evidence)
+    shift = 1 + (trial // 2 - 1 + seed) % (len(evidence) - 1)
     return evidence[shift:] + evidence[:shift]
-
-
-RELATION = Relation(RelationKind.SAME_OUTCOME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +39,13 @@ class CheckEvidenceOrder:
 
     def apply(self, draft: DraftTrace, trial: int, seed: int) -> DraftTrace:
         out = clone(draft)
-        checks = events_of(out, "check_result")
-        if not checks:
-            raise NotApplicable("the trace records no check results")
-        for event in checks:
-            event.payload["evidence"] = reorder(list(event.payload["evidence"]), trial, seed)
+        moved = False
+        for event in events_of(out, "check_result"):
+            before = list(event.payload["evidence"])
+            event.payload["evidence"] = reorder(before, trial, seed)
+            moved = moved or event.payload["evidence"] != before
+        if not moved:
+            raise NotApplicable("no recorded evidence list has two different items")
         return out
 
 

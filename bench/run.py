@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""``make bench``: tracekit against the straightforward baseline, side by side in one run.
+
+What it does, in order (docs/performance.md explains the method and the targets):
+
+1. Generates, with the corpus builders (bench/tracegen.py), a realistic ~16 MiB / 10,000-event
+   v2 trace and a 100-trace campaign under bench/data/ (kept between runs; ``--regenerate``).
+2. Checks that the BASELINE (bench/reference.py: stdlib json, an iterative bounds walk,
+   ``json.dumps`` canonical form, hashlib) and tracekit agree on every benchmark input: the
+   trace, every campaign trace and tampered copies of the trace (verdict and root hash).
+3. Measures, several repetitions each, interleaved so both sides see the same noise:
+   (a) the baseline in-process and (b) tracekit's library API on the 16 MiB trace, one core;
+   (a') the baseline and (c) ``tracekit verify`` as whole processes, one core;
+   (d) the campaign with ``tracekit verify --jobs 1`` and ``--jobs 2``;
+   (e) the peak RSS of every process (``os.wait4`` per child: the child and the workers it
+   waited for); (f) ``tracekit --help`` start-up.
+4. Prints a table of medians, min-max and the ratios measured in this run, and writes
+   bench/results.json. Absolute times on a shared machine are noise; the ratios are the result.
+
+Exit status: 0 when the baseline and tracekit agree (whatever the targets), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = HERE / "data"
+RESULTS = HERE / "results.json"
+sys.path.insert(0, str(HERE))
+
+import reference  # noqa: E402
+import tracegen  # noqa: E402
+
+from tracekit import __version__, verify_file  # noqa: E402
+
+TRACE = DATA / "trace-16mib.jsonl"
+CAMPAIGN = DATA / "campaign"
+TAMPERED = DATA / "tampered"
+CAMPAIGN_TRACES = 100
+MIB = 1024 * 1024
+TARGETS = {
+    "inprocess_speedup": 3.0,
+    "process_speedup": 2.0,
+    "jobs2_speedup": 1.7,
+    "peak_rss_mib": 100.0,
+    "help_seconds": 0.25,
+}
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+def _stamp(campaign_mib: float) -> str:
+    source = (HERE / "tracegen.py").read_bytes() + (ROOT / "corpus" / "gen" / "base.py").read_bytes()
+    return hashlib.sha256(source + f"{campaign_mib}".encode()).hexdigest()
+
+
+def generate(campaign_mib: float, force: bool) -> None:
+    """Write the benchmark inputs unless they are current."""
+    stamp_file = DATA / "stamp"
+    stamp = _stamp(campaign_mib)
+    if not force and stamp_file.exists() and stamp_file.read_text() == stamp:
+        return
+    if DATA.exists():
+        shutil.rmtree(DATA)
+    CAMPAIGN.mkdir(parents=True)
+    TAMPERED.mkdir()
+    started = time.perf_counter()
+    data = tracegen.build()
+    TRACE.write_bytes(data)
+    events = max(50, int(10_000 * campaign_mib / 16))
+    for index in range(CAMPAIGN_TRACES):
+        trace = tracegen.build(events=events, target_bytes=int(campaign_mib * MIB),
+                               seed=1000 + index, name=f"campaign-{index:03d}")
+        (CAMPAIGN / f"trace-{index:03d}.jsonl").write_bytes(trace)
+    for name, changed in _tampered(data).items():
+        (TAMPERED / f"{name}.jsonl").write_bytes(changed)
+    stamp_file.write_text(stamp)
+    print(f"generated bench/data in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+
+
+def _tampered(data: bytes) -> dict[str, bytes]:
+    """Copies of the trace that must fail (or pass) identically under both verifiers."""
+    lines = data.split(b"\n")
+    middle = len(lines) // 2
+    flipped = bytearray(data)
+    at = data.index(b'"command":"', len(data) // 2) + 12
+    flipped[at] ^= 0x01
+    swapped = list(lines)
+    swapped[middle], swapped[middle + 1] = swapped[middle + 1], swapped[middle]
+    dropped = lines[:middle] + lines[middle + 1 :]
+    spaced = list(lines)
+    spaced[middle] = json.dumps(json.loads(lines[middle]), sort_keys=True).encode()
+    return {
+        "payload_byte_flipped": bytes(flipped),
+        "events_swapped": b"\n".join(swapped),
+        "event_dropped": b"\n".join(dropped),
+        "truncated": data[: len(data) // 3],
+        "header_edited": data.replace(b'"task_id":"task-bench"', b'"task_id":"task-bencH"', 1),
+        "non_canonical_spacing": b"\n".join(spaced),  # same values: both must accept it
+    }
+
+
+def describe(path: Path) -> dict[str, Any]:
+    """What the trace is made of, so the figures can be read against it."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")[1:-1]
+    by_type: Counter[str] = Counter()
+    bytes_by_type: Counter[str] = Counter()
+    escaped = escaped_bytes = 0
+    for line in lines:
+        kind = json.loads(line)["event_type"]
+        by_type[kind] += 1
+        bytes_by_type[kind] += len(line) + 1
+        if b"\\u" in line:
+            escaped += 1
+            escaped_bytes += len(line) + 1
+    return {
+        "bytes": len(data),
+        "mib": round(len(data) / MIB, 3),
+        "events": len(lines),
+        "events_by_type": dict(by_type.most_common()),
+        "bytes_by_type": dict(bytes_by_type.most_common()),
+        "lines_with_unicode_escapes": escaped,
+        "bytes_in_lines_with_unicode_escapes": escaped_bytes,
+    }
+
+
+# ---------------------------------------------------------------------------- agreement
+
+
+def agreement() -> list[dict[str, Any]]:
+    """Baseline and tracekit on every benchmark input: same verdict, same root hash."""
+    inputs = [TRACE, *sorted(CAMPAIGN.glob("*.jsonl")), *sorted(TAMPERED.glob("*.jsonl"))]
+    rows = []
+    for path in inputs:
+        ref = reference.verify_path(str(path))
+        report = verify_file(path)
+        intact = report.exit_code in (0, 1)
+        same = ref.ok == intact and (not intact or ref.root == report.trace_id)
+        rows.append({"input": str(path.relative_to(HERE)), "baseline_intact": ref.ok,
+                     "tracekit_exit": report.exit_code, "agree": same})
+    return rows
+
+
+# ---------------------------------------------------------------------------- timing
+
+
+def _pin(cpu: int | None) -> Callable[[], None] | None:
+    if cpu is None:
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def run_process(argv: list[str], cpu: int | None = None) -> tuple[float, float, int]:
+    """Run ``argv``; return (wall seconds, peak RSS MiB of it and its waited-for children, rc)."""
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             preexec_fn=_pin(cpu), cwd=ROOT)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_maxrss / 1024, child.returncode
+
+
+def stats(samples: list[float]) -> dict[str, Any]:
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "samples": samples}
+
+
+def measure(reps: int, cpu: int | None) -> dict[str, Any]:
+    py = sys.executable
+    exe = str(Path(sys.executable).parent / "tracekit")
+    trace = str(TRACE)
+    out: dict[str, Any] = {}
+    rss: dict[str, float] = {}
+
+    # (a) and (b): in-process, one core, interleaved.
+    ref_in: list[float] = []
+    tk_in: list[float] = []
+    reference.verify_path(trace)
+    verify_file(trace)
+    previous = os.sched_getaffinity(0)
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    try:
+        for _ in range(reps):
+            started = time.perf_counter()
+            assert reference.verify_path(trace).ok
+            ref_in.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            assert verify_file(trace).intact
+            tk_in.append(time.perf_counter() - started)
+    finally:
+        os.sched_setaffinity(0, previous)
+    out["baseline_inprocess"] = stats(ref_in)
+    out["tracekit_inprocess"] = stats(tk_in)
+
+    # (a') and (c): whole processes, one core, interleaved; (e) peak RSS of each.
+    ref_proc: list[float] = []
+    tk_proc: list[float] = []
+    for _ in range(reps):
+        wall, peak, rc = run_process([py, str(HERE / "reference.py"), trace], cpu)
+        assert rc == 0
+        ref_proc.append(wall)
+        rss["baseline_process"] = max(rss.get("baseline_process", 0.0), peak)
+        wall, peak, rc = run_process([exe, "verify", "--quiet", trace], cpu)
+        assert rc == 0
+        tk_proc.append(wall)
+        rss["tracekit_verify_process"] = max(rss.get("tracekit_verify_process", 0.0), peak)
+    out["baseline_process"] = stats(ref_proc)
+    out["tracekit_verify_process"] = stats(tk_proc)
+    library = f"from tracekit import verify_file; assert verify_file({trace!r}).intact"
+    _, rss["tracekit_library_child"], _ = run_process([py, "-c", library], cpu)
+    _, rss["python_import_tracekit"], _ = run_process([py, "-c", "import tracekit"], cpu)
+
+    # (d): the campaign, all cores available, interleaved.
+    jobs: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(max(2, reps // 2)):
+        for n in (1, 2):
+            wall, peak, rc = run_process([exe, "verify", "--quiet", "--jobs", str(n), str(CAMPAIGN)])
+            assert rc == 0
+            jobs[n].append(wall)
+            rss[f"campaign_jobs{n}"] = max(rss.get(f"campaign_jobs{n}", 0.0), peak)
+    out["campaign_jobs1"] = stats(jobs[1])
+    out["campaign_jobs2"] = stats(jobs[2])
+
+    # (f): start-up.
+    help_times = []
+    python_times = []
+    for _ in range(max(5, reps)):
+        help_times.append(run_process([exe, "--help"])[0])
+        python_times.append(run_process([py, "-c", "pass"])[0])
+    out["tracekit_help"] = stats(help_times)
+    out["python_startup"] = stats(python_times)
+    out["peak_rss_mib"] = {k: round(v, 1) for k, v in rss.items()}
+    return out
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def ratios(m: dict[str, Any]) -> dict[str, float]:
+    def med(key: str) -> float:
+        return float(m[key]["median"])
+
+    return {
+        "inprocess_speedup": med("baseline_inprocess") / med("tracekit_inprocess"),
+        "process_speedup": med("baseline_process") / med("tracekit_verify_process"),
+        "jobs2_speedup": med("campaign_jobs1") / med("campaign_jobs2"),
+    }
+
+
+def verdicts(m: dict[str, Any], r: dict[str, float]) -> dict[str, dict[str, Any]]:
+    single = max(m["peak_rss_mib"]["tracekit_verify_process"],
+                 m["peak_rss_mib"]["tracekit_library_child"])
+    measured = {**r, "peak_rss_mib": single, "help_seconds": m["tracekit_help"]["median"]}
+    out = {}
+    for name, target in TARGETS.items():
+        value = measured[name]
+        met = value < target if name in ("peak_rss_mib", "help_seconds") else value >= target
+        out[name] = {"measured": round(value, 3), "target": target, "met": met}
+    return out
+
+
+def table(m: dict[str, Any], r: dict[str, float], v: dict[str, Any], info: dict[str, Any]) -> str:
+    rows = [
+        ("(a)  baseline, in-process, 1 core", "baseline_inprocess", "-"),
+        ("(b)  tracekit verify_file(), in-process, 1 core", "tracekit_inprocess", "-"),
+        ("(a') baseline, whole process, 1 core", "baseline_process", "baseline_process"),
+        ("(c)  tracekit verify, whole process, 1 core", "tracekit_verify_process",
+         "tracekit_verify_process"),
+        (f"(d)  campaign {CAMPAIGN_TRACES} traces, --jobs 1", "campaign_jobs1", "campaign_jobs1"),
+        (f"(d)  campaign {CAMPAIGN_TRACES} traces, --jobs 2", "campaign_jobs2", "campaign_jobs2"),
+        ("(f)  tracekit --help", "tracekit_help", "-"),
+        ("     python -c pass (for scale)", "python_startup", "-"),
+    ]
+    rss = m["peak_rss_mib"]
+    lines = [
+        f"trace: {info['trace']['mib']} MiB, {info['trace']['events']} events; campaign: "
+        f"{CAMPAIGN_TRACES} traces, {info['campaign']['mib_each']} MiB each",
+        "",
+        f"{'measurement':52s} {'median s':>9s} {'min s':>8s} {'max s':>8s} {'peak RSS MiB':>13s}",
+        "-" * 94,
+    ]
+    for label, key, rss_key in rows:
+        s = m[key]
+        peak = f"{rss[rss_key]:.1f}" if rss_key in rss else "-"
+        lines.append(f"{label:52s} {s['median']:9.3f} {s['min']:8.3f} {s['max']:8.3f} {peak:>13s}")
+    lines.append(f"{'(e)  tracekit library in a child process (16 MiB trace)':52s} "
+                 f"{'':9s} {'':8s} {'':8s} {rss['tracekit_library_child']:13.1f}")
+    lines.append(f"{'     python -c import tracekit (for scale)':52s} "
+                 f"{'':9s} {'':8s} {'':8s} {rss['python_import_tracekit']:13.1f}")
+    lines += ["", f"{'target (ratios of medians from this run)':52s} {'measured':>9s} "
+              f"{'target':>8s}  met", "-" * 76]
+    names = {
+        "inprocess_speedup": "in-process speed-up, baseline / tracekit",
+        "process_speedup": "whole-process speed-up, baseline / tracekit",
+        "jobs2_speedup": "campaign speed-up, --jobs 1 / --jobs 2",
+        "peak_rss_mib": "peak RSS of one 16 MiB verification, MiB",
+        "help_seconds": "tracekit --help, seconds",
+    }
+    for name, verdict in v.items():
+        op = "<" if name in ("peak_rss_mib", "help_seconds") else ">="
+        lines.append(f"{names[name]:52s} {verdict['measured']:9.3f} {op:>3s}{verdict['target']:5g}"
+                     f"  {'yes' if verdict['met'] else 'NO'}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5, help="repetitions per measurement")
+    parser.add_argument("--campaign-mib", type=float, default=2.0, help="size of a campaign trace")
+    parser.add_argument("--regenerate", action="store_true", help="rebuild bench/data")
+    parser.add_argument("--no-pin", action="store_true", help="do not pin 1-core runs to a CPU")
+    args = parser.parse_args()
+
+    generate(args.campaign_mib, args.regenerate)
+    rows = agreement()
+    disagreements = [row for row in rows if not row["agree"]]
+    print(f"agreement: baseline and tracekit agree on {len(rows) - len(disagreements)} of "
+          f"{len(rows)} inputs", file=sys.stderr)
+    cpu = None if args.no_pin else max(os.sched_getaffinity(0))
+    load_before = os.getloadavg()
+    m = measure(args.reps, cpu)
+    r = ratios(m)
+    v = verdicts(m, r)
+    info = {
+        "trace": describe(TRACE),
+        "campaign": {"traces": CAMPAIGN_TRACES, "mib_each": args.campaign_mib,
+                     "bytes": sum(p.stat().st_size for p in CAMPAIGN.glob("*.jsonl"))},
+    }
+    print(table(m, r, v, info))
+    result = {
+        "tracekit_version": __version__,
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "pinned_cpu": cpu,
+            "loadavg_before": load_before,
+            "loadavg_after": os.getloadavg(),
+        },
+        "reps": args.reps,
+        "inputs": info,
+        "agreement": rows,
+        "measurements": m,
+        "ratios": {k: round(x, 3) for k, x in r.items()},
+        "targets": v,
+    }
+    try:
+        import msgspec
+
+        result["machine"]["msgspec"] = msgspec.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    print(f"\nwrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
+    if disagreements:
+        for row in disagreements:
+            print(f"DISAGREEMENT: {row}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""tracekit audit through the installed entry point, as a reviewer runs it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import CORPUS, FIXTURE, run_cli
+
+AUDIT = CORPUS / "audit"
+HARNESS = CORPUS / "third_party" / "owasp-harness"
+CLEAN = AUDIT / "agentguard" / "consistent__clean_run.jsonl"
+COMPLETE = AUDIT / "harness" / "complete.json"
+TRACE_KEYS = {"path", "format", "exit_code", "intact", "replay", "findings", "completeness"}
+
+
+def _json(*args: str) -> tuple[int, dict[str, Any]]:
+    result = run_cli("audit", *args, "--format", "json", "-q")
+    assert b"Traceback" not in result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("path", "exit_code"),
+    [
+        (CLEAN, 0),
+        (COMPLETE, 0),
+        (AUDIT / "agentguard" / "forgery__score_mismatch.jsonl", 1),
+        (AUDIT / "harness" / "arguments_stringified.json", 1),
+        (FIXTURE, 1),
+        (CORPUS / "invalid" / "chain__tampered_payload.jsonl", 2),
+        (CORPUS / "invalid" / "load__empty_file.jsonl", 2),
+        (HARNESS / "observed-results.json", 2),  # named explicitly: not a trace
+    ],
+    ids=lambda v: Path(v).name if isinstance(v, Path) else str(v),
+)
+def test_exit_codes(path: Path, exit_code: int) -> None:
+    result = run_cli("audit", str(path))
+    assert result.returncode == exit_code, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert b"tracekit audit: 1 trace(s)" in result.stderr
+
+
+def test_json_shape() -> None:
+    code, doc = _json(str(CLEAN), str(COMPLETE))
+    assert code == 0 and doc["report_version"] == 1 and doc["exit_code"] == 0
+    traces = doc["traces"]
+    assert isinstance(traces, list) and len(traces) == 2
+    for trace in traces:
+        assert TRACE_KEYS <= set(trace)
+        for found in trace["findings"]:
+            assert {"code", "severity", "message", "line"} <= set(found)
+        for row in trace["completeness"]:
+            assert {"field", "status", "where"} <= set(row)
+    agentguard, harness = traces
+    assert agentguard["format"] == "agentguard" and agentguard["replay"]["equivalence"] == "exact"
+    assert (
+        harness["format"] == "harness" and harness["replay"] is None and harness["intact"] is None
+    )
+    assert doc["summary"]["rerunnable"] == 2
+
+
+def test_folder_campaign_skips_non_trace_files() -> None:
+    code, doc = _json(str(AUDIT))
+    summary = doc["summary"]
+    assert code == 1
+    assert summary["total"] == 26 and summary["skipped_non_trace_files"] == 2  # two expected.json
+    assert summary["consistent"] == 1
+
+
+def test_third_party_campaign() -> None:
+    code, doc = _json(str(CORPUS / "third_party"))
+    summary = doc["summary"]
+    assert code == 1
+    assert summary["formats"]["agentguard"] == 1 and summary["formats"]["harness"] >= 30
+    assert summary["rerunnable"] == 0 and summary["unreadable"] == 0
+    assert summary["skipped_non_trace_files"] >= 1  # observed-results.json and the schemas
+    top = {g["field"] for g in summary["fields_missing_most"][:12]}
+    assert {"model_version", "seed", "harness_revision"} <= top
+
+
+def test_jobs_gives_the_same_report() -> None:
+    single = run_cli("audit", str(AUDIT), "--format", "json", "-q")
+    parallel = run_cli("audit", str(AUDIT), "--format", "json", "-q", "--jobs", "2")
+    assert single.returncode == parallel.returncode == 1
+    assert single.stdout == parallel.stdout
+
+
+def test_markdown_and_table() -> None:
+    markdown = run_cli(
+        "audit",
+        str(CLEAN),
+        str(AUDIT / "harness" / "repeated_finding.json"),
+        "--format",
+        "markdown",
+    )
+    assert markdown.returncode == 1
+    text = markdown.stdout.decode()
+    assert text.startswith("# tracekit audit") and "### Completeness" in text
+    assert "audit.repeated_finding" in text
+    table = run_cli("audit", str(AUDIT / "agentguard" / "forgery__result_mismatch.jsonl"))
+    assert (
+        b"audit.result_mismatch" in table.stdout
+        and b"Integrity is not authenticity" in table.stdout
+    )
+
+
+def test_scenario_is_evaluated_on_harness_traces() -> None:
+    scenario = HARNESS / "scenarios" / "goal_hijack" / "basic.yaml"
+    code, doc = _json(str(COMPLETE), "--scenario", str(scenario))
+    trace = doc["traces"][0]
+    assert code == 0
+    assert (
+        trace["harness"]["scenario_id"] == "goal_hijack.basic_001"
+        and trace["harness"]["result"] == "fail"
+    )
+    assert "audit.outcome_reproduced" in [f["code"] for f in trace["findings"]]
+
+
+def test_bad_scenario_exits_2_before_any_work(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: [unclosed\n")
+    result = run_cli("audit", str(COMPLETE), "--scenario", str(bad))
+    assert result.returncode == 2 and result.stdout == b""
+    assert b"harness." in result.stderr
+
+
+def test_output_file_needs_force(tmp_path: Path) -> None:
+    out = tmp_path / "audit.json"
+    first = run_cli("audit", str(CLEAN), "--format", "json", "-o", str(out), "-q")
+    assert first.returncode == 0 and json.loads(out.read_text())["exit_code"] == 0
+    again = run_cli("audit", str(CLEAN), "-o", str(out))
+    assert again.returncode == 2 and b"cli.output_exists" in again.stderr
+    forced = run_cli("audit", str(CLEAN), "-o", str(out), "--force", "-q")
+    assert forced.returncode == 0 and "campaign summary" in out.read_text()
+
+
+def test_stdin() -> None:
+    result = run_cli("audit", "-", "--format", "json", "-q", stdin=COMPLETE.read_bytes())
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["traces"][0]["format"] == "harness"
+    result = run_cli("audit", "-", "--format", "json", "-q", stdin=CLEAN.read_bytes())
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["traces"][0]["format"] == "agentguard"
+
+
+def test_no_input_and_missing_file() -> None:
+    empty = run_cli("audit", str(CORPUS / "gen"))  # a folder without traces
+    assert empty.returncode == 2 and b"cli.no_input" in empty.stderr
+    missing = run_cli("audit", "/nonexistent/trace.jsonl", "--format", "json", "-q")
+    assert missing.returncode == 2 and b"Traceback" not in missing.stderr
+    assert json.loads(missing.stdout)["traces"][0]["findings"][0]["code"] == "load.unreadable"
+
+
+def test_no_echo_of_trace_content(tmp_path: Path) -> None:
+    canary = "CANARY_e41b"
+    trace = {
+        "messages": [{"role": "user", "content": canary}],
+        "tool_calls": [
+            {
+                "name": canary,
+                "arguments": json.dumps({canary: canary}),
+                "result": canary + "..." * 30,
+            },
+            {"name": canary, canary: canary, "result": {"text": canary, "truncated": True}},
+        ],
+        "events": [{"type": "outcome", "result": canary, canary: canary}],
+    }
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(trace))
+    for fmt in ("table", "markdown"):
+        result = run_cli("audit", str(path), "--format", fmt)
+        assert result.returncode == 1
+        assert canary.encode() not in result.stdout + result.stderr

@@ -1,0 +1,100 @@
+"""The Dask executor against a real local cluster started here, compared with --jobs 2.
+
+The cluster runs its scheduler and worker in this process but listens on TCP, so the installed
+CLI (a separate process) connects to it exactly as it would to a remote campaign cluster.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from distributed import LocalCluster
+
+from tests.helpers import CORPUS, run_cli
+from tracekit.metamorphic import NAMES, StudyConfig, run_study
+from tracekit.metamorphic.executors import make_executor
+from tracekit.metamorphic.executors.dask_exec import DaskExecutor
+from tracekit.metamorphic.executors.local import LocalExecutor
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+        host="127.0.0.1", dashboard_address=None,
+    ) as cluster:
+        yield str(cluster.scheduler_address)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fixed campaign folder: replayable, unreplayable and invalid traces."""
+    root = tmp_path_factory.mktemp("campaign")
+    shutil.copytree(CORPUS / "valid", root / "valid")
+    shutil.copytree(CORPUS / "noncanonical", root / "noncanonical")
+    (root / "replay").mkdir()
+    for path in sorted((CORPUS / "replay").glob("*.jsonl"))[:12]:
+        shutil.copy(path, root / "replay" / path.name)
+    (root / "invalid").mkdir()
+    for name in ("chain__tampered_payload.jsonl", "load__bom.jsonl", "json__malformed.jsonl"):
+        shutil.copy(CORPUS / "invalid" / name, root / "invalid" / name)
+    return root
+
+
+def test_cli_dask_report_is_byte_identical_to_jobs_2(scheduler: str, runs: Path, tmp_path: Path) -> None:
+    common = ["metamorphic", "runs", "--format", "json", "--trials", "2", "-q"]
+    shutil.copytree(runs, tmp_path / "runs")
+    local = run_cli(*common, "--jobs", "2", "--output-dir", "local", cwd=tmp_path)
+    dask = run_cli(*common, "--executor", "dask", "--scheduler", scheduler,
+                   "--output-dir", "dask", cwd=tmp_path)
+    assert local.returncode == dask.returncode == 0, dask.stderr.decode()
+    assert b'"passed": false' not in dask.stdout
+    assert dask.stdout == local.stdout
+    for name in ("metamorphic.json", "metamorphic.md"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    local_traces = sorted((tmp_path / "local" / "transformed").iterdir())
+    dask_traces = sorted((tmp_path / "dask" / "transformed").iterdir())
+    assert [p.name for p in dask_traces] == [p.name for p in local_traces]
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(dask_traces, local_traces, strict=True))
+
+
+def test_library_results_are_identical_across_executors(scheduler: str, runs: Path) -> None:
+    paths = sorted(str(p) for p in runs.rglob("*.jsonl"))
+    config = StudyConfig(transforms=NAMES, trials=1, seed=3, keep_transformed=True)
+    here = list(run_study(paths, config, LocalExecutor(1)))
+    there = list(run_study(paths, config, DaskExecutor(scheduler)))
+    assert there == here
+    assert sum(len(r.cases) for r in here) > 100
+    assert any(r.skipped is not None for r in here)
+
+
+def test_make_executor_knows_both_executors() -> None:
+    assert make_executor("local", 2).name == "local"
+    assert make_executor("dask", 1, "tcp://127.0.0.1:1").name == "dask"
+    with pytest.raises(KeyError):
+        make_executor("spark")
+
+
+def test_without_a_scheduler_a_local_cluster_is_started_for_the_study(tmp_path: Path) -> None:
+    clean = CORPUS / "valid" / "v2__clean_run.jsonl"
+    args = ["metamorphic", str(clean), "--format", "json", "-q", "-t", "add_test_file"]
+    dask = run_cli(*args, "--executor", "dask", "--jobs", "1")
+    local = run_cli(*args)
+    assert dask.returncode == local.returncode == 0, dask.stderr.decode()
+    assert dask.stdout == local.stdout
+
+
+def test_a_missing_dask_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from tracekit.errors import Code, TracekitError
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    results = run_study([str(CORPUS / "valid" / "v2__clean_run.jsonl")],
+                        StudyConfig(transforms=("add_test_file",)), DaskExecutor("tcp://127.0.0.1:1"))
+    with pytest.raises(TracekitError) as raised:
+        next(iter(results))
+    assert raised.value.finding.code is Code.METAMORPHIC_DASK_UNAVAILABLE
