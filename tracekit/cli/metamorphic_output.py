@@ -57,6 +57,7 @@ class Progress:
         self.enabled = enabled
         self.drawn = False
         self.last = 0.0
+        self.width = 0
 
     def update(self, done: int, cases: int, failed: int, final: bool = False) -> None:
         if not self.enabled:
@@ -65,8 +66,9 @@ class Progress:
         if not final and now - self.last < PROGRESS_INTERVAL:
             return
         self.last = now
-        line = f"\rtracekit metamorphic: {done}/{self.total} trace(s), {cases} case(s), {failed} failed"
-        sys.stderr.write(line)
+        line = f"tracekit metamorphic: {done}/{self.total} trace(s), {cases} case(s), {failed} failed"
+        sys.stderr.write("\r" + line.ljust(self.width))
+        self.width = len(line)
         sys.stderr.flush()
         self.drawn = True
 

@@ -20,14 +20,14 @@ from typing import Any
 
 from msgspec import UNSET
 
-from tracekit.errors import Code, Severity, TracekitError
+from tracekit.errors import Code, TracekitError
 from tracekit.limits import DEFAULT_LIMITS
 from tracekit.loader import open_trace
 from tracekit.metamorphic.base import NotApplicable, RelationKind, Transform
 from tracekit.metamorphic.registry import BY_NAME
-from tracekit.metamorphic.relations import Outcome, judge, not_applicable
+from tracekit.metamorphic.relations import Outcome, first_error, judge, not_applicable
 from tracekit.replay import replay
-from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes, verify_stream
+from tracekit.verify import VerifyOptions, verify_bytes, verify_stream
 from tracekit.writer import DraftTrace, read_draft, write_trace
 
 SOURCE_TRANSFORM = "source"
@@ -123,7 +123,7 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
     options = VerifyOptions(keep_events=True, strict_sources=config.strict_sources)
     report = verify_stream(io.BufferedReader(io.BytesIO(data)), options, trace_dir)
     if not report.intact or report.header is None:
-        return _skip(task, Code.METAMORPHIC_SOURCE_INVALID, _first_error(report))
+        return _skip(task, Code.METAMORPHIC_SOURCE_INVALID, first_error(report))
     replayed = replay(report, strict_sources=config.strict_sources)
     snapshot = report.header.policy_snapshot
     if not replayed.replayable or replayed.recomputed is None or snapshot is UNSET:
@@ -181,11 +181,6 @@ def _case(
         replayed = replay(report)
     verdict = judge(relation, source.outcome, source.trace_id, report, replayed)
     return result(verdict.passed, verdict.reason), data
-
-
-def _first_error(report: VerifyReport) -> str:
-    codes = [f.code.value for f in report.findings if f.severity is Severity.ERROR]
-    return codes[0] if codes else Code.LOAD_NO_EVENTS.value
 
 
 def _skip(task: TraceTask, code: Code, cause: str) -> TraceResult:

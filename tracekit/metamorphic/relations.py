@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tracekit.errors import Severity
+from tracekit.errors import Code, Severity
 from tracekit.metamorphic.base import Relation, RelationKind
 from tracekit.replay import ReplayReport, Verdict
 from tracekit.replay.checks import resolve_name
@@ -91,9 +91,10 @@ def not_applicable(relation: Relation, enabled: Iterable[str]) -> str | None:
     return None
 
 
-def _first_error(report: VerifyReport) -> str:
+def first_error(report: VerifyReport) -> str:
+    """The code of the first error finding in ``report`` (``load.no_events`` if none)."""
     codes = [f.code.value for f in report.findings if f.severity is Severity.ERROR]
-    return codes[0] if codes else "no error"
+    return codes[0] if codes else Code.LOAD_NO_EVENTS.value
 
 
 def judge(
@@ -107,10 +108,10 @@ def judge(
     relation needs it) its replay."""
     if relation.kind is RelationKind.VERIFY_REJECTS:
         if report.exit_code == EXIT_INVALID:
-            return Judgement(True, f"verify rejected the trace ({_first_error(report)})")
+            return Judgement(True, f"verify rejected the trace ({first_error(report)})")
         return Judgement(False, f"verify accepted the trace (exit {report.exit_code})")
     if not report.intact:
-        return Judgement(False, f"the transformed trace did not verify ({_first_error(report)})")
+        return Judgement(False, f"the transformed trace did not verify ({first_error(report)})")
     if relation.notice is not None and not any(f.code is relation.notice for f in report.findings):
         return Judgement(False, f"verify reported no {relation.notice.value} notice")
     if relation.same_trace_id and report.trace_id != source_trace_id:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from gen.base import clean_trace, command, completed, file_change, header, passing_checks, started, test_result
+from gen.base import (
+    clean_trace,
+    command,
+    completed,
+    file_change,
+    header,
+    passing_checks,
+    started,
+    test_result,
+)
 
 from tests.helpers import CORPUS
 from tracekit.metamorphic.cases import StudyConfig, TraceResult, TraceTask, evaluate_source

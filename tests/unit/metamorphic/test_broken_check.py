@@ -9,7 +9,7 @@ import pytest
 from tests.unit.metamorphic.support import clean_bytes, sweep
 from tracekit.metamorphic import NAMES
 from tracekit.replay import engine
-from tracekit.replay.checks import REGISTRY, Decision
+from tracekit.replay.checks import REGISTRY, Check, Decision
 from tracekit.replay.evidence import Evidence
 from tracekit.schema.agentguard import PolicySnapshot
 
@@ -41,8 +41,8 @@ class DiffSizeCountingFilesOnly:
         return Decision(limit is None or len(evidence.changed_files) <= limit, "files only")
 
 
-def _swap(monkeypatch: pytest.MonkeyPatch, broken: object) -> None:
-    patched = tuple(broken if c.id == getattr(broken, "id") else c for c in REGISTRY)
+def _swap(monkeypatch: pytest.MonkeyPatch, broken: Check) -> None:
+    patched = tuple(broken if c.id == broken.id else c for c in REGISTRY)
     monkeypatch.setattr(engine, "REGISTRY", patched)
 
 

@@ -25,7 +25,7 @@ def scheduler() -> Iterator[str]:
     with LocalCluster(
         n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
         host="127.0.0.1", dashboard_address=None,
-    ) as cluster:
+    ) as cluster:  # type: ignore[no-untyped-call]
         yield str(cluster.scheduler_address)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import ROOT
 from tracekit.errors import Code, TracekitError
-from tracekit.metamorphic import BY_NAME, NAMES, REGISTRY, Klass, select
+from tracekit.metamorphic import BY_NAME, NAMES, REGISTRY, Klass, Transform, select
 from tracekit.metamorphic.base import CLASS_OF_RELATION, RelationKind
 from tracekit.replay.checks import BY_ID
 
@@ -45,8 +45,9 @@ def test_at_least_four_transforms_of_our_own_covering_every_class() -> None:
 
 
 @pytest.mark.parametrize("transform", REGISTRY, ids=lambda t: t.name)
-def test_every_member_is_well_formed(transform: object) -> None:
-    t = BY_NAME[getattr(transform, "name")]
+def test_every_member_is_well_formed(transform: Transform) -> None:
+    t = BY_NAME[transform.name]
+    assert t is transform
     assert re.fullmatch(r"[a-z][a-z_]+", t.name)
     module = importlib.import_module(f"tracekit.metamorphic.transforms.{t.name}")
     assert module.TRANSFORM is t, "one module per transform, named after it"

@@ -9,8 +9,17 @@ import pytest
 
 from tests.helpers import CORPUS
 from tests.unit.metamorphic.support import clean_bytes, sweep
-from tracekit.metamorphic import NAMES, StudyConfig, StudyReport, Tally, run_study, study_id, study_path
-from tracekit.metamorphic.cases import SOURCE_TRANSFORM, StudyConfig as Config, TraceTask, run_trace
+from tracekit.metamorphic import (
+    NAMES,
+    StudyConfig,
+    StudyReport,
+    Tally,
+    run_study,
+    study_id,
+    study_path,
+)
+from tracekit.metamorphic.cases import SOURCE_TRANSFORM, TraceTask, run_trace
+from tracekit.metamorphic.cases import StudyConfig as Config
 from tracekit.report import metamorphic_render as render
 from tracekit.report.jsonout import dumps
 

@@ -1,0 +1,80 @@
+"""The benchmark's baseline verifier (bench/reference.py) agrees with tracekit.
+
+The speed-ups in docs/performance.md compare tracekit with that baseline, so the two must
+reach the same verdict and the same root hash on the benchmark's own kind of input: small
+traces from the benchmark generator, the valid corpus, and tampered copies.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import reference  # noqa: E402
+import tracegen  # noqa: E402
+
+from tracekit.verify import verify_file  # noqa: E402
+
+SMALL = tracegen.build(events=60, target_bytes=120_000, seed=3, name="small")
+
+
+def _tampered(data: bytes) -> dict[str, bytes]:
+    lines = data.split(b"\n")
+    middle = len(lines) // 2
+    flipped = bytearray(data)
+    at = data.index(b'"command":"', len(data) // 2) + 12
+    flipped[at] ^= 0x01
+    swapped = list(lines)
+    swapped[middle], swapped[middle + 1] = swapped[middle + 1], swapped[middle]
+    spaced = list(lines)
+    spaced[middle] = json.dumps(json.loads(lines[middle]), sort_keys=True).encode()
+    return {
+        "intact": data,
+        "byte_flipped": bytes(flipped),
+        "swapped": b"\n".join(swapped),
+        "dropped": b"\n".join(lines[:middle] + lines[middle + 1 :]),
+        "truncated": data[: len(data) // 2],
+        "header_edited": data.replace(b'"task_id":"task-small"', b'"task_id":"task-smalL"', 1),
+        "hash_edited": data.replace(b'"event_hash":"', b'"event_hash":"0', 1),
+        "spaced_same_values": b"\n".join(spaced),
+        "crlf": data.replace(b"\n", b"\r\n"),
+    }
+
+
+def _agree(path: Path) -> tuple[bool, bool]:
+    ref = reference.verify_path(str(path))
+    report = verify_file(path)
+    intact = report.exit_code in (0, 1)
+    assert ref.ok == intact, (path.name, ref.reason, [f.code.value for f in report.findings])
+    if intact:
+        assert ref.root == report.trace_id
+    return ref.ok, intact
+
+
+@pytest.mark.parametrize("name", sorted(_tampered(SMALL)))
+def test_generated_traces_and_tampered_copies(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(_tampered(SMALL)[name])
+    ok, _ = _agree(path)
+    assert ok == (name in ("intact", "spaced_same_values", "crlf"))
+
+
+def test_valid_corpus() -> None:
+    traces = sorted((ROOT / "corpus" / "valid").glob("*.jsonl"))
+    assert traces
+    for path in traces:
+        assert _agree(path) == (True, True)
+
+
+def test_generator_writes_what_it_promises() -> None:
+    lines = SMALL.split(b"\n")[:-1]
+    assert len(lines) == 61
+    assert len(SMALL) <= 120_000
+    kinds = {json.loads(line).get("event_type") for line in lines[1:]}
+    assert {"agent_command", "file_change", "check_result", "guard_summary"} <= kinds
