@@ -181,6 +181,7 @@ class Code(enum.StrEnum):
     METAMORPHIC_SCHEDULER_NEEDS_DASK = "metamorphic.scheduler_needs_dask"
     METAMORPHIC_DASK_UNAVAILABLE = "metamorphic.dask_unavailable"
     METAMORPHIC_DASK_CONNECTION_FAILED = "metamorphic.dask_connection_failed"
+    METAMORPHIC_NOTHING_SWEPT = "metamorphic.nothing_swept"
     # -- command line and internal ---------------------------------------------------------------
     CLI_USAGE = "cli.usage"
     CLI_NO_INPUT = "cli.no_input"
@@ -480,6 +481,9 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.METAMORPHIC_SCHEDULER_NEEDS_DASK: CodeInfo(_E, "--scheduler needs --executor dask."),
     Code.METAMORPHIC_DASK_UNAVAILABLE: CodeInfo(
         _E, "The dask executor needs dask.distributed; install tracekit[dask]."
+    ),
+    Code.METAMORPHIC_NOTHING_SWEPT: CodeInfo(
+        _E, "No source could be swept: every one was invalid or not replayable ({skipped} skipped)."
     ),
     Code.METAMORPHIC_DASK_CONNECTION_FAILED: CodeInfo(
         _E, "Could not connect to the Dask scheduler."

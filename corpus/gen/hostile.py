@@ -109,6 +109,7 @@ def cases() -> Iterator[Case]:
     role = _rechained(lambda d: d.header.update(source_artifacts=[
         {"path": "reports/report.json", "required": True, "role": CANARY, "sha256": "0" * 64}]))
     expected: dict[str, Any] = {command: {"exit": [0, 1]} for command in COMMANDS}
+    expected["metamorphic"] = {"exit": 0}  # intact and replayable: swept, relations hold
     expected["verify"] = {"exit": 1, "code": "source.required_unavailable"}
     expected["canary"] = CANARY
     yield Case(FOLDER, "ours__source_role_canary.jsonl", role, expected,

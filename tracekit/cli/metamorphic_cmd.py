@@ -3,9 +3,11 @@
 Exit codes (spec §11, docs/metamorphic.md):
 
 * 0: every applicable relation held (or ``--allow-robustness-failures``);
-* 1: some relation did not hold, or ``--require-replayable`` and some source was skipped;
+* 1: some relation did not hold, or ``--require-replayable`` and some source was skipped, or
+  every source was valid but not replayable (nothing was swept);
 * 2: an error: unknown or duplicate transform name, no input, an unreadable path named on the
-  command line, an existing output without ``--force``, the Dask backend unavailable.
+  command line, an existing output without ``--force``, the Dask backend unavailable, or every
+  source was skipped and at least one failed verification (``metamorphic.nothing_swept``).
 
 Source traces that do not verify or are not replayable are reported as skipped sources (never
 as passed cases) and do not change the exit code unless ``--require-replayable`` is given.
@@ -29,7 +31,7 @@ from tracekit.cli.common import (
     diag,
     fail,
 )
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 
 if TYPE_CHECKING:
     from tracekit.cli.metamorphic_output import OutputDir, Spool
@@ -170,6 +172,13 @@ def metamorphic(
         diag(finding(Code.METAMORPHIC_RELATIONS_FAILED, failed=tally.failed, total=tally.total))
     if not quiet:
         print(render.summary_line(report), file=sys.stderr)
+    if not require_replayable and tally.skipped_total and tally.skipped_total == tally.sources:
+        # Nothing was tested at all: never report that as "every relation held". An invalid
+        # source is an input error (2); a valid but unreplayable one is a finding (1).
+        invalid = any(code == Code.METAMORPHIC_SOURCE_INVALID.value for code, _ in tally.skipped)
+        found = finding(Code.METAMORPHIC_NOTHING_SWEPT, skipped=tally.skipped_total)
+        diag(found if invalid else Finding(found.code, Severity.WARNING, found.message))
+        raise typer.Exit(EXIT_ERROR if invalid else EXIT_FAIL)
     failing = tally.failed > 0 or (require_replayable and tally.skipped_total > 0)
     raise typer.Exit(EXIT_FAIL if failing and not allow_robustness_failures else EXIT_OK)
 
