@@ -26,8 +26,7 @@ from tracekit.audit.model import AuditFinding, AuditReport, Format, gap_findings
 from tracekit.errors import Code, Finding, TracekitError
 from tracekit.harness.evaluate import evaluate
 from tracekit.harness.scenario import Scenario
-from tracekit.harness.trace import trace_from_value
-from tracekit.jsonscan import JsonProblem, check_prescan, strict_loads
+from tracekit.harness.trace import parse_trace_document
 from tracekit.limits import HARNESS_LIMITS, Limits
 from tracekit.schema import agentguard as ag
 from tracekit.verify import VerifyReport
@@ -157,25 +156,9 @@ def audit_agentguard(
 def load_harness(data: bytes, limits: Limits = HARNESS_LIMITS) -> HarnessView:
     """Parse a harness trace's bytes as tracekit.harness does, keeping the top-level object.
 
-    Raises :class:`TracekitError` (harness.trace_*, json.*): size cap, then UTF-8, then depth,
-    then the strict parse, then upstream's shape rules."""
-    from tracekit.errors import finding
-
-    if len(data) > limits.total_bytes:
-        raise TracekitError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=limits.total_bytes))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise TracekitError(finding(Code.HARNESS_TRACE_NOT_UTF8)) from None
-    try:
-        check_prescan(data, limits)
-        value = strict_loads(text, limits)
-    except JsonProblem as problem:
-        params: dict[str, Any] = dict(problem.params)
-        raise TracekitError(finding(problem.code, **params)) from None
-    trace = trace_from_value(value)
-    assert isinstance(value, dict)
-    return HarnessView(top=value, trace=trace)
+    Raises :class:`TracekitError` (harness.trace_*, json.*)."""
+    top, trace = parse_trace_document(data, limits)
+    return HarnessView(top=top, trace=trace)
 
 
 def _scenario(

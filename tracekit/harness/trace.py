@@ -132,6 +132,12 @@ def trace_from_value(value: object) -> Trace:
 def parse_trace(data: bytes, limits: Limits = HARNESS_LIMITS) -> Trace:
     """Load one harness trace from its bytes; raise :class:`TracekitError` (harness.trace_*,
     json.*). The size cap is checked first, then UTF-8, then depth, then the strict parse."""
+    return parse_trace_document(data, limits)[1]
+
+
+def parse_trace_document(data: bytes, limits: Limits = HARNESS_LIMITS) -> tuple[dict[str, Any], Trace]:
+    """Like :func:`parse_trace`, but also return the whole top-level object (run-level fields
+    that upstream's loader drops; audit reads them)."""
     if len(data) > limits.total_bytes:
         raise TracekitError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=limits.total_bytes))
     try:
@@ -144,4 +150,6 @@ def parse_trace(data: bytes, limits: Limits = HARNESS_LIMITS) -> Trace:
     except JsonProblem as problem:
         params: dict[str, Any] = dict(problem.params)
         raise TracekitError(finding(problem.code, **params)) from None
-    return trace_from_value(value)
+    trace = trace_from_value(value)
+    assert isinstance(value, dict)
+    return value, trace
