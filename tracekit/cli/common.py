@@ -119,19 +119,59 @@ def check_output_file(path: Path, force: bool) -> None:
         fail(Code.CLI_OUTPUT_EXISTS)
 
 
-def write_atomic(path: Path, data: bytes, force: bool) -> None:
-    """Write ``data`` to ``path`` atomically; never through a symlink, never over a file
-    without ``force``."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes], force: bool) -> None:
+    """Write ``data`` (bytes, or chunks of bytes streamed without joining them) to ``path``
+    atomically; never through a symlink, never over a file without ``force``.
+
+    On Linux the data goes into an unnamed ``O_TMPFILE`` that is linked into place only when
+    complete, so a killed process leaves no file at all; elsewhere (or with ``force``, which must
+    replace) a named temporary file in the same folder is renamed over the target."""
     check_output_file(path, force)
+    chunks: Iterable[bytes] = [data] if isinstance(data, bytes) else data
     folder = path.parent if str(path.parent) else Path(".")
-    if _write_unnamed(folder, path, data, force):
+    flag = getattr(os, "O_TMPFILE", 0)
+    try:
+        fd = os.open(folder, flag | os.O_RDWR, 0o644) if flag else -1
+    except OSError:
+        fd = -1
+    if fd < 0:
+        _write_named(folder, path, chunks, force)
         return
+    with os.fdopen(fd, "w+b") as handle:
+        for chunk in chunks:
+            handle.write(chunk)
+        handle.flush()
+        os.fsync(handle.fileno())
+        if not force and _link_unnamed(handle.fileno(), path):
+            return
+        handle.seek(0)
+        _write_named(folder, path, iter(lambda: handle.read(1024 * 1024), b""), force)
+
+
+def _link_unnamed(fd: int, path: Path) -> bool:
+    """Give an O_TMPFILE a name. link() refuses an existing name, so this never overwrites
+    (nor follows a symlink planted since the check); False where the kernel refuses."""
+    root = os.open("/", os.O_RDONLY)
+    try:
+        os.link(f"/proc/self/fd/{fd}", path, src_dir_fd=root, follow_symlinks=True)
+    except FileExistsError:
+        fail(Code.CLI_OUTPUT_EXISTS)
+    except OSError:
+        return False
+    finally:
+        os.close(root)
+    return True
+
+
+def _write_named(folder: Path, path: Path, chunks: Iterable[bytes], force: bool) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
         if path.is_symlink():
             fail(Code.CLI_OUTPUT_UNSAFE)
         if not force and path.exists():
@@ -141,34 +181,6 @@ def write_atomic(path: Path, data: bytes, force: bool) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-def _write_unnamed(folder: Path, path: Path, data: bytes, force: bool) -> bool:
-    """Linux: write into an unnamed O_TMPFILE and link it into place, so that a killed process
-    leaves no file at all, not even a temporary one. False where the platform cannot."""
-    flag = getattr(os, "O_TMPFILE", 0)
-    if not flag or force:
-        return False
-    try:
-        fd = os.open(folder, flag | os.O_WRONLY, 0o644)
-    except OSError:
-        return False
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            try:
-                # link() refuses an existing name, so this can never overwrite (nor follow a
-                # symlink planted since the check).
-                os.link(f"/proc/self/fd/{handle.fileno()}", path)
-            except FileExistsError:
-                fail(Code.CLI_OUTPUT_EXISTS)
-            except OSError:
-                return False
-    except BaseException:
-        raise
-    return True
 
 
 def prepare_output_dir(folder: Path, names: Iterable[str], force: bool) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from tracekit.cli.common import check_output_file, fail
+from tracekit.cli.common import check_output_file, fail, write_atomic
 from tracekit.errors import Code
 
 OUTPUT_NAMES = ("metamorphic.json", "metamorphic.md", "transformed")
@@ -113,29 +113,11 @@ class OutputDir:
             shutil.rmtree(retired)
         else:
             os.replace(self.staging, target)
-        write_atomic_chunks(self.folder / "metamorphic.md", [markdown], self.force)
-        write_atomic_chunks(self.folder / "metamorphic.json", json_chunks, self.force)
+        write_atomic(self.folder / "metamorphic.md", markdown.encode("utf-8"), self.force)
+        write_atomic(self.folder / "metamorphic.json", (c.encode("utf-8") for c in json_chunks), self.force)
 
     def abandon(self) -> None:
         """Remove the staging folder (and the output folder if this run created it empty)."""
         shutil.rmtree(self.staging, ignore_errors=True)
         if self.created and self.folder.is_dir() and not any(self.folder.iterdir()):
             self.folder.rmdir()
-
-
-def write_atomic_chunks(path: Path, chunks: Iterable[str], force: bool) -> None:
-    """Write text chunks to ``path`` atomically (temporary file, fsync, rename)."""
-    check_output_file(path, force)
-    fd, tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        check_output_file(path, force)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
