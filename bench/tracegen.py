@@ -22,18 +22,17 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 for _extra in (ROOT / "corpus", ROOT):
     if str(_extra) not in sys.path:
         sys.path.insert(0, str(_extra))
 
-from gen import base  # noqa: E402
+from gen import base
 
-from tracekit.canonical import agentguard_bytes  # noqa: E402
-from tracekit.limits import DEFAULT_LIMITS  # noqa: E402
-from tracekit.writer import DraftEvent, DraftTrace, event_record, write_trace  # noqa: E402
+from tracekit.canonical import agentguard_bytes
+from tracekit.limits import DEFAULT_LIMITS
+from tracekit.writer import DraftEvent, DraftTrace, event_record, write_trace
 
 WORDS = (
     "build", "cache", "config", "deploy", "fixture", "handler", "index", "loader", "parser",

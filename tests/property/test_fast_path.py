@@ -19,17 +19,9 @@ from hypothesis import strategies as st
 
 from tracekit.canonical import agentguard_bytes
 from tracekit.errors import Finding
+from tracekit.fastpath import ENCODE, floats_alike, same_as_read
 from tracekit.limits import DEFAULT_LIMITS, Limits
-from tracekit.records import (
-    _ENCODE,
-    EventRecord,
-    RecordProblem,
-    _decode_exact,
-    _decode_fast,
-    _floats_alike,
-    _same_as_read,
-    decode_event,
-)
+from tracekit.records import EventRecord, RecordProblem, _decode_exact, _decode_fast, decode_event
 from tracekit.writer import DraftEvent, event_record
 
 PREVIOUS = "ab" * 32
@@ -241,7 +233,7 @@ def test_canonical_lines_with_alike_floats_take_the_fast_path(
     record = _record(kind, payload, offset)
     raw = agentguard_bytes(record)
     taken = _assert_agree(raw)
-    alike = _floats_alike(record)
+    alike = floats_alike(record)
     fits = all(len(s) <= 4096 for s in _strings(record))
     if alike and fits:
         assert taken, "a canonical line with alike floats fell to the exact path"
@@ -299,35 +291,35 @@ def test_tight_limits_disable_the_fast_path() -> None:
 
 
 @given(JSON_VALUES)
-def test_msgspec_escaped_equals_python_canonical_when_floats_alike(value: Any) -> None:
+def test_msgspec_escaped_equals_python_canonical_whenfloats_alike(value: Any) -> None:
     try:
         python = agentguard_bytes(value)
-        encoded = _ENCODE(value)
+        encoded = ENCODE(value)
     except (ValueError, OverflowError, TypeError):
         assume(False)
-    if _floats_alike(value):
-        assert _same_as_read(encoded, python)
+    if floats_alike(value):
+        assert same_as_read(encoded, python)
 
 
 @given(FLOATS)
 def test_alike_floats_are_spelled_alike(value: float) -> None:
-    if _floats_alike(value):
+    if floats_alike(value):
         assert msgspec.json.encode(value) == repr(value).encode()
     msgspec_spelling = msgspec.json.encode(value)
     if msgspec_spelling != repr(value).encode():
-        assert not _floats_alike(value)
+        assert not floats_alike(value)
 
 
 @given(TEXT)
 def test_string_escaping_matches_python(text: str) -> None:
-    assert _same_as_read(_ENCODE(text), agentguard_bytes(text))
-    assert _same_as_read(_ENCODE({text: text}), agentguard_bytes({text: text}))
+    assert same_as_read(ENCODE(text), agentguard_bytes(text))
+    assert same_as_read(ENCODE({text: text}), agentguard_bytes({text: text}))
 
 
 def test_key_order_is_code_point_order() -> None:
     keys = ["\ue000", "\U0001f600", "\uffff", "\U00010000", "\x7f", "a", "", "B", "é"]
     value = {k: 1 for k in keys}
-    assert _same_as_read(_ENCODE(value), agentguard_bytes(value))
+    assert same_as_read(ENCODE(value), agentguard_bytes(value))
 
 
 def test_raw_delete_character_is_not_canonical() -> None:

@@ -16,10 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-import reference  # noqa: E402
-import tracegen  # noqa: E402
+import reference
+import tracegen
 
-from tracekit.verify import verify_file  # noqa: E402
+from tracekit.verify import verify_file
 
 SMALL = tracegen.build(events=60, target_bytes=120_000, seed=3, name="small")
 
