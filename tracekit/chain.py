@@ -16,49 +16,50 @@ HEADER_UNCOMMITTED = ("record_type", "trace_id", "integrity")
 POLICY_KEYS = ("policy_snapshot", "policy_snapshot_hash")
 
 
-class _Context(msgspec.Struct):
-    """The schema context an event hash commits to; fields encode in sorted order."""
-
-    event_type: str
-    payload: msgspec.Raw
-    previous_event_hash: str
-    relative_offset_seconds: int | float | None
-    schema: str
-    schema_version: int
-    sequence: int
-
-
 def sha256_hex(data: bytes) -> str:
     """Lowercase hex SHA-256 of ``data``."""
     return hashlib.sha256(data).hexdigest()
 
 
-def context_bytes(
-    *,
-    event_type: str,
-    canonical_payload: bytes,
-    previous_event_hash: str,
-    relative_offset_seconds: float | None,
-    schema_version: int,
-    sequence: int,
-) -> bytes:
-    """Canonical bytes of an event's schema context (step 7.2), from a canonical payload.
+_CONTEXT_HEAD = b'{"event_type":"%s","payload":'
+_RECORD_TYPE = b',"record_type":"event"'
+_SEQUENCE = b',"sequence":'
+_SCHEMA = b',"schema":"' + FORMAT_ID.encode("ascii") + b'","schema_version":%d'
 
-    Every argument other than the payload is ASCII-only and already validated (hex digests, a
-    known event type, integers, a finite offset whose spelling step 3 checked), so msgspec's
-    sorted encoding of the context equals Python's canonical encoding.
+
+def context_hash_in_place(
+    raw: bytes, payload_start: int, payload_end: int, event_type: str, schema_version: int
+) -> str:
+    """sha256 of the schema context (step 7.3) of a line already proved canonical (step 3),
+    hashing its payload bytes where they lie instead of re-encoding or copying them.
+
+    In a canonical event line the payload is followed by exactly
+    ``,"previous_event_hash":"H","record_type":"event","relative_offset_seconds":X,"sequence":N}``
+    and the context's canonical bytes are ``{"event_type":"T","payload":`` + payload +
+    ``,"previous_event_hash":"H","relative_offset_seconds":X,"schema":...,"schema_version":V,
+    "sequence":N}``: the same tail without ``record_type`` and with the schema keys inserted in
+    their sorted place. The caller has checked that H is the hash the chain expects and T is a
+    known event type; a line whose record_type is not "event" keeps it here, so its hash cannot
+    match and the exact path reports it.
     """
-    return _ENCODE(
-        _Context(
-            event_type=event_type,
-            payload=msgspec.Raw(canonical_payload),
-            previous_event_hash=previous_event_hash,
-            relative_offset_seconds=relative_offset_seconds,
-            schema=FORMAT_ID,
-            schema_version=schema_version,
-            sequence=sequence,
-        )
-    )
+    head = _HEADS.get(event_type)
+    if head is None:
+        head = _HEADS[event_type] = _CONTEXT_HEAD % event_type.encode("ascii")
+    schema = _SCHEMAS.get(schema_version)
+    if schema is None:
+        schema = _SCHEMAS[schema_version] = _SCHEMA % schema_version
+    digest = hashlib.sha256(head)
+    digest.update(memoryview(raw)[payload_start:payload_end])
+    tail = raw[payload_end:].replace(_RECORD_TYPE, b"", 1)
+    cut = tail.rindex(_SEQUENCE)
+    digest.update(tail[:cut] + schema + tail[cut:])
+    return digest.hexdigest()
+
+
+# Per event type and schema version; the callers pass only the ten event types and three
+# versions, so these stay tiny.
+_HEADS: dict[str, bytes] = {}
+_SCHEMAS: dict[int, bytes] = {}
 
 
 def context_bytes_exact(record: dict[str, Any], schema_version: int, previous: str) -> bytes:

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from tracekit.canonical import agentguard_bytes
-from tracekit.chain import context_bytes, context_bytes_exact, sha256_hex
+from tracekit.chain import context_bytes_exact, context_hash_in_place, sha256_hex
 from tracekit.errors import Code, Finding, finding
 from tracekit.fastpath import (
     AFTER_PAYLOAD,
@@ -169,10 +169,9 @@ def decode_event(
     ``previous`` is the hash the chain expects (the previous event's ``event_hash``); the hash
     commits to it, so a mismatching ``previous_event_hash`` is reported by the caller first.
     """
-    try:
-        check_prescan(raw, limits)
-    except JsonProblem as problem:
-        raise RecordProblem(finding(problem.code, line, **problem.params)) from None
+    # Step 2.1 (depth) guards the exact path's decoder; the fast path's decoder is typed, so it
+    # refuses a container where the schema has none without descending into it, and a payload
+    # type that admits free-form values never takes the fast path (fastpath.py).
     if (
         raw.isascii()
         and (limits is DEFAULT_LIMITS or schema_within(limits))
@@ -181,6 +180,10 @@ def decode_event(
         fast = _decode_fast(raw, line, schema_version, previous)
         if fast is not None:
             return fast
+    try:
+        check_prescan(raw, limits)
+    except JsonProblem as problem:
+        raise RecordProblem(finding(problem.code, line, **problem.params)) from None
     return _decode_exact(raw, line, schema_version, previous, limits)
 
 
@@ -207,17 +210,10 @@ def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRec
     # A canonical string never holds `,"` (a quote inside a string is always escaped), so the
     # first `,"payload":` and the last `,"previous_event_hash":"` are the envelope's own keys,
     # and the bytes between them are the canonical payload exactly as read (step 7.2).
-    payload_raw = raw[raw.index(PAYLOAD_KEY) + len(PAYLOAD_KEY) : raw.rindex(AFTER_PAYLOAD)]
     event_type = FAST_EVENT_TYPES[type(record)]
-    ctx = context_bytes(
-        event_type=event_type,
-        canonical_payload=payload_raw,
-        previous_event_hash=previous,
-        relative_offset_seconds=record.relative_offset_seconds,
-        schema_version=version,
-        sequence=record.sequence,
+    computed = context_hash_in_place(
+        raw, raw.index(PAYLOAD_KEY) + len(PAYLOAD_KEY), raw.rindex(AFTER_PAYLOAD), event_type, version
     )
-    computed = sha256_hex(ctx)
     # Step 7.2-7.3 hold, which also proves both chain hashes are lowercase hex (they dropped
     # their pattern in fastpath._build_fast_path); a broken link or hash goes to the exact path, which
     # reports it after the schema checks.

@@ -146,6 +146,7 @@ class _Walk:
         self.report = report
         self.limits = options.limits
         self.non_canonical: list[int] = []
+        self.paths: set[str] = set()
         self.crlf: list[int] = []
 
     def fail(self, found: Finding) -> None:
@@ -163,6 +164,7 @@ class _Walk:
         last: EventRecord | None = None
         position = 0
         rank = -1
+        keep = self.options.keep_events
         for raw in lines:
             position += 1
             self.report.event_count = position
@@ -170,8 +172,10 @@ class _Walk:
             if raw.crlf or not event.canonical:  # the common case skips a call per event
                 self.note_form(raw, event.canonical)
             rank = self.structure(event, position, rank, version, last)
-            self.count(event, raw)
-            problem = payload_problem(event.payload, raw.number)
+            self.report.counts[event.event_type] += 1
+            if keep:
+                self.keep(event, raw)
+            problem = payload_problem(event.payload, raw.number, event.canonical and raw.raw)
             if problem is not None:
                 self.fail(problem)
             # Step 7.2-7.3: the link first, then the event's own hash.
@@ -256,28 +260,20 @@ class _Walk:
             self.fail(finding(Code.STRUCTURE_EVENT_ORDER, line))
         if kind == "file_change":
             assert isinstance(event.payload, ag.FileChange)
-            if event.payload.path in self._paths:
+            if event.payload.path in self.paths:
                 self.fail(finding(Code.STRUCTURE_DUPLICATE_FILE_CHANGE, line))
-            self._paths.add(event.payload.path)
+            self.paths.add(event.payload.path)
         return new_rank
 
-    @property
-    def _paths(self) -> set[str]:
-        paths: set[str] | None = getattr(self, "_file_paths", None)
-        if paths is None:
-            paths = self._file_paths = set()
-        return paths
-
-    def count(self, event: EventRecord, raw: RawLine) -> None:
+    def keep(self, event: EventRecord, raw: RawLine) -> None:
+        """Keep the event, and count truncated payloads and redaction markers (for show)."""
         report = self.report
-        report.counts[event.event_type] += 1
         truncation = getattr(event.payload, "truncation", None)
         if truncation is not None and True in astuple(truncation) or isinstance(event.payload, ag.ExecutionCompleted) and event.payload.modified_files.truncated:
             report.truncated_payloads += 1
         if b"[REDACTED" in raw.raw:
             report.redaction_markers += 1
-        if self.options.keep_events:
-            report.events.append(event)
+        report.events.append(event)
 
     # -- steps 6 and 7 at the end of the stream --------------------------------------------
     def finish(self, head: HeaderRecord, last: EventRecord | None) -> None:

@@ -224,6 +224,10 @@ def _strictness() -> Iterator[Case]:
     sur = CLEAN.replace(b'"agent":"reference-agent"', b'"agent":"\\ud800"', 1)
     yield Case("invalid", "strict__lone_surrogate.jsonl", sur, _expect("json.lone_surrogate"),
                "A string holding a lone surrogate escape.")
+    yield Case("invalid", "strict__digest_with_trailing_newline.jsonl",
+               _rechained(lambda d: d.header.update(configuration_hash="c" * 64 + "\n")),
+               _expect("schema.invalid_value"),
+               "A hex digest followed by a newline ('$' in a regex would accept it).")
     yield Case("invalid", "strict__negative_zero_duration.jsonl",
                _rechained(lambda d: _payload(d, "test_result").update(duration_seconds=-0.0)),
                _expect("schema.invalid_value"), "duration_seconds: -0.0.")

@@ -80,7 +80,7 @@ class SourceArtifact(_Closed):
     """Relative to the trace's folder or to a trusted root for ``role``; normalised."""
     required: bool
     """True when the source must be available for the trace to be fully verified."""
-    role: Annotated[str, Meta(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    role: Annotated[str, Meta(pattern="^[a-z][a-z0-9_]{0,63}\\Z")]
     """What the file is: ``report``, ``manifest``, ``command_log``, ..."""
     sha256: Hex64
     """sha256 of the file's bytes."""

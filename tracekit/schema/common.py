@@ -8,7 +8,7 @@ from msgspec import Meta
 
 MAX_INT = 2**63 - 1
 
-Hex64 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+Hex64 = Annotated[str, Meta(pattern="^[0-9a-f]{64}\\Z")]
 """A lowercase SHA-256 hex digest."""
 Text = Annotated[str, Meta(max_length=4096)]
 """A bounded string (the generic 4096-character bound)."""
