@@ -96,24 +96,9 @@ def generate(campaign_mib: float, force: bool) -> None:
 
 def _tampered(data: bytes) -> dict[str, bytes]:
     """Copies of the trace that must fail (or pass) identically under both verifiers."""
-    lines = data.split(b"\n")
-    middle = len(lines) // 2
-    flipped = bytearray(data)
-    at = data.index(b'"command":"', len(data) // 2) + 12
-    flipped[at] ^= 0x01
-    swapped = list(lines)
-    swapped[middle], swapped[middle + 1] = swapped[middle + 1], swapped[middle]
-    dropped = lines[:middle] + lines[middle + 1 :]
-    spaced = list(lines)
-    spaced[middle] = json.dumps(json.loads(lines[middle]), sort_keys=True).encode()
-    return {
-        "payload_byte_flipped": bytes(flipped),
-        "events_swapped": b"\n".join(swapped),
-        "event_dropped": b"\n".join(dropped),
-        "truncated": data[: len(data) // 3],
-        "header_edited": data.replace(b'"task_id":"task-bench"', b'"task_id":"task-bencH"', 1),
-        "non_canonical_spacing": b"\n".join(spaced),  # same values: both must accept it
-    }
+    copies = tracegen.tampered_copies(data, "task-bench")
+    del copies["intact"]
+    return copies
 
 
 def describe(path: Path) -> dict[str, Any]:

@@ -206,3 +206,31 @@ def _build(events: int, target_bytes: int, seed: int, name: str) -> bytes:
 if __name__ == "__main__":
     out = build()
     print(len(out), out.count(b"\n"))
+
+
+def tampered_copies(data: bytes, task_id: str) -> dict[str, bytes]:
+    """Copies of a generated trace that both verifiers must judge alike: tampered ones (both
+    refuse) and re-spelled ones with the same values (both accept, as upstream does)."""
+    import json
+
+    lines = data.split(b"\n")
+    middle = len(lines) // 2
+    flipped = bytearray(data)
+    at = data.index(b'"command":"', len(data) // 2) + 12
+    flipped[at] ^= 0x01
+    swapped = list(lines)
+    swapped[middle], swapped[middle + 1] = swapped[middle + 1], swapped[middle]
+    spaced = list(lines)
+    spaced[middle] = json.dumps(json.loads(lines[middle]), sort_keys=True).encode()
+    edited = task_id[:-1] + task_id[-1].swapcase()
+    return {
+        "intact": data,
+        "payload_byte_flipped": bytes(flipped),
+        "events_swapped": b"\n".join(swapped),
+        "event_dropped": b"\n".join(lines[:middle] + lines[middle + 1 :]),
+        "truncated": data[: len(data) // 3],
+        "header_edited": data.replace(f'"task_id":"{task_id}"'.encode(), f'"task_id":"{edited}"'.encode(), 1),
+        "hash_edited": data.replace(b'"event_hash":"', b'"event_hash":"0', 1),
+        "non_canonical_spacing": b"\n".join(spaced),
+        "crlf": data.replace(b"\n", b"\r\n"),
+    }
