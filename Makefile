@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 TRACEKIT := $(VENV)/bin/tracekit
 FUZZ_SECONDS ?= 180
 
-.PHONY: demo test install install-test corpus corpus-check docs-check fuzz bench lint clean
+.PHONY: demo test install install-test corpus corpus-check fuzz bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ demo: install
 
 test: install-test
 	$(PY) -m pytest -p no:cacheprovider
+
+lint: install-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy tracekit
 
 corpus: install
 	$(PY) corpus/generate.py

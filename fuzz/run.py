@@ -91,7 +91,7 @@ def atheris_phase(seconds: int) -> int:
          f"-artifact_prefix={crashes}/", "-rss_limit_mb=1024", "-timeout=20", str(seeds)],
         capture_output=True, text=True, check=False,
     )
-    tail = [l for l in result.stderr.splitlines() if l.startswith(("#", "Done", "INFO: Loaded"))]
+    tail = [line for line in result.stderr.splitlines() if line.startswith(("#", "Done", "INFO: Loaded"))]
     print("\n".join(tail[-3:]))
     found = 0
     for crash in sorted(crashes.glob("*")):

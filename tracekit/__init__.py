@@ -25,12 +25,31 @@ _EXPORTS = {
     "verify_stream": "tracekit.verify",
 }
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "Code",
+    "Finding",
+    "Limits",
+    "Severity",
+    "TracekitError",
+    "VerifyOptions",
+    "VerifyReport",
+    "__version__",
+    "verify_bytes",
+    "verify_file",
+    "verify_stream",
+]
 
 if TYPE_CHECKING:
     from tracekit.errors import Code, Finding, Severity, TracekitError
     from tracekit.limits import DEFAULT_LIMITS, Limits
-    from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes, verify_file, verify_stream
+    from tracekit.verify import (
+        VerifyOptions,
+        VerifyReport,
+        verify_bytes,
+        verify_file,
+        verify_stream,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -517,7 +517,7 @@ class Finding:
 
 
 def finding(
-    code: Code, line: int | None = None, severity: Severity | None = None, **params: int | str
+    code: Code, line: int | None = None, severity: Severity | None = None, /, **params: int | str
 ) -> Finding:
     """Build a finding from a code's fixed text.
 

@@ -39,10 +39,8 @@ def iter_lines(stream: BinaryIO, limits: Limits) -> Iterator[RawLine]:
     terminator is stripped (``\\n`` and one optional ``\\r``) and an empty line is refused.
     """
     total = 0
-    number = 0
     max_lines = limits.events + 1
-    for raw in _chunks(stream, limits.line_bytes + 1, limits.total_bytes + 1):
-        number += 1
+    for number, raw in enumerate(_chunks(stream, limits.line_bytes + 1, limits.total_bytes + 1), 1):
         offset = total
         total += len(raw)
         if total > limits.total_bytes:

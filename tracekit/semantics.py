@@ -41,14 +41,14 @@ def header_problem(header: ag.Header, line: int) -> Finding | None:
     return None
 
 
-def payload_problem(payload: ag.Payload, line: int, canonical_raw: bytes | bool = False) -> Finding | None:
+def payload_problem(payload: ag.Payload, line: int, canonical_raw: bytes | None = None) -> Finding | None:
     """Step 4-5 rules for one payload; the Struct has already checked keys and types.
 
     ``canonical_raw`` is the line's bytes when the line is canonical: there a negative zero can
     only be spelled ``-0.0``, so payloads whose only rule is "no -0.0" skip the walk without it.
     """
     kind = type(payload)
-    if canonical_raw and kind in _ZERO_ONLY and b"-0.0" not in canonical_raw:
+    if canonical_raw is not None and kind in _ZERO_ONLY and b"-0.0" not in canonical_raw:
         return None
     checker = _CHECKS.get(kind)
     return checker(payload, line) if checker else None

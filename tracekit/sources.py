@@ -76,10 +76,7 @@ def check_source(
 
     if source_path_problem(source.path) is not None:
         return status("invalid_path", Code.SOURCE_ESCAPES_ROOT)
-    if name is not None:
-        root = roots.get(name)
-    else:
-        root = roots.get("RUN_ROOT", trace_dir)
+    root = roots.get(name) if name is not None else roots.get("RUN_ROOT", trace_dir)
     if root is None:
         return status("unavailable", _unavailable(source))
     try:

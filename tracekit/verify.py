@@ -113,7 +113,7 @@ def verify_bytes(data: bytes, options: VerifyOptions = VerifyOptions()) -> Verif
     """Verify a trace held in memory (tests, fuzzing, transformed traces)."""
     import io
 
-    return verify_stream(io.BufferedReader(io.BytesIO(data)), options)  # type: ignore[arg-type]
+    return verify_stream(io.BufferedReader(io.BytesIO(data)), options)
 
 
 class _Stop(Exception):
@@ -175,7 +175,7 @@ class _Walk:
             self.report.counts[event.event_type] += 1
             if keep:
                 self.keep(event, raw)
-            problem = payload_problem(event.payload, raw.number, event.canonical and raw.raw)
+            problem = payload_problem(event.payload, raw.number, raw.raw if event.canonical else None)
             if problem is not None:
                 self.fail(problem)
             # Step 7.2-7.3: the link first, then the event's own hash.
@@ -305,7 +305,7 @@ class _Walk:
             (Code.CANONICAL_CRLF, self.crlf),
         ):
             if lines:
-                base = finding(code, lines[0], severity=severity)
+                base = finding(code, lines[0], severity)
                 suffix = f" {len(lines)} line(s), first shown."
                 self.report.findings.append(
                     Finding(base.code, base.severity, base.message + suffix, base.line)
@@ -325,4 +325,4 @@ def _check_sources(report: VerifyReport, trace_dir: Path | None, options: Verify
         severity = None
         if status.code is Code.SOURCE_UNAVAILABLE and options.strict_sources:
             severity = Severity.WARNING
-        report.findings.append(finding(status.code, severity=severity, index=index))
+        report.findings.append(finding(status.code, None, severity, index=index))

@@ -50,7 +50,7 @@ def test_json_shape() -> None:
     traces = doc["traces"]
     assert isinstance(traces, list) and len(traces) == 2
     for trace in traces:
-        assert TRACE_KEYS <= set(trace)
+        assert set(trace) >= TRACE_KEYS
         for found in trace["findings"]:
             assert {"code", "severity", "message", "line"} <= set(found)
         for row in trace["completeness"]:

@@ -96,7 +96,7 @@ class HarnessView:
         """``(status, where)`` for a run-level field: ``present`` in an event, ``partial`` when
         only the top level carries it (upstream's loader drops it); None when absent."""
         for index, event in enumerate(self.trace.events):
-            for scope, prefix in zip(scopes(event), ("", "data.")):
+            for scope, prefix in zip(scopes(event), ("", "data."), strict=False):
                 key = first_key(scope, keys)
                 if key is not None:
                     return "present", f"events[{index}].{prefix}{key}"

@@ -46,17 +46,16 @@ def verify_many(paths: list[str], opts: dict[str, Any], jobs: int) -> list[dict[
     if jobs <= 1 or len(work) <= 1 or "-" in paths:
         return [_verify_one(job) for job in work]
     import multiprocessing
+    import threading
 
     from tracekit.cli.common import ignore_sigint
-
-    import threading
 
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         # A single-threaded parent can fork safely: workers start with the verifier already
         # imported, which saves a fork server and an import per run (docs/performance.md).
         for module in _WORKER_MODULES:
             __import__(module)
-        context = multiprocessing.get_context("fork")
+        context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
     else:
         # The fork server imports the verifier once; every worker forks from it ready to
         # verify instead of importing it again.

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from msgspec import UNSET as UNSET
 from msgspec import Meta, Raw, Struct, UnsetType
 
+from tracekit.schema import containment as _containment
 from tracekit.schema.common import (
     AnyInt,
     Hex64,
@@ -24,29 +25,77 @@ from tracekit.schema.common import (
 )
 from tracekit.schema.payloads import (  # re-exported: one namespace for the whole format
     LINE_GROUP as LINE_GROUP,
+)
+from tracekit.schema.payloads import (
     MAX_SCORE_DEDUCTION as MAX_SCORE_DEDUCTION,
+)
+from tracekit.schema.payloads import (
     SCAN_GROUP as SCAN_GROUP,
+)
+from tracekit.schema.payloads import (
     AgentCommand as AgentCommand,
+)
+from tracekit.schema.payloads import (
     CheckResult as CheckResult,
+)
+from tracekit.schema.payloads import (
     CheckTruncation as CheckTruncation,
+)
+from tracekit.schema.payloads import (
     CommandGuardSummary as CommandGuardSummary,
+)
+from tracekit.schema.payloads import (
     CommandTruncation as CommandTruncation,
+)
+from tracekit.schema.payloads import (
     CommandViolation as CommandViolation,
+)
+from tracekit.schema.payloads import (
     ExecutionCompleted as ExecutionCompleted,
+)
+from tracekit.schema.payloads import (
     ExecutionStarted as ExecutionStarted,
+)
+from tracekit.schema.payloads import (
     FileChange as FileChange,
-    GuardMetrics as GuardMetrics,
-    GuardSummary as GuardSummary,
-    GuardViolation as GuardViolation,
-    ModifiedFiles as ModifiedFiles,
-    OutputIdentity as OutputIdentity,
-    Preflight as Preflight,
-    ProcessCleanup as ProcessCleanup,
+)
+from tracekit.schema.payloads import (
     FileMode as FileMode,
+)
+from tracekit.schema.payloads import (
+    GuardMetrics as GuardMetrics,
+)
+from tracekit.schema.payloads import (
+    GuardSummary as GuardSummary,
+)
+from tracekit.schema.payloads import (
+    GuardViolation as GuardViolation,
+)
+from tracekit.schema.payloads import (
+    ModifiedFiles as ModifiedFiles,
+)
+from tracekit.schema.payloads import (
+    OutputIdentity as OutputIdentity,
+)
+from tracekit.schema.payloads import (
+    Preflight as Preflight,
+)
+from tracekit.schema.payloads import (
+    ProcessCleanup as ProcessCleanup,
+)
+from tracekit.schema.payloads import (
     Score as Score,
+)
+from tracekit.schema.payloads import (
     Severity as Severity,
+)
+from tracekit.schema.payloads import (
     TestResult as TestResult,
+)
+from tracekit.schema.payloads import (
     TestTruncation as TestTruncation,
+)
+from tracekit.schema.payloads import (
     WatcherEvent as WatcherEvent,
 )
 
@@ -62,7 +111,7 @@ class _Closed(Struct, forbid_unknown_fields=True, frozen=True):
 # --------------------------------------------------------------------------- header (spec §3, §5)
 
 
-class Integrity(_Closed):
+class Integrity(_Closed, frozen=True):
     """The header's integrity block; not itself committed to by the root hash."""
 
     final_event_hash: Hex64
@@ -73,7 +122,7 @@ class Integrity(_Closed):
     """sha256 over the header identity and the final event hash (step 7)."""
 
 
-class SourceArtifact(_Closed):
+class SourceArtifact(_Closed, frozen=True):
     """A file the trace was exported from, identified by its digest (spec §10)."""
 
     path: Text
@@ -86,7 +135,7 @@ class SourceArtifact(_Closed):
     """sha256 of the file's bytes."""
 
 
-class PolicySnapshot(_Closed):
+class PolicySnapshot(_Closed, frozen=True):
     """The normalised replay policy committed to by v2/v3 headers (spec §5)."""
 
     allowed_paths: TextList
@@ -123,7 +172,7 @@ class PolicySnapshot(_Closed):
     """Substrings that make a command unsafe."""
 
 
-class Header(_Closed):
+class Header(_Closed, frozen=True):
     """Line 1 of a trace. The key set is exact; v1 has no policy keys (spec §3)."""
 
     agent_adapter: Text
@@ -183,7 +232,7 @@ class Header(_Closed):
 # ------------------------------------------------------------------------- events (spec §4, §6)
 
 
-class EventEnvelope(_Closed):
+class EventEnvelope(_Closed, frozen=True):
     """Lines 2..n. The payload stays raw until its event type is known."""
 
     event_hash: Hex64
@@ -204,11 +253,10 @@ class EventEnvelope(_Closed):
 
 # ------------------------------------------------------------------- event registry (spec §6, §7)
 
-from tracekit.schema.containment import ContainmentEvidence
 
 PAYLOAD_TYPES: dict[str, type[Struct]] = {
     "execution_started": ExecutionStarted,
-    "containment_evidence": ContainmentEvidence,
+    "containment_evidence": _containment.ContainmentEvidence,
     "agent_command": AgentCommand,
     "guard_summary": GuardSummary,
     "command_guard_summary": CommandGuardSummary,
@@ -236,7 +284,7 @@ EVENT_RANK: dict[str, int] = {
 
 Payload = (
     ExecutionStarted
-    | ContainmentEvidence
+    | _containment.ContainmentEvidence
     | AgentCommand
     | GuardSummary
     | CommandGuardSummary
@@ -255,7 +303,6 @@ def _field_names(kinds: list[type[Struct]]) -> frozenset[str]:
     return frozenset(names)
 
 
-from tracekit.schema import containment as _containment
 
 KNOWN_FIELD_NAMES = _field_names(
     [Header, Integrity, SourceArtifact, PolicySnapshot, EventEnvelope, OutputIdentity, Preflight,

@@ -30,7 +30,7 @@ class _Section(Struct, forbid_unknown_fields=True, frozen=True):
     """Base for the evidence sections; every key but ``state`` may be absent."""
 
 
-class PreflightEvidence(_Section):
+class PreflightEvidence(_Section, frozen=True):
     state: State
     status: Literal["supported", "experimental", "unavailable", "unsafe", "unknown", "not_applicable"]
     claim_level: ClaimLevel
@@ -40,7 +40,7 @@ class PreflightEvidence(_Section):
     reduced_claim: bool | None | UnsetType = UNSET
 
 
-class ImageEvidence(_Section):
+class ImageEvidence(_Section, frozen=True):
     state: State
     cache_status: Short | None | UnsetType = UNSET
     configured_reference: Annotated[str, Meta(max_length=256)] | None | UnsetType = UNSET
@@ -51,7 +51,7 @@ class ImageEvidence(_Section):
     registry_digest: Short | None | UnsetType = UNSET
 
 
-class ControlsEvidence(_Section):
+class ControlsEvidence(_Section, frozen=True):
     state: State
     cap_drop_all: bool | None | UnsetType = UNSET
     cpu_limit: Bounded | BoundedFloat | None | UnsetType = UNSET
@@ -73,7 +73,7 @@ class ControlsEvidence(_Section):
     verified_resource_controls: FreeObject | None | UnsetType = UNSET
 
 
-class EnvironmentEvidence(_Section):
+class EnvironmentEvidence(_Section, frozen=True):
     state: State
     default_names: ShortList | UnsetType = UNSET
     missing_names: ShortList | UnsetType = UNSET
@@ -82,7 +82,7 @@ class EnvironmentEvidence(_Section):
     values_recorded: bool | UnsetType = UNSET
 
 
-class WorkspaceEvidence(_Section):
+class WorkspaceEvidence(_Section, frozen=True):
     state: State
     agent_mount: Short | None | UnsetType = UNSET
     baseline_digest: Short | None | UnsetType = UNSET
@@ -96,7 +96,7 @@ class WorkspaceEvidence(_Section):
     writable_paths: ShortList | UnsetType = UNSET
 
 
-class ExecutionEvidence(_Section):
+class ExecutionEvidence(_Section, frozen=True):
     state: State
     status: Literal["executed", "policy_blocked", "preflight_blocked", "skipped", "unknown"]
     command: ShortList | UnsetType = UNSET
@@ -113,7 +113,7 @@ CleanupStatus = Literal[
 ]
 
 
-class CleanupEvidence(_Section):
+class CleanupEvidence(_Section, frozen=True):
     state: State
     container_attempted: bool | None | UnsetType = UNSET
     container_complete: bool | None | UnsetType = UNSET

@@ -24,7 +24,7 @@ class _Closed(Struct, forbid_unknown_fields=True, frozen=True):
     """Base for every closed JSON object of the format."""
 
 
-class OutputIdentity(_Closed):
+class OutputIdentity(_Closed, frozen=True):
     """A digest standing for command output that is never stored."""
 
     bytes: NonNegInt
@@ -35,7 +35,7 @@ class OutputIdentity(_Closed):
     """Whether the output was cut before hashing."""
 
 
-class Preflight(_Closed):
+class Preflight(_Closed, frozen=True):
     """The command policy's decision before a command ran."""
 
     blocked: bool
@@ -46,7 +46,7 @@ class Preflight(_Closed):
     """The policy mode in force."""
 
 
-class CommandTruncation(_Closed):
+class CommandTruncation(_Closed, frozen=True):
     """Which parts of an agent command were cut to their bounds."""
 
     argv: bool
@@ -54,7 +54,7 @@ class CommandTruncation(_Closed):
     patterns: bool
 
 
-class ProcessCleanup(_Closed):
+class ProcessCleanup(_Closed, frozen=True):
     """Whether the process tree was cleaned up after the command."""
 
     attempted: bool
@@ -62,7 +62,7 @@ class ProcessCleanup(_Closed):
     message: Text | None
 
 
-class ExecutionStarted(_Closed):
+class ExecutionStarted(_Closed, frozen=True):
     """The first event."""
 
     execution_id: Text
@@ -70,7 +70,7 @@ class ExecutionStarted(_Closed):
     task_id: Text
 
 
-class AgentCommand(_Closed):
+class AgentCommand(_Closed, frozen=True):
     """A command the agent ran (or tried to)."""
 
     agent: Text
@@ -90,7 +90,7 @@ class AgentCommand(_Closed):
     process_cleanup: ProcessCleanup | UnsetType = UNSET
 
 
-class GuardViolation(_Closed):
+class GuardViolation(_Closed, frozen=True):
     """A filesystem guard violation."""
 
     action: Text
@@ -99,7 +99,7 @@ class GuardViolation(_Closed):
     violation_type: Text
 
 
-class WatcherEvent(_Closed):
+class WatcherEvent(_Closed, frozen=True):
     """A filesystem change the guard's watcher observed."""
 
     event_type: Literal[
@@ -110,7 +110,7 @@ class WatcherEvent(_Closed):
     source: Literal["polling"]
 
 
-class GuardSummary(_Closed):
+class GuardSummary(_Closed, frozen=True):
     """The filesystem guard's summary (spec §6); optional groups checked in step 4."""
 
     files_observed: NonNegInt
@@ -147,7 +147,7 @@ LINE_GROUP = (
 SCAN_GROUP = ("scan_complete", "incomplete_scan_count", "scan_error")
 
 
-class CommandViolation(_Closed):
+class CommandViolation(_Closed, frozen=True):
     """A command guard violation."""
 
     action: Text
@@ -157,7 +157,7 @@ class CommandViolation(_Closed):
     violation_type: Text
 
 
-class CommandGuardSummary(_Closed):
+class CommandGuardSummary(_Closed, frozen=True):
     """The command guard's summary."""
 
     event_file: Text | None
@@ -171,7 +171,7 @@ class CommandGuardSummary(_Closed):
     violations: Annotated[list[CommandViolation], Meta(max_length=4096)]
 
 
-class GuardMetrics(_Closed):
+class GuardMetrics(_Closed, frozen=True):
     """Counters across both guards (upstream does not validate them; we do)."""
 
     command_guard_violations: NonNegInt
@@ -185,7 +185,7 @@ class GuardMetrics(_Closed):
 FileMode = Literal["100644", "100755", "120000"]
 
 
-class FileChange(_Closed):
+class FileChange(_Closed, frozen=True):
     """One changed file; ``unified_diff`` and ``diff_truncated`` iff ``diff_included``."""
 
     change_type: Literal["added", "modified", "deleted", "symlink"]
@@ -202,13 +202,13 @@ class FileChange(_Closed):
     unified_diff: Annotated[str, Meta(max_length=32768)] | None | UnsetType = UNSET
 
 
-class TestTruncation(_Closed):
+class TestTruncation(_Closed, frozen=True):
     """Whether the test command text was cut."""
 
     command: bool
 
 
-class TestResult(_Closed):
+class TestResult(_Closed, frozen=True):
     """The task's test run."""
 
     command: Text
@@ -223,14 +223,14 @@ class TestResult(_Closed):
     process_cleanup: ProcessCleanup | UnsetType = UNSET
 
 
-class CheckTruncation(_Closed):
+class CheckTruncation(_Closed, frozen=True):
     """Whether a check's message or evidence was cut."""
 
     evidence: bool
     message: bool
 
 
-class CheckResult(_Closed):
+class CheckResult(_Closed, frozen=True):
     """One policy check's recorded outcome."""
 
     evidence: Annotated[list[Text], Meta(max_length=64)]
@@ -243,7 +243,7 @@ class CheckResult(_Closed):
 
 
 
-class ModifiedFiles(_Closed):
+class ModifiedFiles(_Closed, frozen=True):
     """The completion's changed-file summary."""
 
     count: NonNegInt
@@ -256,7 +256,7 @@ class ModifiedFiles(_Closed):
 Score = Annotated[int, Meta(ge=0, le=100)] | Annotated[float, Meta(ge=0.0, le=100.0)]
 
 
-class ExecutionCompleted(_Closed):
+class ExecutionCompleted(_Closed, frozen=True):
     """The last event: the recorded verdict."""
 
     duration_seconds: NonNegNumber | None
