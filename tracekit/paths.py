@@ -12,6 +12,10 @@ import re
 from tracekit.errors import Code
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# A sufficient condition for "clean": components of word characters, '.', '+', '@' and '-' that
+# do not start with '.', so no '.', '..', empty, drive, UNC, backslash or control character can
+# occur. Everything else gets the ordered rules below.
+_PLAIN = re.compile(r"[\w+@-][\w.+@-]*(?:/[\w+@-][\w.+@-]*)*\Z", re.ASCII)
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -22,6 +26,8 @@ def path_problem(path: str) -> Code | None:
     no drive letter; no backslash; not absolute; no ``..`` component; no ``.`` or empty component
     (so no ``./x``, ``a//b`` or trailing ``/``).
     """
+    if _PLAIN.match(path):
+        return None
     if not path:
         return Code.PATH_EMPTY
     if _CONTROL.search(path):

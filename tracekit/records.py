@@ -175,7 +175,7 @@ def decode_event(
     if (
         raw.isascii()
         and (limits is DEFAULT_LIMITS or schema_within(limits))
-        and not values_may_exceed(raw, limits.values)
+        and (len(raw) < 2 * limits.values - 1 or not values_may_exceed(raw, limits.values))
     ):
         fast = _decode_fast(raw, line, schema_version, previous)
         if fast is not None:
@@ -194,10 +194,11 @@ def decode_event(
 
 def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRecord | None:
     try:
-        record = line_decoder()(raw)
+        record = (_DECODE or _decoder())(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
-    if not same_as_read(ENCODE(record), raw):
+    encoded = ENCODE(record)
+    if encoded != raw and not same_as_read(encoded, raw):
         return None
     for value in FLOAT_VALUES[type(record)](record):
         if type(value) is float:
@@ -231,6 +232,15 @@ def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRec
         computed_hash=computed,
         canonical=True,
     )
+
+
+_DECODE: Any = None
+
+
+def _decoder() -> Any:
+    global _DECODE
+    _DECODE = line_decoder()
+    return _DECODE
 
 
 class _EnvelopeValue(ag.EventEnvelope, forbid_unknown_fields=True, frozen=True):

@@ -26,6 +26,8 @@ from tracekit.semantics import header_problem, payload_problem
 from tracekit.sources import SourceStatus, check_source
 
 SINGLETONS = ("execution_started", "test_result", "execution_completed")
+_POSITIONED = frozenset({*SINGLETONS, "containment_evidence"})
+"""Event types with a position or multiplicity rule: always checked in full."""
 EXIT_INTACT, EXIT_SOURCE, EXIT_INVALID = 0, 1, 2
 
 
@@ -165,14 +167,36 @@ class _Walk:
         position = 0
         rank = -1
         keep = self.options.keep_events
+        limits = self.limits
+        report = self.report
+        counts = report.counts
+        ranks = ag.EVENT_RANK
         for raw in lines:
             position += 1
-            self.report.event_count = position
-            event = decode_event(raw.raw, raw.number, version, previous, self.limits)
+            report.event_count = position
+            event = decode_event(raw.raw, raw.number, version, previous, limits)
             if raw.crlf or not event.canonical:  # the common case skips a call per event
                 self.note_form(raw, event.canonical)
-            rank = self.structure(event, position, rank, version, last)
-            self.report.counts[event.event_type] += 1
+            kind = event.event_type
+            new_rank = ranks.get(kind, -1)
+            off = event.relative_offset_seconds
+            if (
+                # Step 6's common case, decided without a call: the right sequence, a plain
+                # event type at or above the current rank after execution_started (rank 0), a
+                # positive or null offset. Anything else (the first event, every type with a
+                # position or multiplicity rule, -0.0) takes the full, ordered checks.
+                event.sequence == position
+                and new_rank >= rank >= 0
+                and kind not in _POSITIONED
+                and event.record_type == "event"
+                and (off is None or off > 0 or type(off) is int)
+            ):
+                rank = new_rank
+                if kind == "file_change":
+                    self.unique_path(event)
+            else:
+                rank = self.structure(event, position, rank, version, last)
+            counts[kind] += 1
             if keep:
                 self.keep(event, raw)
             problem = payload_problem(event.payload, raw.number, raw.raw if event.canonical else None)
@@ -259,11 +283,15 @@ class _Walk:
         if new_rank < rank:
             self.fail(finding(Code.STRUCTURE_EVENT_ORDER, line))
         if kind == "file_change":
-            assert isinstance(event.payload, ag.FileChange)
-            if event.payload.path in self.paths:
-                self.fail(finding(Code.STRUCTURE_DUPLICATE_FILE_CHANGE, line))
-            self.paths.add(event.payload.path)
+            self.unique_path(event)
         return new_rank
+
+    def unique_path(self, event: EventRecord) -> None:
+        """Step 6.7: no two file_change events name the same path."""
+        path = event.payload.path  # type: ignore[union-attr]
+        if path in self.paths:
+            self.fail(finding(Code.STRUCTURE_DUPLICATE_FILE_CHANGE, event.line))
+        self.paths.add(path)
 
     def keep(self, event: EventRecord, raw: RawLine) -> None:
         """Keep the event, and count truncated payloads and redaction markers (for show)."""
