@@ -220,17 +220,18 @@ def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRec
     # reports it after the schema checks.
     if record.previous_event_hash != previous or record.event_hash != computed:
         return None
+    # Positional, in field order: this runs once per event on the hot path.
     return EventRecord(
-        line=line,
-        sequence=record.sequence,
-        event_type=event_type,
-        event_hash=record.event_hash,
-        previous_event_hash=record.previous_event_hash,
-        relative_offset_seconds=record.relative_offset_seconds,
-        record_type=record.record_type,
-        payload=record.payload,
-        computed_hash=computed,
-        canonical=True,
+        line,
+        record.sequence,
+        event_type,
+        record.event_hash,
+        record.previous_event_hash,
+        record.relative_offset_seconds,
+        record.record_type,
+        record.payload,
+        computed,
+        True,
     )
 
 

@@ -158,3 +158,5 @@ _CHECKS: dict[type, Any] = {
 }
 _ZERO_ONLY = frozenset({ag.AgentCommand, ag.TestResult, ag.CommandGuardSummary})
 """Payload types whose only extra rule is the negative-zero one."""
+CHECKED = frozenset(_CHECKS)
+"""Payload types that have any rule here; the verifier skips the call for the others."""

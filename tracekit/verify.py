@@ -22,7 +22,7 @@ from tracekit.limits import DEFAULT_LIMITS, Limits
 from tracekit.loader import STDIN, RawLine, iter_lines, open_trace
 from tracekit.records import EventRecord, HeaderRecord, RecordProblem, decode_event, decode_header
 from tracekit.schema import agentguard as ag
-from tracekit.semantics import header_problem, payload_problem
+from tracekit.semantics import CHECKED, header_problem, payload_problem
 from tracekit.sources import SourceStatus, check_source
 
 SINGLETONS = ("execution_started", "test_result", "execution_completed")
@@ -199,9 +199,11 @@ class _Walk:
             counts[kind] += 1
             if keep:
                 self.keep(event, raw)
-            problem = payload_problem(event.payload, raw.number, raw.raw if event.canonical else None)
-            if problem is not None:
-                self.fail(problem)
+            payload_type = type(event.payload)
+            if payload_type in CHECKED:
+                problem = payload_problem(event.payload, raw.number, raw.raw if event.canonical else None)
+                if problem is not None:
+                    self.fail(problem)
             # Step 7.2-7.3: the link first, then the event's own hash.
             if event.previous_event_hash != previous:
                 self.fail(finding(Code.CHAIN_BROKEN, raw.number, sequence=event.sequence))
