@@ -40,18 +40,18 @@ def iter_lines(stream: BinaryIO, limits: Limits) -> Iterator[RawLine]:
     """
     total = 0
     max_lines = limits.events + 1
-    for number, raw in enumerate(_chunks(stream, limits.line_bytes + 1, limits.total_bytes + 1), 1):
+    chunks = _chunks(stream, limits.line_bytes + 1, limits.total_bytes + 1)
+    for number, (length, body, ended) in enumerate(chunks, 1):
         offset = total
-        total += len(raw)
+        total += length
         if total > limits.total_bytes:
             raise TracekitError(finding(Code.LOAD_TOTAL_TOO_LARGE, number, limit=limits.total_bytes))
         if number > max_lines:
             raise TracekitError(finding(Code.LOAD_TOO_MANY_EVENTS, number, limit=limits.events))
-        if len(raw) > limits.line_bytes:
+        if length > limits.line_bytes:
             raise TracekitError(finding(Code.LOAD_LINE_TOO_LONG, number, limit=limits.line_bytes))
-        if not raw.endswith(b"\n"):
+        if not ended:
             raise TracekitError(finding(Code.LOAD_MISSING_FINAL_NEWLINE, number))
-        body = raw[:-1]
         crlf = body.endswith(b"\r")
         if crlf:
             body = body[:-1]
@@ -62,17 +62,19 @@ def iter_lines(stream: BinaryIO, limits: Limits) -> Iterator[RawLine]:
         yield RawLine(number, offset, body, crlf)
 
 
-def _chunks(stream: BinaryIO, size: int, cap: int) -> Iterator[bytes]:
-    """Physical lines cut at ``size`` bytes, exactly as ``readline(size)`` returns them.
+def _chunks(stream: BinaryIO, size: int, cap: int) -> Iterator[tuple[int, bytes, bool]]:
+    """Physical lines cut at ``size`` bytes, exactly as ``readline(size)`` returns them, as
+    (length with terminator, bytes without the ``\n``, whether it ended in ``\n``).
 
     A regular file is read in one bounded call (at most ``cap`` bytes, the total limit plus one)
-    and cut in memory, which is several times cheaper per line; a pipe or terminal is read line
-    by line so that a hostile stream is refused as early as possible. Either way the caller sees
-    the same chunks up to the point where the total limit fails.
+    and cut in memory, which is several times cheaper per line and copies each line once; a pipe
+    or terminal is read line by line so that a hostile stream is refused as early as possible.
+    Either way the caller sees the same chunks up to the point where the total limit fails.
     """
     if not _is_regular(stream):
         while raw := stream.readline(size):
-            yield raw
+            ended = raw.endswith(b"\n")
+            yield len(raw), raw[:-1] if ended else raw, ended
         return
     data = stream.read(cap)
     end = len(data)
@@ -80,9 +82,13 @@ def _chunks(stream: BinaryIO, size: int, cap: int) -> Iterator[bytes]:
     pos = 0
     while pos < end:
         newline = find(b"\n", pos, pos + size)
-        stop = newline + 1 if newline >= 0 else min(pos + size, end)
-        yield data[pos:stop]
-        pos = stop
+        if newline >= 0:
+            yield newline + 1 - pos, data[pos:newline], True
+            pos = newline + 1
+        else:
+            stop = min(pos + size, end)
+            yield stop - pos, data[pos:stop], False
+            pos = stop
 
 
 def _is_regular(stream: BinaryIO) -> bool:
