@@ -16,6 +16,7 @@ from msgspec import Meta, Raw, Struct, UnsetType
 from tracekit.schema import containment as _containment
 from tracekit.schema.common import (
     AnyInt,
+    Closed,
     Hex64,
     NonNegInt,
     NonNegNumber,
@@ -104,14 +105,10 @@ SUPPORTED_VERSIONS = (1, 2, 3)
 ZERO_HASH = "0" * 64
 
 
-class _Closed(Struct, forbid_unknown_fields=True, frozen=True):
-    """Base for every closed JSON object of the format."""
-
-
 # --------------------------------------------------------------------------- header (spec §3, §5)
 
 
-class Integrity(_Closed, frozen=True):
+class Integrity(Closed, frozen=True):
     """The header's integrity block; not itself committed to by the root hash."""
 
     final_event_hash: Hex64
@@ -122,7 +119,7 @@ class Integrity(_Closed, frozen=True):
     """sha256 over the header identity and the final event hash (step 7)."""
 
 
-class SourceArtifact(_Closed, frozen=True):
+class SourceArtifact(Closed, frozen=True):
     """A file the trace was exported from, identified by its digest (spec §10)."""
 
     path: Text
@@ -135,7 +132,7 @@ class SourceArtifact(_Closed, frozen=True):
     """sha256 of the file's bytes."""
 
 
-class PolicySnapshot(_Closed, frozen=True):
+class PolicySnapshot(Closed, frozen=True):
     """The normalised replay policy committed to by v2/v3 headers (spec §5)."""
 
     allowed_paths: TextList
@@ -172,7 +169,7 @@ class PolicySnapshot(_Closed, frozen=True):
     """Substrings that make a command unsafe."""
 
 
-class Header(_Closed, frozen=True):
+class Header(Closed, frozen=True):
     """Line 1 of a trace. The key set is exact; v1 has no policy keys (spec §3)."""
 
     agent_adapter: Text
@@ -232,7 +229,7 @@ class Header(_Closed, frozen=True):
 # ------------------------------------------------------------------------- events (spec §4, §6)
 
 
-class EventEnvelope(_Closed, frozen=True):
+class EventEnvelope(Closed, frozen=True):
     """Lines 2..n. The payload stays raw until its event type is known."""
 
     event_hash: Hex64

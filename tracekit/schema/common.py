@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from msgspec import Meta
+from msgspec import Meta, Struct
 
 MAX_INT = 2**63 - 1
 
@@ -23,3 +23,7 @@ NonNegNumber = Annotated[int, Meta(ge=0, le=MAX_INT)] | NonNegFloat
 """A JSON number >= 0; integers and floats keep their own type (``0`` is not ``0.0``)."""
 TextList = Annotated[list[Text], Meta(max_length=4096)]
 """A list of bounded strings."""
+
+
+class Closed(Struct, forbid_unknown_fields=True, frozen=True):
+    """Base for every closed JSON object of the format: unknown keys are refused."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET, Meta, UnsetType
 
 from tracekit.schema.common import (
     AnyInt,
+    Closed,
     Hex64,
     NonNegInt,
     NonNegNumber,
@@ -20,11 +21,7 @@ MAX_SCORE_DEDUCTION = 2**31
 Severity = Literal["info", "warning", "error", "critical"]
 
 
-class _Closed(Struct, forbid_unknown_fields=True, frozen=True):
-    """Base for every closed JSON object of the format."""
-
-
-class OutputIdentity(_Closed, frozen=True):
+class OutputIdentity(Closed, frozen=True):
     """A digest standing for command output that is never stored."""
 
     bytes: NonNegInt
@@ -35,7 +32,7 @@ class OutputIdentity(_Closed, frozen=True):
     """Whether the output was cut before hashing."""
 
 
-class Preflight(_Closed, frozen=True):
+class Preflight(Closed, frozen=True):
     """The command policy's decision before a command ran."""
 
     blocked: bool
@@ -46,7 +43,7 @@ class Preflight(_Closed, frozen=True):
     """The policy mode in force."""
 
 
-class CommandTruncation(_Closed, frozen=True):
+class CommandTruncation(Closed, frozen=True):
     """Which parts of an agent command were cut to their bounds."""
 
     argv: bool
@@ -54,7 +51,7 @@ class CommandTruncation(_Closed, frozen=True):
     patterns: bool
 
 
-class ProcessCleanup(_Closed, frozen=True):
+class ProcessCleanup(Closed, frozen=True):
     """Whether the process tree was cleaned up after the command."""
 
     attempted: bool
@@ -62,7 +59,7 @@ class ProcessCleanup(_Closed, frozen=True):
     message: Text | None
 
 
-class ExecutionStarted(_Closed, frozen=True):
+class ExecutionStarted(Closed, frozen=True):
     """The first event."""
 
     execution_id: Text
@@ -70,7 +67,7 @@ class ExecutionStarted(_Closed, frozen=True):
     task_id: Text
 
 
-class AgentCommand(_Closed, frozen=True):
+class AgentCommand(Closed, frozen=True):
     """A command the agent ran (or tried to)."""
 
     agent: Text
@@ -90,7 +87,7 @@ class AgentCommand(_Closed, frozen=True):
     process_cleanup: ProcessCleanup | UnsetType = UNSET
 
 
-class GuardViolation(_Closed, frozen=True):
+class GuardViolation(Closed, frozen=True):
     """A filesystem guard violation."""
 
     action: Text
@@ -99,7 +96,7 @@ class GuardViolation(_Closed, frozen=True):
     violation_type: Text
 
 
-class WatcherEvent(_Closed, frozen=True):
+class WatcherEvent(Closed, frozen=True):
     """A filesystem change the guard's watcher observed."""
 
     event_type: Literal[
@@ -110,7 +107,7 @@ class WatcherEvent(_Closed, frozen=True):
     source: Literal["polling"]
 
 
-class GuardSummary(_Closed, frozen=True):
+class GuardSummary(Closed, frozen=True):
     """The filesystem guard's summary (spec §6); optional groups checked in step 4."""
 
     files_observed: NonNegInt
@@ -147,7 +144,7 @@ LINE_GROUP = (
 SCAN_GROUP = ("scan_complete", "incomplete_scan_count", "scan_error")
 
 
-class CommandViolation(_Closed, frozen=True):
+class CommandViolation(Closed, frozen=True):
     """A command guard violation."""
 
     action: Text
@@ -157,7 +154,7 @@ class CommandViolation(_Closed, frozen=True):
     violation_type: Text
 
 
-class CommandGuardSummary(_Closed, frozen=True):
+class CommandGuardSummary(Closed, frozen=True):
     """The command guard's summary."""
 
     event_file: Text | None
@@ -171,7 +168,7 @@ class CommandGuardSummary(_Closed, frozen=True):
     violations: Annotated[list[CommandViolation], Meta(max_length=4096)]
 
 
-class GuardMetrics(_Closed, frozen=True):
+class GuardMetrics(Closed, frozen=True):
     """Counters across both guards (upstream does not validate them; we do)."""
 
     command_guard_violations: NonNegInt
@@ -185,7 +182,7 @@ class GuardMetrics(_Closed, frozen=True):
 FileMode = Literal["100644", "100755", "120000"]
 
 
-class FileChange(_Closed, frozen=True):
+class FileChange(Closed, frozen=True):
     """One changed file; ``unified_diff`` and ``diff_truncated`` iff ``diff_included``."""
 
     change_type: Literal["added", "modified", "deleted", "symlink"]
@@ -202,13 +199,13 @@ class FileChange(_Closed, frozen=True):
     unified_diff: Annotated[str, Meta(max_length=32768)] | None | UnsetType = UNSET
 
 
-class TestTruncation(_Closed, frozen=True):
+class TestTruncation(Closed, frozen=True):
     """Whether the test command text was cut."""
 
     command: bool
 
 
-class TestResult(_Closed, frozen=True):
+class TestResult(Closed, frozen=True):
     """The task's test run."""
 
     command: Text
@@ -223,14 +220,14 @@ class TestResult(_Closed, frozen=True):
     process_cleanup: ProcessCleanup | UnsetType = UNSET
 
 
-class CheckTruncation(_Closed, frozen=True):
+class CheckTruncation(Closed, frozen=True):
     """Whether a check's message or evidence was cut."""
 
     evidence: bool
     message: bool
 
 
-class CheckResult(_Closed, frozen=True):
+class CheckResult(Closed, frozen=True):
     """One policy check's recorded outcome."""
 
     evidence: Annotated[list[Text], Meta(max_length=64)]
@@ -243,7 +240,7 @@ class CheckResult(_Closed, frozen=True):
 
 
 
-class ModifiedFiles(_Closed, frozen=True):
+class ModifiedFiles(Closed, frozen=True):
     """The completion's changed-file summary."""
 
     count: NonNegInt
@@ -256,7 +253,7 @@ class ModifiedFiles(_Closed, frozen=True):
 Score = Annotated[int, Meta(ge=0, le=100)] | Annotated[float, Meta(ge=0.0, le=100.0)]
 
 
-class ExecutionCompleted(_Closed, frozen=True):
+class ExecutionCompleted(Closed, frozen=True):
     """The last event: the recorded verdict."""
 
     duration_seconds: NonNegNumber | None
