@@ -86,3 +86,33 @@ def test_interrupted_run_leaves_no_output(tmp_path: Path) -> None:
     process.kill()
     process.wait(timeout=60)
     assert list(out.iterdir()) == []
+
+
+def test_fifos_and_devices_in_a_campaign_folder_are_never_opened(tmp_path: Path) -> None:
+    """A FIFO planted in a folder would block an open() forever; walked files must be regular."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[2] / "corpus"
+    campaign = tmp_path / "campaign"
+    campaign.mkdir()
+    shutil.copy(root / "valid" / "v2__clean_run.jsonl", campaign / "real.jsonl")
+    os.mkfifo(campaign / "trap.jsonl")
+    os.mkfifo(campaign / "trap.json")
+    os.symlink("/dev/zero", campaign / "zero.jsonl")
+    scenario = root / "third_party" / "owasp-harness" / "scenarios" / "goal_hijack" / "basic.yaml"
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    shutil.copy(scenario, scenarios / "basic.yaml")
+    os.mkfifo(campaign / "goal_hijack.basic_001.json")  # the trace the suite would pair with it
+    commands = [
+        ["verify", str(campaign), "-q"],
+        ["audit", str(campaign), "-q"],
+        ["metamorphic", str(campaign), "-q", "-t", "timestamp_variation"],
+        ["check", "--suite", str(scenarios), "--trace-dir", str(campaign)],
+    ]
+    for args in commands:
+        result = subprocess.run([TRACEKIT, *args], capture_output=True, timeout=60, check=False)
+        assert result.returncode in (0, 1, 2), args
+        assert b"Traceback" not in result.stderr
+    listed = subprocess.run([TRACEKIT, "verify", str(campaign), "-q", "-f", "json"], capture_output=True, timeout=60, check=False)
+    assert listed.stdout.count(b'"path"') == 1

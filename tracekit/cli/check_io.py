@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 
-from tracekit.cli.common import collect_inputs
+from tracekit.cli.common import collect_inputs, is_regular_file
 from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.harness.scenario import SUFFIXES
 from tracekit.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
@@ -67,6 +67,8 @@ def suite_trace(path: str) -> bytes | Finding | None:
     """For the suite: None when no file is there, else the bytes or the read finding."""
     if not os.path.lexists(path):
         return None
+    if not is_regular_file(path):  # a FIFO or device in the trace folder: never opened
+        return finding(Code.HARNESS_TRACE_UNREADABLE)
     try:
         return read_trace(path)
     except TracekitError as error:

@@ -94,8 +94,21 @@ def _walk(folder: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
     for root, dirs, files in os.walk(folder, followlinks=False):
         dirs.sort()
         for name in sorted(files):
-            if name.endswith(suffixes):
-                yield Path(root) / name
+            path = Path(root) / name
+            if name.endswith(suffixes) and is_regular_file(path):
+                yield path
+
+
+def is_regular_file(path: str | Path) -> bool:
+    """True for a regular file (through symlinks). Files found by walking a folder, or derived
+    from one, must be regular: opening a FIFO planted in a campaign folder would block forever,
+    and a device could be endless. A FIFO the user names on the command line is read as given."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def parse_roots(values: list[str] | None) -> dict[str, Path]:
