@@ -17,6 +17,7 @@ against the exact path in tests/property/test_fast_path.py.
 from __future__ import annotations
 
 import codecs
+import re
 from functools import reduce
 from operator import attrgetter, or_
 from typing import Any
@@ -81,7 +82,31 @@ def same_as_read(encoded: bytes, raw: bytes) -> bool:
         return True
     if encoded.isascii():
         return False
-    return encoded.decode("utf-8").encode("ascii", "tracekit.json_ascii") == raw
+    return python_escaped(encoded) == raw
+
+
+_ASTRAL = re.compile(rb"\\U([0-9a-f]{8})")
+
+
+def _surrogate_pair(match: re.Match[bytes]) -> bytes:
+    code = int(match.group(1), 16) - 0x10000
+    return b"\\u%04x\\u%04x" % (0xD800 | (code >> 10), 0xDC00 | (code & 0x3FF))
+
+
+def python_escaped(encoded: bytes) -> bytes:
+    """msgspec's UTF-8 output with every non-ASCII character escaped as Python's json escapes it.
+
+    Done in C: ``backslashreplace`` writes ``\\xNN``, ``\\uNNNN`` and ``\\UNNNNNNNN`` in lowercase
+    hex; ``\\xNN`` becomes ``\\u00NN`` and ``\\U...`` a surrogate pair, which is Python's
+    spelling. A literal backslash is always ``\\\\`` in JSON text, so these rewrites can also hit
+    an escaped backslash followed by ``x`` or ``U``; the result then decodes to a different value
+    than the line does, so it can never equal the line: such a line only loses the fast path.
+    The codec handler ``tracekit.json_ascii`` is the direct, slower reference (tested equal).
+    """
+    out = encoded.decode("utf-8").encode("ascii", "backslashreplace").replace(b"\\x", b"\\u00")
+    if b"\\U" in out:
+        out = _ASTRAL.sub(_surrogate_pair, out)
+    return out
 
 
 def floats_alike(value: Any) -> bool:

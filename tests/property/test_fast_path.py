@@ -335,3 +335,21 @@ def test_raw_delete_character_is_not_canonical() -> None:
     outcome = _outcome(decode_event, raw_delete)
     assert isinstance(outcome, EventRecord) and not outcome.canonical
     assert outcome.computed_hash == record["event_hash"]
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40) | st.sampled_from(
+    ["\\x41", "\\xe9é", "\\U0001f600😀", "\\\\xé", "\x7f\x80\xff\u0100\uffff\U00010000\U0010ffff"]
+))
+def test_c_level_escaping_is_exact_or_decodes_differently(text: str) -> None:
+    """fastpath.python_escaped either spells a string exactly as Python's json does, or yields
+    bytes that decode to another string (so no line can ever equal them): never a false accept."""
+    from tracekit.fastpath import python_escaped
+
+    encoded = msgspec.json.encode(text).replace(b"\x7f", b"\\u007f")
+    fast = python_escaped(encoded)
+    reference = encoded.decode("utf-8").encode("ascii", "tracekit.json_ascii")
+    assert reference == json.dumps(text).encode()
+    if fast != reference:
+        assert json.loads(fast) != text
+    if "\\" not in text:
+        assert fast == reference
