@@ -56,35 +56,44 @@ def test_endless_streams_end_with_bounded_memory(name: str, feeder: list[str], c
     assert b"Traceback" not in stderr
 
 
-def test_interrupted_run_leaves_no_output(tmp_path: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "corpus"))
-    from gen import base
+def _wait_until_blocked_on_fifo(pid: int) -> None:
+    """Wait until the process sits in open() of the FIFO, i.e. after start-up, mid-campaign."""
+    deadline = time.monotonic() + 60
+    wchan = Path(f"/proc/{pid}/wchan")
+    while time.monotonic() < deadline:
+        if wchan.exists() and "partner" in wchan.read_text():
+            return
+        time.sleep(0.05)
+    pytest.fail("tracekit never reached the FIFO")
 
-    from tracekit.writer import write_trace
 
-    draft = base.clean_trace(2, "slow")
-    draft.events[2:2] = [base.command(["echo", "x" * 600, str(i)]) for i in range(3000)]
-    data = write_trace(draft)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL])
+def test_interrupted_run_leaves_no_output(tmp_path: Path, signum: int) -> None:
+    """Ctrl-C or a kill in the middle of a campaign leaves no output file, not even a partial
+    or temporary one. The campaign ends on a FIFO that nobody writes, so the process is provably
+    mid-run (blocked after verifying the real traces) when the signal arrives."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[2] / "corpus"
     campaign = tmp_path / "campaign"
     campaign.mkdir()
-    for i in range(40):
-        (campaign / f"t{i:02d}.jsonl").write_bytes(data)
+    for i in range(3):
+        shutil.copy(root / "valid" / "v2__clean_run.jsonl", campaign / f"t{i}.jsonl")
+    fifo = tmp_path / "never-written.jsonl"
+    os.mkfifo(fifo)
     out = tmp_path / "out"
     out.mkdir()
-    process = subprocess.Popen([TRACEKIT, "verify", str(campaign), "-o", str(out / "report.json"), "-q"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    time.sleep(1.0)
-    process.send_signal(signal.SIGINT)
+    process = subprocess.Popen(
+        [TRACEKIT, "verify", str(campaign), str(fifo), "-o", str(out / "report.json"), "-q"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    _wait_until_blocked_on_fifo(process.pid)
+    process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130
-    assert b"cli.interrupted" in stderr
-    assert b"Traceback" not in stderr
-    assert list(out.iterdir()) == []
-    process = subprocess.Popen([TRACEKIT, "verify", str(campaign), "-o", str(out / "report.json"), "-q"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
-    process.kill()
-    process.wait(timeout=60)
+    if signum == signal.SIGINT:
+        assert process.returncode == 130
+        assert b"cli.interrupted" in stderr
+        assert b"Traceback" not in stderr
     assert list(out.iterdir()) == []
 
 
