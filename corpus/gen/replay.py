@@ -12,7 +12,7 @@ from gen import base
 from gen.case import Case
 from gen.replay_parts import (
     EXACT,
-    TESTS,
+    TESTS_FAILED,
     C,
     E,
     W,
@@ -24,9 +24,6 @@ from gen.replay_parts import (
 )
 
 check, change, command = base.check, base.file_change, base.command
-TESTS_FAILED = check(
-    "Tests passed", False, E, "Configured test command failed.", [f"{TESTS} exited 1"]
-)
 
 
 def _alone() -> Iterator[Case]:

@@ -16,6 +16,7 @@ from gen.replay_parts import (
     EXACT,
     INFO,
     TESTS,
+    TESTS_FAILED,
     C,
     E,
     W,
@@ -26,9 +27,6 @@ from gen.replay_parts import (
 )
 
 check, change, command = base.check, base.file_change, base.command
-TESTS_FAILED = check(
-    "Tests passed", False, E, "Configured test command failed.", [f"{TESTS} exited 1"]
-)
 
 
 def _policy_variants() -> Iterator[Case]:

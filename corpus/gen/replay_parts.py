@@ -24,6 +24,10 @@ FOLDER = "replay"
 INTACT = {"exit": 0, "code": None}
 TESTS = "python -m pytest -q"
 C, E, W, INFO = "critical", "error", "warning", "info"
+TESTS_FAILED = base.check(
+    "Tests passed", False, E, "Configured test command failed.", [f"{TESTS} exited 1"]
+)
+"""The recorded Tests passed check of a run whose test command exited 1."""
 
 
 # ------------------------------------------------------------------------------ building blocks
