@@ -1,0 +1,80 @@
+"""What a trace format is: a structural sniff, a bounded load, and a conversion to evidence
+(docs/formats.md, "The format layer").
+
+A :class:`TraceFormat` never opens files: the caller (the CLI, or the reading edge in
+``tracekit.formats.reading``) hands it a :class:`Source`, a seekable binary handle with the
+file's size and display-free name. Everything an importer decodes is bounded by
+:class:`FormatLimits` before it is decoded; a broken file raises :class:`FormatError` carrying a
+finding with the format's own code, never another format's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import BinaryIO, Protocol
+
+from tracekit.errors import Finding, TracekitError
+from tracekit.evidence import EvidenceFile
+
+SNIFF_BYTES = 64 * 1024
+"""How much of a file detection looks at (its first bytes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FormatLimits:
+    """Bounds for importing one third-party file (docs/formats.md, "Bounds")."""
+
+    total_bytes: int = 512 * 1024 * 1024
+    """Bytes in the file as stored (an archive: compressed)."""
+    member_bytes: int = 16 * 1024 * 1024
+    """Decompressed bytes of one archive member, or one JSON document / JSON line."""
+    total_decompressed: int = 1024 * 1024 * 1024
+    """Decompressed bytes over a whole archive."""
+    members: int = 100_000
+    """Members in one archive."""
+    compression_ratio: int = 200
+    """Decompressed / compressed bytes of one member, beyond a small-member allowance."""
+    depth: int = 64
+    """JSON nesting depth."""
+    episodes: int = 100_000
+    """Episodes in one file."""
+    items_per_episode: int = 1_000_000
+    """Messages + calls + events in one episode."""
+
+
+DEFAULT_FORMAT_LIMITS = FormatLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """An opened input: a seekable binary handle and its size. No path is kept: diagnostics
+    never show one, and importers never resolve names found inside the file."""
+
+    handle: BinaryIO
+    size: int
+    name_suffix: str = ""
+    """The file name's suffix (``.eval``, ``.json``, ``.jsonl``), lower case, used only to break
+    ties a structural sniff leaves open; never to decide a format alone."""
+
+
+class FormatError(TracekitError):
+    """The file is not a valid file of the format it was detected (or forced) as."""
+
+    def __init__(self, found: Finding) -> None:
+        super().__init__(found)
+
+
+class TraceFormat(Protocol):
+    """One supported format."""
+
+    name: str
+    """Its identifier in every report (``agentguard``, ``harness``, ``inspect``, ``otel``,
+    ``agentdojo``, ``garak``)."""
+
+    def sniff(self, prefix: bytes, suffix: str) -> bool:
+        """True when the first bytes match this format's envelope (structure, not extension)."""
+        ...
+
+    def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
+        """The file's evidence; raises :class:`FormatError` with this format's code."""
+        ...
