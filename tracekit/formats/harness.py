@@ -63,7 +63,9 @@ class HarnessFormat:
         from tracekit.limits import HARNESS_LIMITS
 
         if source.size > HARNESS_LIMITS.total_bytes:
-            raise FormatError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=HARNESS_LIMITS.total_bytes))
+            raise FormatError(
+                finding(Code.HARNESS_TRACE_TOO_LARGE, limit=HARNESS_LIMITS.total_bytes)
+            )
         source.handle.seek(0)
         data = source.handle.read(HARNESS_LIMITS.total_bytes + 1)
         try:
@@ -97,7 +99,9 @@ def _arguments(call: dict[str, Any]) -> tuple[Arguments, str | None]:
                     parsed = json.loads(value)
                 except ValueError:
                     return Arguments("string", text=value, parse_error=True), key
-                return Arguments("string", text=value, value=parsed if isinstance(parsed, dict) else None), key
+                return Arguments(
+                    "string", text=value, value=parsed if isinstance(parsed, dict) else None
+                ), key
             return Arguments("object", value=value), key
     return Arguments("absent"), None
 
