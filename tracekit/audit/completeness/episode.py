@@ -50,10 +50,8 @@ NOT_CARRIED: dict[str, dict[str, str]] = {
         )
     },
     "harness": {
-        "raw_model_response": "no_model_turns",
-        "finish_reason": "no_model_turns",
-        "messages_as_sent": "no_model_turns",
-        "tool_schemas": "no_model_turns",
+        name: "no_model_turns: harness request/response events are read by the harness profile"
+        for name in ("raw_model_response", "finish_reason", "messages_as_sent", "tool_schemas")
     },
     "otel": {
         "harness_revision": "otel has service.version only",
