@@ -1,6 +1,8 @@
 """A small tool-using agent instrumented with OpenTelemetry GenAI, one trace per scenario.
 
-Usage (the venv with the OTel packages): python agent.py OUT.jsonl
+Usage (the venv with the OTel packages): python agent.py OUT.jsonl [LOGS_OUT.jsonl]
+With LOGS_OUT, log records (the pre-opt-in content events, gen_ai.*.message / gen_ai.choice)
+go to a second OTLP/JSON lines file through FileLogExporter.
 The environment decides what is captured (see make_corpus.sh):
 OTEL_SEMCONV_STABILITY_OPT_IN, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
 OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT.
@@ -22,6 +24,9 @@ from typing import Any
 import openai
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -106,12 +111,19 @@ def run_scenario(client: openai.OpenAI, handler: TelemetryHandler, name: str) ->
 
 def main() -> None:
     out = sys.argv[1]
-    provider = TracerProvider(resource=Resource.create(
-        {"service.name": "tracekit-corpus-agent", "service.version": "1.0.0"}))
+    resource = Resource.create(
+        {"service.name": "tracekit-corpus-agent", "service.version": "1.0.0"})
+    provider = TracerProvider(resource=resource)
     processor = BatchSpanProcessor(FileSpanExporter(out))
     provider.add_span_processor(processor)
-    OpenAIInstrumentor().instrument(tracer_provider=provider)
-    handler = TelemetryHandler(tracer_provider=provider)
+    logger_provider: LoggerProvider | None = None
+    log_processor: BatchLogRecordProcessor | None = None
+    if len(sys.argv) > 2:
+        logger_provider = LoggerProvider(resource=resource)
+        log_processor = BatchLogRecordProcessor(FileLogExporter(sys.argv[2]))
+        logger_provider.add_log_record_processor(log_processor)
+    OpenAIInstrumentor().instrument(tracer_provider=provider, logger_provider=logger_provider)
+    handler = TelemetryHandler(tracer_provider=provider, logger_provider=logger_provider)
     server = fake_server.start()
     try:
         client = openai.OpenAI(
@@ -120,9 +132,13 @@ def main() -> None:
         for name in SCENARIOS:
             run_scenario(client, handler, name)
             processor.force_flush()
+            if log_processor is not None:
+                log_processor.force_flush()
     finally:
         server.shutdown()
         provider.shutdown()
+        if logger_provider is not None:
+            logger_provider.shutdown()
 
 
 if __name__ == "__main__":

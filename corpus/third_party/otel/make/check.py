@@ -27,6 +27,21 @@ def spans(path: str) -> list[dict[str, Any]]:
     return out
 
 
+def logs_by_trace(path: str) -> dict[str, list[str]]:
+    """trace id -> tool call ids named in gen_ai.tool.message records (legacy content events)."""
+    out: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            for rl in json.loads(line)["resourceLogs"]:
+                for sl in rl["scopeLogs"]:
+                    for r in sl["logRecords"]:
+                        if r.get("eventName") == "gen_ai.tool.message":
+                            body = {kv["key"]: value(kv["value"])
+                                    for kv in r["body"]["kvlistValue"]["values"]}
+                            out.setdefault(r["traceId"], []).append(body["id"])
+    return out
+
+
 def check(path: str) -> None:
     exp = json.load(open(path + ".expected.json", encoding="utf-8"))
     all_spans = spans(path)
@@ -54,7 +69,12 @@ def check(path: str) -> None:
                 if want and not want["cut"]:
                     assert key != "gen_ai.tool.call.arguments" or json.loads(got) == c["arguments"]
         has_content = "gen_ai.input.messages" in agent["attrs"]
-        assert has_content == exp["content_captured"]
+        assert has_content == (exp["message_content_on"] == "spans")
+        if exp["message_content_on"] == "log_events":
+            events = logs_by_trace(path.replace(".otlp.jsonl", ".logs.otlp.jsonl"))
+            got_ids = events.get(agent["traceId"], [])
+            want = [c["call_id"] for c in t["tool_calls"]]
+            assert all(i in got_ids for i in want), (t["conversation_id"], got_ids)
     print(f"{path}: {len(all_spans)} spans, {len(agents)} traces ok")
 
 

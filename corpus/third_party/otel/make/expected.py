@@ -1,6 +1,8 @@
 """Write `<file>.expected.json` ground truth from the script in scenarios.py (not from the log).
 
-Usage: python expected.py OUT_PATH RUN_NAME CONTENT(0|1) LENGTH_LIMIT(0 = none) VERSIONS_JSON
+Usage: python expected.py OUT_PATH RUN_NAME CONTENT(0|1) LENGTH_LIMIT(0 = none) VERSIONS_JSON [legacy]
+`legacy`: the run without OTEL_SEMCONV_STABILITY_OPT_IN, where the chat content goes to log
+records (a separate `.logs.otlp.jsonl`) and the invoke_agent span carries no content.
 """
 
 import json
@@ -77,12 +79,18 @@ def trace(name: str, content: bool, limit: int) -> dict[str, Any]:
 def main() -> None:
     out, run, content_s, limit_s, versions = sys.argv[1:6]
     content, limit = content_s == "1", int(limit_s)
+    legacy = sys.argv[6:7] == ["legacy"]
     doc = {
         "tool": "opentelemetry-python GenAI (instrumentation-openai-v2 + util-genai)",
         "versions": json.loads(versions),
         "format": "OTLP/JSON lines (opentelemetry-exporter-otlp-json-file FileSpanExporter)",
         "run": run,
         "content_captured": content,
+        # where the chat/agent message content is: span attributes (gen_ai.input.messages,
+        # gen_ai.output.messages, gen_ai.system_instructions), log records (legacy
+        # gen_ai.*.message / gen_ai.choice events in the .logs file), or nowhere
+        "message_content_on": (None if not content else "log_events" if legacy else "spans"),
+        "semconv_opt_in": None if legacy else "gen_ai_latest_experimental",
         "attribute_value_length_limit": limit or None,
         "request_model": MODEL,
         "system_prompt": SYSTEM_PROMPT if content else None,

@@ -39,6 +39,18 @@ run genai_content 1 0
 run genai_no_content 0 0
 run genai_length_limit 1 "$LIMIT"
 
+# the older convention still in circulation: no stability opt-in, content "true"; the
+# openai-v2 chat content goes to log records (gen_ai.*.message / gen_ai.choice events)
+(
+  unset OTEL_SEMCONV_STABILITY_OPT_IN
+  export OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true
+  timeout 120 "$VENV/bin/python" agent.py "$RUN/genai_legacy_events.otlp.jsonl" \
+    "$RUN/genai_legacy_events.logs.otlp.jsonl"
+)
+cp "$RUN/genai_legacy_events.otlp.jsonl" "$RUN/genai_legacy_events.logs.otlp.jsonl" "$OUT/"
+python3 "$HERE/expected.py" "$OUT/genai_legacy_events.otlp.jsonl.expected.json" \
+  genai_legacy_events 1 0 "$VERSIONS" legacy
+
 "$VENV/bin/pip" freeze > "$OUT/make/pip-freeze.txt"
 "$VENV/bin/python" --version > "$OUT/make/python-version.txt"
 echo "wrote $(ls "$OUT" | wc -l) entries in $OUT"
