@@ -14,15 +14,19 @@ from tracekit.evidence import Episode, EvidenceFile
 from tracekit.formats.reading import load_file
 
 INSPECT = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "inspect"
+DIRS = [INSPECT, *sorted(p for p in INSPECT.iterdir() if p.is_dir() and p.name != "make")]
+"""The current Inspect's logs (zstd .eval, message and call pools) and older versions' (deflate
+.eval, no pools), each folder with its own ground truth."""
 LOGS = sorted(
     p
-    for p in INSPECT.iterdir()
+    for d in DIRS
+    for p in d.iterdir()
     if p.suffix in (".eval", ".json") and not p.name.endswith(".expected.json")
 )
 
 
 def _expected(log: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((INSPECT / (log.name + ".expected.json")).read_text())
+    data: dict[str, Any] = json.loads((log.parent / (log.name + ".expected.json")).read_text())
     return data
 
 
@@ -32,7 +36,7 @@ def _by_id(evidence: EvidenceFile) -> dict[str, Episode]:
 
 def test_the_real_logs_are_here() -> None:
     assert {p.suffix for p in LOGS} == {".eval", ".json"}
-    assert len(LOGS) >= 6
+    assert len(LOGS) >= 12 and len(DIRS) >= 2
 
 
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name)
@@ -158,13 +162,15 @@ def test_raw_model_call_resolved_from_the_call_pool() -> None:
     assert turn.finish_reason_source == "inspect:ModelOutput.choices[0].stop_reason"
 
 
+@pytest.mark.parametrize("folder", DIRS, ids=lambda p: p.name)
 @pytest.mark.parametrize("stem", ["tracekit_corpus", "tracekit_corpus_epochs"])
-def test_eval_and_its_converted_json_give_identical_evidence(stem: str) -> None:
-    assert load_file(INSPECT / f"{stem}.eval") == load_file(INSPECT / f"{stem}.converted.json")
+def test_eval_and_its_converted_json_give_identical_evidence(folder: Path, stem: str) -> None:
+    assert load_file(folder / f"{stem}.eval") == load_file(folder / f"{stem}.converted.json")
 
 
-def test_epochs_are_episodes() -> None:
-    ids = [e.id for e in load_file(INSPECT / "tracekit_corpus_epochs.eval").episodes]
+@pytest.mark.parametrize("folder", DIRS, ids=lambda p: p.name)
+def test_epochs_are_episodes(folder: Path) -> None:
+    ids = [e.id for e in load_file(folder / "tracekit_corpus_epochs.eval").episodes]
     assert ids == [
         "benign_read_epoch_1",
         "benign_read_epoch_2",
