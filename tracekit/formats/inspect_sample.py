@@ -68,10 +68,17 @@ def opt_str(value: Any, rule: str) -> str | None:
 
 
 class _Resolver:
-    """Step S2: ``attachment://`` references, resolved from ``sample.attachments``."""
+    """Step S2: ``attachment://`` references, resolved from ``sample.attachments``.
 
-    def __init__(self, attachments: dict[str, Any]) -> None:
+    A reference costs a few bytes and may stand for megabytes, and raw calls are re-encoded
+    after resolution, so resolved size is budgeted (step S5): one raw request or response may
+    reach ``member_bytes``, all of an episode's together ``total_decompressed``."""
+
+    def __init__(self, attachments: dict[str, Any], limits: FormatLimits) -> None:
         self.attachments = attachments
+        self.limits = limits
+        self.episode_used = 0
+        self.call_used = 0
 
     def text(self, value: str) -> str:
         if not value.startswith(_ATTACHMENT):
@@ -81,14 +88,36 @@ class _Resolver:
             raise _dangling("attachment")
         return found
 
-    def deep(self, value: Any) -> Any:
-        """Resolve every string of a JSON value (depth bounded by the pre-scan)."""
+    def deep(self, value: Any, fresh: bool = True) -> Any:
+        """Resolve every string of one raw call's JSON value, within the size budget;
+        ``fresh=False`` adds to the value resolved just before (a request and its pool)."""
+        if fresh:
+            self.call_used = 0
+        return self._deep(value)
+
+    def _charge(self, size: int) -> None:
+        self.call_used += size
+        self.episode_used += size
+        if self.call_used > self.limits.member_bytes:
+            raise FormatError(
+                finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=self.limits.member_bytes)
+            )
+        if self.episode_used > self.limits.total_decompressed:
+            raise FormatError(
+                finding(Code.INSPECT_TOTAL_TOO_LARGE, limit=self.limits.total_decompressed)
+            )
+
+    def _deep(self, value: Any) -> Any:
+        # Recursion depth is bounded by the document's depth pre-scan (step D2) plus one pool.
         if isinstance(value, str):
-            return self.text(value)
+            found = self.text(value)
+            self._charge(len(found) + 2)
+            return found
+        self._charge(8)
         if isinstance(value, list):
-            return [self.deep(v) for v in value]
+            return [self._deep(v) for v in value]
         if isinstance(value, dict):
-            return {k: self.deep(v) for k, v in value.items()}
+            return {k: self._deep(v) for k, v in value.items()}
         return value
 
 
@@ -239,7 +268,7 @@ class _Builder:
                     raise schema("ModelCall.call_key must name a request field")
                 req = dict(req)
                 req[key] = self.resolve.deep(
-                    _slices(call["call_refs"], self.call_pool, "call pool entry")
+                    _slices(call["call_refs"], self.call_pool, "call pool entry"), fresh=False
                 )
             request = _ENCODER.encode(req).decode("utf-8")
             response = _ENCODER.encode(self.resolve.deep(call.get("response"))).decode("utf-8")
@@ -344,7 +373,7 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
             finding(Code.INSPECT_TOO_MANY_ITEMS, limit=limits.items_per_episode, member="sample")
         )
     resolve = _Resolver(
-        obj(sample.get("attachments") or {}, "sample.attachments must be an object")
+        obj(sample.get("attachments") or {}, "sample.attachments must be an object"), limits
     )
     messages = _messages(sample, resolve)
     build = _Builder(sample, resolve, messages)
