@@ -94,13 +94,13 @@ def facts(log: dict[str, Any]) -> tuple[RunFacts, str]:
     return (
         RunFacts(
             tool="inspect_ai",
-            tool_version=opt_str(packages.get("inspect_ai"), "eval.packages"),
-            model=opt_str(spec.get("model"), "eval.model"),
-            endpoint=opt_str(spec.get("model_base_url"), "eval.model_base_url"),
+            tool_version=opt_str(packages.get("inspect_ai"), "eval.packages", "header"),
+            model=opt_str(spec.get("model"), "eval.model", "header"),
+            endpoint=opt_str(spec.get("model_base_url"), "eval.model_base_url", "header"),
             sampling=config or None,
             seed=seed if type(seed) is int else None,
-            harness_revision=opt_str(revision.get("commit"), "eval.revision.commit"),
-            task=opt_str(spec.get("task"), "eval.task"),
+            harness_revision=opt_str(revision.get("commit"), "eval.revision.commit", "header"),
+            task=opt_str(spec.get("task"), "eval.task", "header"),
         ),
         str(version),
     )

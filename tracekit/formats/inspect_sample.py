@@ -41,8 +41,8 @@ _ERROR_KINDS = {"timeout": "timeout", "limit": "limit", "output_limit": "output_
 _ENCODER = msgspec.json.Encoder()
 
 
-def schema(rule: str) -> FormatError:
-    return FormatError(finding(Code.INSPECT_SCHEMA, rule=rule, member="sample"))
+def schema(rule: str, member: str = "sample") -> FormatError:
+    return FormatError(finding(Code.INSPECT_SCHEMA, rule=rule, member=member))
 
 
 def _dangling(kind: str) -> FormatError:
@@ -61,9 +61,9 @@ def lst(value: Any, rule: str) -> list[Any]:
     return value
 
 
-def opt_str(value: Any, rule: str) -> str | None:
+def opt_str(value: Any, rule: str, member: str = "sample") -> str | None:
     if value is not None and not isinstance(value, str):
-        raise schema(rule)
+        raise schema(rule, member)
     return value
 
 
@@ -237,6 +237,7 @@ class _Builder:
         self.by_id: dict[str, int] = {}
         self.tool_events: dict[int, dict[str, Any]] = {}
         self.messages = messages
+        self.from_messages = False
 
     def model(self, event: dict[str, Any]) -> None:
         turn = len(self.turns)
@@ -328,6 +329,35 @@ class _Builder:
             self.calls[index] = msgspec.structs.replace(call, result=result)
 
 
+def _from_messages(build: _Builder, sample: dict[str, Any], resolve: _Resolver) -> None:
+    """Step S5 without ModelEvents (a log written without events): each assistant message is a
+    turn with no request, raw call or timing, its ``tool_calls`` the calls; a tool message
+    answering a call id is its result (text only: no error, timing or truncation marker)."""
+    build.from_messages = True
+    raw = sample.get("messages") or []
+    answers: dict[str, str | None] = {}
+    for m in build.messages:
+        if m.role == "tool" and m.tool_call_id is not None:
+            answers.setdefault(m.tool_call_id, m.text)
+    for message in raw:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        turn = len(build.turns)
+        build.turns.append(
+            ModelTurn(index=turn, model=opt_str(message.get("model"), "ChatMessage.model"))
+        )
+        for item in lst(message.get("tool_calls") or [], "ChatMessage.tool_calls must be a list"):
+            tc = obj(item, "ToolCall must be an object")
+            name, call_id = tc.get("function"), opt_str(tc.get("id"), "ToolCall.id")
+            if not isinstance(name, str):
+                raise schema("ToolCall.function must be a string")
+            result = None
+            if call_id is not None and call_id in answers:
+                result = ToolResult(answers[call_id])
+            index = len(build.calls)
+            build.calls.append(ToolCall(index, turn, name, call_id, _arguments(tc), result, turn))
+
+
 def _message_ids(sample: dict[str, Any]) -> list[Any]:
     return [m.get("id") if isinstance(m, dict) else None for m in sample.get("messages") or []]
 
@@ -384,6 +414,8 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
             build.model(event)
         elif kind == "tool":
             build.tool(event)
+    if not build.turns:
+        _from_messages(build, sample, resolve)
     build.finish()
     if sample.get("error") is not None:
         build.errors.append(EpisodeError("sample_error", "sample.error"))
@@ -394,13 +426,19 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
         losses.append("raw_call_sampled")
     if build.truncations:
         losses.append("result_cut_16k")
-    provenance = [
-        Provenance("messages", "inspect:EvalSample.messages"),
-        Provenance("turns", "inspect:ModelEvent"),
-        Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls"),
-        Provenance("calls[].result", "inspect:ToolEvent.result"),
-        Provenance("facts.scores", "inspect:EvalSample.scores"),
-    ]
+    provenance = [Provenance("messages", "inspect:EvalSample.messages")] if messages else []
+    if build.from_messages:
+        provenance.append(Provenance("turns", "inspect:ChatMessageAssistant"))
+        provenance.append(Provenance("calls", "inspect:ChatMessageAssistant.tool_calls"))
+        provenance.append(Provenance("calls[].result", "inspect:ChatMessageTool.content"))
+    elif build.turns:
+        provenance.append(Provenance("turns", "inspect:ModelEvent"))
+        provenance.append(
+            Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls")
+        )
+        provenance.append(Provenance("calls[].result", "inspect:ToolEvent.result"))
+    if sample.get("scores"):
+        provenance.append(Provenance("facts.scores", "inspect:EvalSample.scores"))
     return Episode(
         id=f"{sample_id}_epoch_{epoch}",
         facts=msgspec.structs.replace(facts, scores=_scores(sample)),
