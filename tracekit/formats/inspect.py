@@ -22,7 +22,8 @@ from tracekit.errors import Code, finding
 from tracekit.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
-from tracekit.formats.inspect_sample import episode, obj, opt_str
+from tracekit.formats.inspect_sample import episode
+from tracekit.formats.inspect_values import obj, opt_str
 from tracekit.jsonscan import depth_exceeds
 
 NAME = "inspect"
