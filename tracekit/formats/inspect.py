@@ -14,6 +14,7 @@ header's run facts (step H) and one episode per sample per epoch (steps S1-S8, i
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -65,8 +66,34 @@ def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
     except UnicodeDecodeError:
         raise FormatError(finding(Code.INSPECT_NOT_UTF8, member=member)) from None
     try:
-        return msgspec.json.decode(data)
+        value = msgspec.json.decode(data)
     except msgspec.DecodeError:
+        raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
+    _no_duplicate_keys(data, member)
+    return value
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Duplicate
+    return found
+
+
+def _no_duplicate_keys(data: bytes, member: str) -> None:
+    """Step D2: msgspec keeps the last of repeated keys; a reviewer could be shown the other.
+    A second, stdlib pass refuses them (its recursion is bounded by the depth pre-scan)."""
+    if data.count(b'":') < 2:
+        return
+    try:
+        json.loads(data, object_pairs_hook=_pairs)
+    except _Duplicate:
+        raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member)) from None
+    except (ValueError, RecursionError):
         raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
 
 

@@ -205,6 +205,15 @@ def cases() -> dict[str, tuple[bytes, str, str]]:
             "inspect.member_too_large",
             "300 references to a 64 KiB attachment in one raw request (19 MiB resolved)",
         ),
+        "json__duplicate_key.json": (
+            json_log(sample()).replace(
+                b'"scores": {"match": {"value": "C"}}',
+                b'"scores": {"%s": {"value": "C"}, "%s": {"value": "I"}}'
+                % (CANARY.encode(), CANARY.encode()),
+            ),
+            "inspect.duplicate_key",
+            "a scorer named twice: a reader could be shown either verdict",
+        ),
         "json__events_not_list.json": (
             json_log(sample(events={CANARY: CANARY})),
             "inspect.schema",
