@@ -49,10 +49,6 @@ NOT_CARRIED: dict[str, dict[str, str]] = {
             "scorer",
         )
     },
-    "harness": {
-        name: "no_model_turns: harness request/response events are read by the harness profile"
-        for name in ("raw_model_response", "finish_reason", "messages_as_sent", "tool_schemas")
-    },
     "otel": {
         "harness_revision": "otel has service.version only",
         "injection_point": "otel has no injection field",
