@@ -94,7 +94,6 @@ LOSS_FIELDS: dict[str, tuple[str, ...]] = {
     "arguments_deserialised": ("arguments_typed",),
     "results_stringified": ("tool_result",),
     "text_only": ("tool_name", "tool_arguments", "tool_result"),
-    "no_model_turns": ("raw_model_response", "finish_reason"),
     "process_level_only": ("tool_name", "tool_arguments", "tool_result"),
 }
 """Which fields each named loss (evidence.py, ``Episode.losses``) can leave incomplete."""
