@@ -189,6 +189,11 @@ class Code(enum.StrEnum):
     CLI_OUTPUT_UNSAFE = "cli.output_unsafe"
     CLI_INTERRUPTED = "cli.interrupted"
     INTERNAL_ERROR = "internal.error"
+    # -- evidence consistency and findings (docs/findings.md) ------------------------------------
+    EVIDENCE_DUPLICATE_CALL_ID = "evidence.duplicate_call_id"
+    EVIDENCE_DANGLING_CALL_ID = "evidence.dangling_call_id"
+    EVIDENCE_RESULT_BEFORE_CALL = "evidence.result_before_call"
+    FINDINGS_NO_EPISODE = "findings.no_episode"
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,6 +499,14 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.CLI_OUTPUT_UNSAFE: CodeInfo(_E, "The output location is a symlink or not a plain directory."),
     Code.CLI_INTERRUPTED: CodeInfo(_E, "Interrupted; no output was written."),
     Code.INTERNAL_ERROR: CodeInfo(_E, "Internal error; this is a tracekit bug."),
+    Code.EVIDENCE_DUPLICATE_CALL_ID: CodeInfo(_E, "Two tool calls of one episode share a call id."),
+    Code.EVIDENCE_DANGLING_CALL_ID: CodeInfo(
+        _E, "A tool result answers a call id that no tool call of the episode has."
+    ),
+    Code.EVIDENCE_RESULT_BEFORE_CALL: CodeInfo(
+        _E, "A tool result is recorded before the message that carries its call."
+    ),
+    Code.FINDINGS_NO_EPISODE: CodeInfo(_E, "No episode of the file has the requested id."),
 }
 
 
