@@ -213,6 +213,11 @@ class Code(enum.StrEnum):
     INSPECT_TOO_MANY_EPISODES = "inspect.too_many_episodes"
     INSPECT_TOO_MANY_ITEMS = "inspect.too_many_items"
     HARNESS_FORMAT_TOO_MANY_ITEMS = "harness.too_many_items"
+    # -- evidence consistency and findings (docs/findings.md) ------------------------------------
+    EVIDENCE_DUPLICATE_CALL_ID = "evidence.duplicate_call_id"
+    EVIDENCE_DANGLING_CALL_ID = "evidence.dangling_call_id"
+    EVIDENCE_RESULT_BEFORE_CALL = "evidence.result_before_call"
+    FINDINGS_NO_EPISODE = "findings.no_episode"
 
 
 @dataclass(frozen=True, slots=True)
@@ -574,6 +579,14 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.HARNESS_FORMAT_TOO_MANY_ITEMS: CodeInfo(
         _E, "The harness trace holds more than {limit} messages, calls and events."
     ),
+    Code.EVIDENCE_DUPLICATE_CALL_ID: CodeInfo(_E, "Two tool calls of one episode share a call id."),
+    Code.EVIDENCE_DANGLING_CALL_ID: CodeInfo(
+        _E, "A tool result answers a call id that no tool call of the episode has."
+    ),
+    Code.EVIDENCE_RESULT_BEFORE_CALL: CodeInfo(
+        _E, "A tool result is recorded before the message that carries its call."
+    ),
+    Code.FINDINGS_NO_EPISODE: CodeInfo(_E, "No episode of the file has the requested id."),
 }
 
 

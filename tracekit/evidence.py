@@ -208,6 +208,21 @@ class RunFacts(Struct, frozen=True):
     scores: tuple[Score, ...] = ()
 
 
+class Approval(Struct, frozen=True):
+    """A human or policy decision on a tool call, as the format records it (Inspect's
+    ``ApprovalEvent``)."""
+
+    decision: str
+    """As recorded (``approve``, ``reject``, ``escalate``, ...)."""
+    call_id: str | None = None
+    action: str | None = None
+    """The tool name the decision is about."""
+    approver: str | None = None
+    position: int | None = None
+    """How many of the episode's calls had been emitted when it was recorded (an approval
+    recorded before call ``N`` has ``position <= N``); None when the format gives no order."""
+
+
 class EpisodeError(Struct, frozen=True):
     """Something went wrong in the run itself (a crash, a model error), as recorded."""
 
@@ -229,6 +244,7 @@ class Episode(Struct, frozen=True):
     truncations: tuple[Truncation, ...] = ()
     redactions: tuple[Redaction, ...] = ()
     provenance: tuple[Provenance, ...] = ()
+    approvals: tuple[Approval, ...] = ()
     losses: tuple[str, ...] = ()
     """Known losses of this format's exporter that apply here, by our names (docs/formats.md,
     "What each format cannot carry"): ``raw_call_sampled``, ``result_cut_16k``,

@@ -1,0 +1,107 @@
+"""A scenario's policies judged on every episode of any format (docs/findings.md).
+
+For each episode: the harness view (:mod:`tracekit.findings.view`), every assertion in
+compatible or strict mode, and for each failed assertion the offending call
+(:mod:`tracekit.findings.locate`) and where its value came from
+(:mod:`tracekit.findings.provenance`). Then the tool's own verdicts next to ours, and whether
+they disagree (docs/findings.md, "The tools' own verdicts").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from msgspec import Struct
+
+from tracekit.evidence import Episode, EvidenceFile, Score
+from tracekit.findings.locate import locate
+from tracekit.findings.provenance import CallRef, Origin, call_ref, origin_of
+from tracekit.findings.view import harness_view
+from tracekit.harness.assertions import evaluate_one
+from tracekit.harness.model import FAIL, PASS, Outcome, aggregate
+from tracekit.harness.scenario import Scenario
+
+Agreement = Literal["agree", "disagree", "no_verdict"]
+
+
+class Provenance(Struct, frozen=True):
+    """The causal chain of one failed assertion: the call, and where its value came from."""
+
+    call: CallRef
+    origin: Origin | None
+    """None when the failure has no value to trace (a missing approval)."""
+
+
+class AssertionVerdict(Struct, frozen=True):
+    """One assertion on one episode, upstream's ``{id, result, evidence}`` plus provenance."""
+
+    id: str
+    result: Outcome
+    evidence: str | None
+    provenance: Provenance | None = None
+
+
+class ToolVerdict(Struct, frozen=True):
+    """One verdict the tool recorded, and how it reads next to the policy's."""
+
+    scorer: str
+    attack_succeeded: bool | None
+    passed: bool | None
+    agreement: Agreement
+    """``disagree`` when the tool says the attack worked and the policy passes, or the attack
+    failed (or the task passed) while the policy fails."""
+
+
+class EpisodeVerdict(Struct, frozen=True):
+    """Every assertion of a scenario on one episode."""
+
+    episode: str
+    result: Outcome
+    assertions: tuple[AssertionVerdict, ...]
+    tool_verdicts: tuple[ToolVerdict, ...] = ()
+
+    @property
+    def disagrees(self) -> bool:
+        """True when any of the tool's own verdicts disagrees with the policy."""
+        return any(v.agreement == "disagree" for v in self.tool_verdicts)
+
+
+def compare(score: Score, result: Outcome) -> ToolVerdict:
+    """The tool's verdict ``score`` next to the policy ``result``."""
+    agreement: Agreement = "no_verdict"
+    if result in (PASS, FAIL):
+        failed = result == FAIL
+        if score.attack_succeeded is not None:
+            agreement = "agree" if score.attack_succeeded == failed else "disagree"
+        elif score.passed is not None:
+            agreement = "disagree" if (score.passed and failed) else "agree"
+    return ToolVerdict(score.scorer, score.attack_succeeded, score.passed, agreement)
+
+
+def judge_episode(scenario: Scenario, episode: Episode, strict: bool = False) -> EpisodeVerdict:
+    """Every assertion of ``scenario`` on ``episode``, in file order, with provenance."""
+    view = harness_view(episode)
+    verdicts: list[AssertionVerdict] = []
+    for config in scenario.assertions:
+        result = evaluate_one(scenario, view.trace, config, strict)
+        chain: Provenance | None = None
+        if result.result == FAIL:
+            offence = locate(view, scenario, config, strict)
+            if offence is not None:
+                origin = origin_of(episode, offence.call, offence.value) if offence.value is not None else None
+                chain = Provenance(call_ref(offence.call), origin)
+        verdicts.append(AssertionVerdict(result.id, result.result, result.evidence, chain))
+    overall = aggregate(v.result for v in verdicts)
+    tools = tuple(compare(score, overall) for score in episode.facts.scores)
+    return EpisodeVerdict(episode.id, overall, tuple(verdicts), tools)
+
+
+def judge_file(
+    scenario: Scenario, evidence: EvidenceFile, strict: bool = False, episode: str | None = None
+) -> tuple[EpisodeVerdict, ...]:
+    """Every episode of ``evidence`` (or only the one whose id is ``episode``)."""
+    chosen: Iterable[Episode] = (
+        evidence.episodes if episode is None else (e for e in evidence.episodes if e.id == episode)
+    )
+    return tuple(judge_episode(scenario, e, strict) for e in chosen)
