@@ -268,3 +268,6 @@ def _answered(item: dict[str, Any], calls: list[ToolCall], pending: dict[int, No
             del pending[index]
             return index
     return None
+
+
+FORMAT = AgentDojoFormat()
