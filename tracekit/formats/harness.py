@@ -2,7 +2,7 @@
 
 Detection looks at the harness's own envelope, never at a ``messages`` key alone: the top-level
 object's first key is ``messages``, ``tool_calls`` or ``events`` (upstream's ``Trace.to_dict``
-order), or it holds a top-level ``tool_calls`` or ``events`` key; and it holds none of the keys
+order), or at least two of the three are top-level lists; and it holds none of the keys
 that mark another supported format's envelope (an Inspect log's ``eval``, an AgentDojo run's
 ``suite_name``, an OTLP request's ``resourceSpans``, a garak entry's ``entry_type``).
 
@@ -55,7 +55,9 @@ class HarnessFormat:
         keys = envelope.top_level(prefix)
         if not keys or any(key in keys for key in _OTHER_ENVELOPES):
             return False
-        return envelope.first_key(keys) in _LISTS or b"tool_calls" in keys or b"events" in keys
+        if envelope.first_key(keys) in _LISTS:
+            return True
+        return sum(envelope.is_list(keys.get(name, b"")) for name in _LISTS) >= 2
 
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         from tracekit.errors import TracekitError
@@ -63,7 +65,9 @@ class HarnessFormat:
         from tracekit.limits import HARNESS_LIMITS
 
         if source.size > HARNESS_LIMITS.total_bytes:
-            raise FormatError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=HARNESS_LIMITS.total_bytes))
+            raise FormatError(
+                finding(Code.HARNESS_TRACE_TOO_LARGE, limit=HARNESS_LIMITS.total_bytes)
+            )
         source.handle.seek(0)
         data = source.handle.read(HARNESS_LIMITS.total_bytes + 1)
         try:
@@ -97,7 +101,9 @@ def _arguments(call: dict[str, Any]) -> tuple[Arguments, str | None]:
                     parsed = json.loads(value)
                 except ValueError:
                     return Arguments("string", text=value, parse_error=True), key
-                return Arguments("string", text=value, value=parsed if isinstance(parsed, dict) else None), key
+                return Arguments(
+                    "string", text=value, value=parsed if isinstance(parsed, dict) else None
+                ), key
             return Arguments("object", value=value), key
     return Arguments("absent"), None
 

@@ -31,9 +31,7 @@ def _suffix(path: str | Path) -> str:
 
 
 @contextmanager
-def open_source(
-    path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS
-) -> Iterator[Source]:
+def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) -> Iterator[Source]:
     """A :class:`Source` for ``path``: a regular file opened read-only, or ``-`` (standard
     input) copied into an anonymous temporary file of at most ``limits.total_bytes`` bytes so
     that importers can seek (a .eval archive's directory is at its end).

@@ -1,10 +1,13 @@
 """Check the Inspect logs against their .expected.json with Inspect's own reader.
 
-Usage: /tmp/venv-inspect/bin/python make/check.py   (from corpus/third_party/inspect/)
+Usage: /tmp/venv-inspect-0.3.285/bin/python make/check.py [DIR]
+(from corpus/third_party/inspect/; DIR is `.` by default, or `0.3.130`)
 Also checks that each .eval and its `inspect log convert` .json give the same evidence.
 """
 
 import json
+import os
+import sys
 from typing import Any
 
 from inspect_ai.log import read_eval_log
@@ -50,5 +53,6 @@ def check(task: str) -> None:
 
 
 if __name__ == "__main__":
+    os.chdir(sys.argv[1] if len(sys.argv) > 1 else ".")
     check("tracekit_corpus")
     check("tracekit_corpus_epochs")
