@@ -86,7 +86,7 @@ class AgentDojoFormat:
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """The file's one episode."""
         document = read_document(source, limits, CODES)
-        if not isinstance(document, dict) or "messages" not in document:
+        if not isinstance(document, dict) or "messages" not in document or "suite_name" not in document:
             schema_error(CODES, "document")
         return EvidenceFile("agentdojo", None, (_episode(document, dict(source.context), limits),))
 
