@@ -262,6 +262,8 @@ def test_a_cut_json_attribute_is_a_suspected_truncation() -> None:
         (_file(_span(TRACE_HEX, CANARY, 1, {})), Code.OTEL_SCHEMA),
         (_file({**_span(TRACE_HEX, "b7ad6b7169203331", 1, {}), "startTimeUnixNano": CANARY}), Code.OTEL_SCHEMA),
         (_file({**_span(TRACE_HEX, "b7ad6b7169203331", 1, {}), "attributes": [{"key": CANARY, "value": {"stringValue": 5}}]}), Code.OTEL_SCHEMA),
+        (_file({**_span(TRACE_HEX, "b7ad6b7169203331", 1, {}), "startTimeUnixNano": "\u0663" * 3}), Code.OTEL_SCHEMA),
+        (_file(_span(TRACE_HEX, "b7ad6b7169203331", 1, {}) | {"attributes": [{"key": "n", "value": {"intValue": "\u0663"}}]}), Code.OTEL_SCHEMA),
         (b'{"resourceSpans": {"' + CANARY.encode() + b'": 1}}\n', Code.OTEL_SCHEMA),
         (b'{"resourceSpans": [' + CANARY.encode() + b"\n", Code.OTEL_INVALID_JSON),
         (b'{"resourceSpans": ' + b"[" * 200 + b"]" * 200 + b"}\n", Code.OTEL_TOO_DEEP),
