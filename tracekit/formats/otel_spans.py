@@ -142,7 +142,7 @@ def _count(value: Any, codes: Codes, name: str, line: int) -> int:
 
 def spans_of(document: Any, line: int, codes: Codes, budget: Budget) -> list[Span]:
     """Every span of one ``ExportTraceServiceRequest`` (docs/formats.md, "OpenTelemetry
-    GenAI", step 1); ``budget`` counts spans and events against the item limit."""
+    GenAI", step 2); ``budget`` counts spans and events against the item limit."""
     top = as_dict(document, codes, "ExportTraceServiceRequest", line)
     if "resourceSpans" not in top:
         schema_error(codes, "ExportTraceServiceRequest.resourceSpans", line)
