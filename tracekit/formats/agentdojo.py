@@ -52,6 +52,7 @@ CODES = Codes(
     too_many_episodes=Code.AGENTDOJO_TOO_MANY_EPISODES,
     too_many_items=Code.AGENTDOJO_TOO_MANY_ITEMS,
     empty=Code.AGENTDOJO_EMPTY,
+    duplicate_key=Code.AGENTDOJO_DUPLICATE_KEY,
 )
 
 # TraceLogger.save writes ``suite_name`` first, then ``pipeline_name`` (docs/formats.md,

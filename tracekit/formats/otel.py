@@ -32,6 +32,7 @@ CODES = Codes(
     too_many_episodes=Code.OTEL_TOO_MANY_EPISODES,
     too_many_items=Code.OTEL_TOO_MANY_ITEMS,
     empty=Code.OTEL_EMPTY,
+    duplicate_key=Code.OTEL_DUPLICATE_KEY,
 )
 
 _ENVELOPE = re.compile(rb'\A\s*\{\s*"resource(?:Spans|Logs)"\s*:\s*\[')

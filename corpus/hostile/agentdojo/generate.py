@@ -77,6 +77,11 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
     "invalid_utf8.json": ("bytes that are not UTF-8 in a message", "agentdojo.invalid_json", run().replace(b'"hi"', b'"\xff\xfe"')),
     "cut_document.json": ("a document cut in the middle", "agentdojo.invalid_json", run()[:400]),
     "nan_duration.json": ("a NaN literal", "agentdojo.invalid_json", run()[:-2] + b', "duration": NaN}'),
+    "security_twice.json": (
+        "security given twice: readers disagree on the verdict",
+        "agentdojo.duplicate_key",
+        run()[:-2] + b',\n    "security": false\n}',
+    ),
 }
 
 

@@ -102,6 +102,11 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
         lines(SETUP) + b'{"entry_type": "init", "garak_version": "\xff\xfe' + CANARY.encode() + b'"}\n',
     ),
     "hit_score_not_number.hitlog.jsonl": ("a hit whose score is a string", "garak.schema", lines(hit(score=CANARY))),
+    "goal_twice.report.jsonl": (
+        "an attempt giving its goal twice",
+        "garak.duplicate_key",
+        lines(SETUP, attempt(2)).replace(b'"goal": ', b'"goal": "' + CANARY.encode() + b'", "goal": ', 1),
+    ),
 }
 
 

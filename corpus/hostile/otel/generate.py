@@ -94,6 +94,11 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
         "otel.schema",
         line(request(span())) + line({CANARY: []}),
     ),
+    "duplicate_key.otlp.jsonl": (
+        "a span naming itself twice",
+        "otel.duplicate_key",
+        line(request(span())).replace(b'"name":"chat m"', b'"name":"chat m","name":"' + CANARY.encode() + b'"', 1),
+    ),
 }
 
 
