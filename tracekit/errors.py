@@ -197,6 +197,7 @@ class Code(enum.StrEnum):
     INSPECT_NOT_UTF8 = "inspect.not_utf8"
     INSPECT_JSON_INVALID = "inspect.json_invalid"
     INSPECT_TOO_DEEP = "inspect.too_deep"
+    INSPECT_DUPLICATE_KEY = "inspect.duplicate_key"
     INSPECT_SCHEMA = "inspect.schema"
     INSPECT_UNSUPPORTED_VERSION = "inspect.unsupported_version"
     INSPECT_BAD_ARCHIVE = "inspect.bad_archive"
@@ -562,6 +563,9 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.INSPECT_JSON_INVALID: CodeInfo(_E, "An Inspect log document is not valid JSON ({member})."),
     Code.INSPECT_TOO_DEEP: CodeInfo(
         _E, "An Inspect log document nests deeper than {limit} levels ({member})."
+    ),
+    Code.INSPECT_DUPLICATE_KEY: CodeInfo(
+        _E, "An Inspect log document repeats a key in one object ({member})."
     ),
     Code.INSPECT_SCHEMA: CodeInfo(
         _E, "An Inspect log breaks its schema: {rule} ({member})."

@@ -195,6 +195,25 @@ def cases() -> dict[str, tuple[bytes, str, str]]:
             "inspect.dangling_reference",
             "input_refs reaching past the message pool",
         ),
+        "json__attachment_amplification.json": (
+            json_log(sample(
+                attachments={"a1": "x" * (64 * 1024)},
+                events=[{"event": "model", "input": [], "output": {"choices": []},
+                         "call": {"request": {CANARY: ["attachment://a1"] * 300},
+                                  "response": {}}}],
+            )),
+            "inspect.member_too_large",
+            "300 references to a 64 KiB attachment in one raw request (19 MiB resolved)",
+        ),
+        "json__duplicate_key.json": (
+            json_log(sample()).replace(
+                b'"scores": {"match": {"value": "C"}}',
+                b'"scores": {"%s": {"value": "C"}, "%s": {"value": "I"}}'
+                % (CANARY.encode(), CANARY.encode()),
+            ),
+            "inspect.duplicate_key",
+            "a scorer named twice: a reader could be shown either verdict",
+        ),
         "json__events_not_list.json": (
             json_log(sample(events={CANARY: CANARY})),
             "inspect.schema",

@@ -4,6 +4,7 @@ the ground truth the generating script wrote (``<log>.expected.json``)."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -176,4 +177,26 @@ def test_epochs_are_episodes(folder: Path) -> None:
         "benign_read_epoch_2",
         "injection_exfil_str_epoch_1",
         "injection_exfil_str_epoch_2",
+    ]
+
+
+def test_a_log_without_events_falls_back_to_the_messages() -> None:
+    log = json.loads((INSPECT / "tracekit_corpus.json").read_text())
+    for sample in log["samples"]:
+        sample["events"] = []
+    data = json.dumps(log).encode()
+    from tracekit.formats import registry
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, Source
+
+    source = Source(io.BytesIO(data), len(data), ".json")
+    episodes = _by_id(registry.load(source, None, DEFAULT_FORMAT_LIMITS))
+    episode = episodes["injection_exfil_str_epoch_1"]
+    assert [c.name for c in episode.calls] == ["read_email", "send_email"]
+    assert [c.turn for c in episode.calls] == [0, 1]
+    assert episode.calls[1].arguments.value["to"] == "attacker@evil.example"
+    assert episode.calls[1].result is not None
+    assert episode.calls[1].result.text == "sent to 1 recipient(s)"
+    assert all(t.raw_request is None and t.input_messages is None for t in episode.turns)
+    assert ("turns", "inspect:ChatMessageAssistant") in [
+        (p.field, p.source) for p in episode.provenance
     ]

@@ -49,10 +49,6 @@ NOT_CARRIED: dict[str, dict[str, str]] = {
             "scorer",
         )
     },
-    "harness": {
-        name: "no_model_turns: harness request/response events are read by the harness profile"
-        for name in ("raw_model_response", "finish_reason", "messages_as_sent", "tool_schemas")
-    },
     "otel": {
         "harness_revision": "otel has service.version only",
         "injection_point": "otel has no injection field",
@@ -98,7 +94,6 @@ LOSS_FIELDS: dict[str, tuple[str, ...]] = {
     "arguments_deserialised": ("arguments_typed",),
     "results_stringified": ("tool_result",),
     "text_only": ("tool_name", "tool_arguments", "tool_result"),
-    "no_model_turns": ("raw_model_response", "finish_reason"),
     "process_level_only": ("tool_name", "tool_arguments", "tool_result"),
 }
 """Which fields each named loss (evidence.py, ``Episode.losses``) can leave incomplete."""

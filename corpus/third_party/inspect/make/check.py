@@ -29,11 +29,12 @@ def check(task: str) -> None:
     got_by_file = {}
     for suffix in ("eval", "json", "converted.json"):
         path = f"{task}.{suffix}"
-        exp = json.load(open(path + ".expected.json", encoding="utf-8"))
+        with open(path + ".expected.json", encoding="utf-8") as f:
+            exp = json.load(f)
         got = evidence(path)
         got_by_file[suffix] = got
         assert len(got) == len(exp["episodes"]), path
-        for ep, (sid, epoch, tools, scores, err) in zip(exp["episodes"], got):
+        for ep, (sid, epoch, tools, scores, err) in zip(exp["episodes"], got, strict=True):
             assert (ep["id"], ep["epoch"]) == (sid, epoch), (path, sid)
             assert [c["call_id"] for c in ep["tool_calls"]] == [t[0] for t in tools], sid
             assert [c["name"] for c in ep["tool_calls"]] == [t[1] for t in tools], sid
