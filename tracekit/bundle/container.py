@@ -112,3 +112,22 @@ class FrameReader:
     def at_end(self) -> bool:
         """True when no byte follows."""
         return self._handle.read(1) == b""
+
+
+@dataclass(frozen=True, slots=True)
+class RawFrame:
+    """A frame read whole: its kind and payload (a blob's payload starts with its digest)."""
+
+    kind: bytes
+    payload: bytes
+
+    def encode(self) -> bytes:
+        return frame(self.kind, self.payload)
+
+
+def iter_frames(handle: BinaryIO, limits: BundleLimits) -> Iterator[RawFrame]:
+    """Every frame of an already verified bundle, each read whole (bounded by ``limits``); for
+    the commands that rewrite or select frames after verification."""
+    reader = FrameReader(handle, limits)
+    while (head := reader.next_head()) is not None:
+        yield RawFrame(head.kind, reader.payload(head))

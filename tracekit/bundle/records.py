@@ -92,7 +92,8 @@ def to_json(record: Record) -> object:
 
 def from_json(value: object) -> Record:
     """Typed record from a decoded frame; raises ``msgspec.ValidationError``."""
-    return msgspec.convert(value, Record, strict=True)  # type: ignore[arg-type]
+    typed: Record = msgspec.convert(value, Record, strict=True)
+    return typed
 
 
 def refs(record: Record) -> list[Ref]:
