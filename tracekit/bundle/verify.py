@@ -213,6 +213,8 @@ def _record(value: Any, raw: bytes, head: FrameHead, state: _State) -> None:
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
     index = record.finding or 0
     if record.seq == 0 and isinstance(record, Manifest):
+        if state.shapes and state.shapes[-1].index == index:
+            raise bad(Code.BUNDLE_RECORD_DUPLICATE, frame=head.number)
         expected = len(state.shapes) if state.kind == "campaign" or not state.shapes else -1
         if state.kind == "proof" and not state.shapes:
             expected = index
