@@ -58,7 +58,7 @@ def _statement(
     root: bytes,
     originals: Sequence[tuple[str, int, str]],
     kind: str,
-    proof_index: int | None,
+    proof: tuple[int | None, int | None],
     limits: BundleLimits,
 ) -> Any:
     """Step 8: a Statement v1 naming this root and these originals."""
@@ -79,10 +79,12 @@ def _statement(
     if not isinstance(subject, list) or not subject or len(subject) > limits.findings + 1:
         raise invalid("subject")
     if subject[0] != {"name": dsse.ROOT_SUBJECT, "digest": {"blake3": root.hex()}}:
-        raise bad(Code.BUNDLE_ROOT_MISMATCH)
+        # a proof's root is where its path leads: a wrong path is a bad proof (section 9)
+        raise bad(Code.BUNDLE_PROOF_INVALID if kind == "proof" else Code.BUNDLE_ROOT_MISMATCH)
     if kind == "proof":
-        if predicate.get("findings") != len(subject) - 1 or proof_index is None:
-            raise invalid("subject count")
+        proof_index, proof_size = proof
+        if proof_index is None or not predicate.get("findings") == proof_size == len(subject) - 1:
+            raise bad(Code.BUNDLE_PROOF_INVALID)
         wanted = [(proof_index, originals[0])]
     else:
         if len(subject) - 1 != len(originals) or predicate.get("findings") != len(originals):
@@ -100,7 +102,7 @@ def check_signatures(
     root: bytes,
     originals: Sequence[tuple[str, int, str]],
     kind: str,
-    proof_index: int | None,
+    proof: tuple[int | None, int | None],
     trusted: Sequence[bytes],
     limits: BundleLimits,
 ) -> Signed:
@@ -116,7 +118,7 @@ def check_signatures(
     if payload is None:
         raise _invalid("payload encoding")
     known = _public_keys(signed["public_keys"], limits)
-    statement = _statement(payload, root, originals, kind, proof_index, limits)
+    statement = _statement(payload, root, originals, kind, proof, limits)
     entries = envelope["signatures"]
     if not isinstance(entries, list) or len(entries) > limits.signatures:
         raise _invalid("signatures")

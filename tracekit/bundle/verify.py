@@ -254,10 +254,11 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
     roots = [tree.root() for tree in state.trees]
     root, proof_index = _bundle_root(state, roots)
+    proof_size = state.proof["size"] if proof_index is not None else None
     manifests = [shape.manifest for shape in state.shapes]
     originals = [(m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
     signed = check_signatures(
-        state.signed, root, originals, state.kind, proof_index, trusted, state.limits
+        state.signed, root, originals, state.kind, (proof_index, proof_size), trusted, state.limits
     )
     withheld = tuple(
         Withheld(d.hex(), state.table[d][0], state.reasons[d]) for d in sorted(state.reasons)
