@@ -41,7 +41,7 @@ def loop_evidence(turns: int, secret: str | None = None, epochs: int = 1) -> Evi
         args = (
             Arguments(shape="object", value={"cmd": f"run {turn}", "n": turn})
             if turn % 2
-            else Arguments(shape="string", text='{"cmd": "ls -la", "n": %d}' % turn)
+            else Arguments(shape="string", text='{"cmd": "ls -la", "n": ' + str(turn) + '}')
         )
         result = ToolResult(text=f"output {turn}\n" + ("y" * 300))
         calls.append(ToolCall(index=turn, turn=turn, name="bash", call_id=f"c{turn}", arguments=args, result=result))

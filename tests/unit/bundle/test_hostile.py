@@ -13,9 +13,9 @@ from collections.abc import Callable
 import nacl.signing
 import pytest
 
-from tracekit.bundle.verify import verify_bundle
 from tests.unit.bundle import frames as fr
 from tests.unit.bundle.factory import check, codes, key_pair, sealed
+from tracekit.bundle.verify import verify_bundle
 
 Frames = list[tuple[bytes, bytes]]
 

@@ -10,13 +10,21 @@ import urllib.parse
 
 import blake3
 
+from tests.unit.bundle import frames as fr
+from tests.unit.bundle.factory import (
+    SECRET,
+    check,
+    codes,
+    key_pair,
+    loop_evidence,
+    original_for,
+    sealed,
+)
 from tracekit.bundle import redact
 from tracekit.bundle.campaign import prove
 from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS as LIMITS
 from tracekit.bundle.seal import FindingInput, seal
 from tracekit.bundle.verify import verify_bundle
-from tests.unit.bundle import frames as fr
-from tests.unit.bundle.factory import SECRET, check, codes, key_pair, loop_evidence, original_for, sealed
 
 
 def _redacted(data: bytes, select: redact.Selector) -> tuple[bytes, dict[bytes, str]]:

@@ -12,10 +12,10 @@ import nacl.exceptions
 import nacl.signing
 import pytest
 
-from tracekit.bundle import keys
-from tracekit.bundle.seal import FindingInput, seal
 from tests.unit.bundle import frames as fr
 from tests.unit.bundle.factory import check, codes, key_pair, loop_evidence, original_for, sealed
+from tracekit.bundle import keys
+from tracekit.bundle.seal import FindingInput, seal
 
 
 def test_signed_bundle_verifies_against_its_trusted_key() -> None:
