@@ -7,7 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from tracekit.bundle import dsse, jcs, keys
+from tracekit.bundle.predicate import Predicate
 from tracekit.bundle.container import bad
 from tracekit.bundle.limits import BundleLimits
 from tracekit.errors import Code
@@ -71,11 +74,14 @@ def _statement(
         raise invalid("statement fields")
     if value["_type"] != dsse.STATEMENT_TYPE or value["predicateType"] != dsse.PREDICATE_TYPE:
         raise invalid("statement or predicate type")
-    predicate, subject = value["predicate"], value["subject"]
-    if not isinstance(predicate, dict) or predicate.get("bundle_kind") != (
-        "campaign" if kind == "proof" else kind
-    ):
+    subject = value["subject"]
+    try:
+        typed = msgspec.convert(value["predicate"], Predicate, strict=True)
+    except msgspec.ValidationError:
+        raise invalid("predicate") from None
+    if typed.bundle_kind != ("campaign" if kind == "proof" else kind):
         raise invalid("predicate")
+    predicate = value["predicate"]
     if not isinstance(subject, list) or not subject or len(subject) > limits.findings + 1:
         raise invalid("subject")
     if subject[0] != {"name": dsse.ROOT_SUBJECT, "digest": {"blake3": root.hex()}}:

@@ -133,7 +133,7 @@ def _walk(reader: FrameReader, state: _State) -> None:
         elif head.kind == SIGNATURE:
             state.signed, state.signed_frame = value, head.number
         else:
-            if value != {"frames": head.number}:
+            if not isinstance(value, dict) or set(value) != {"frames"} or type(value["frames"]) is not int or value["frames"] != head.number:
                 raise bad(Code.BUNDLE_FRAME_COUNT_MISMATCH)
             if not reader.at_end():
                 raise bad(Code.BUNDLE_TRAILING_DATA)
@@ -159,7 +159,9 @@ def _allowed(phase: int, rank: int, kind: str) -> bool:
 def _header(value: Any, state: _State) -> None:
     if not isinstance(value, dict) or set(value) != _HEADER_KEYS:
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
-    if value["bundle_version"] != 1 or value["kind"] not in KINDS:
+    if type(value["bundle_version"]) is not int or value["bundle_version"] != 1:
+        raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
+    if value["kind"] not in KINDS:
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
     if (value["hash"], value["canonicalization"], value["signature"]) != (
         "blake3",

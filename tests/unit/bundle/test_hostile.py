@@ -271,3 +271,25 @@ def test_diagnostics_never_echo_bundle_content(where: str) -> None:
     report = check(_mutated(plant))
     assert report.exit_code == 2
     assert all(CANARY not in f.message for f in report.findings)
+
+
+def test_a_validly_signed_statement_with_foreign_predicate_content_is_refused() -> None:
+    """Even a signature by a trusted key does not let free text into what show prints."""
+    signing = nacl.signing.SigningKey(key_pair()[0])
+
+    def extend(frames: Frames) -> Frames:
+        at, signed = _signed_frame(frames)
+        envelope = signed["envelope"]
+        assert isinstance(envelope, dict)
+        statement = fr.doc(base64.b64decode(envelope["payload"]))
+        statement["predicate"]["results"] = {"verify": {"exit": 0, "codes": [CANARY]}}
+        payload = fr.canon(statement)
+        envelope["payload"] = base64.b64encode(payload).decode()
+        sig = signing.sign(_pae("application/vnd.in-toto+json", payload)).signature
+        envelope["signatures"][0]["sig"] = base64.b64encode(sig).decode()
+        frames[at] = (b"S", fr.canon(signed))
+        return frames
+
+    report = check(_mutated(extend))
+    assert codes(report) == ["bundle.statement_invalid"]
+    assert all(CANARY not in f.message for f in report.findings)
