@@ -10,9 +10,9 @@ from typing import Any
 import msgspec
 
 from tracekit.bundle import dsse, jcs, keys
-from tracekit.bundle.predicate import Predicate
 from tracekit.bundle.container import bad
 from tracekit.bundle.limits import BundleLimits
+from tracekit.bundle.predicate import Predicate
 from tracekit.errors import Code
 
 _HEX = frozenset("0123456789abcdef")
