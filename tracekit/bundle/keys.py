@@ -14,7 +14,6 @@ PKCS8_PREFIX = bytes.fromhex("302e020100300506032b657004220420")
 _PEM = re.compile(
     rb"-----BEGIN (PUBLIC KEY|PRIVATE KEY)-----\r?\n([A-Za-z0-9+/=\r\n]{1,200})-----END \1-----"
 )
-MAX_KEY_FILE = 1024 * 1024
 
 
 def keyid(public: bytes) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tracekit import __version__
@@ -51,20 +51,6 @@ class SealedFinding:
     root: bytes
     original: Original
     format: str
-
-
-@dataclass(slots=True)
-class Parts:
-    """Everything a bundle is made of, before it is framed."""
-
-    kind: str
-    store: BlobStore
-    findings: list[SealedFinding]
-    root: bytes
-    predicate: dict[str, Any]
-    proof: dict[str, Any] | None = None
-    signature_payload: bytes = b""
-    extra: list[bytes] = field(default_factory=list)
 
 
 def header(kind: str) -> bytes:
