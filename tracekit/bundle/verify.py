@@ -133,7 +133,8 @@ def _walk(reader: FrameReader, state: _State) -> None:
         elif head.kind == SIGNATURE:
             state.signed, state.signed_frame = value, head.number
         else:
-            if not isinstance(value, dict) or set(value) != {"frames"} or type(value["frames"]) is not int or value["frames"] != head.number:
+            count = value.get("frames") if isinstance(value, dict) else None
+            if value != {"frames": count} or type(count) is not int or count != head.number:
                 raise bad(Code.BUNDLE_FRAME_COUNT_MISMATCH)
             if not reader.at_end():
                 raise bad(Code.BUNDLE_TRAILING_DATA)
@@ -141,10 +142,9 @@ def _walk(reader: FrameReader, state: _State) -> None:
 
 
 def _allowed(phase: int, rank: int, kind: str) -> bool:
-    if phase == 0 and rank == 0:
-        return not kind  # the first frame only
-    if rank == 0:
-        return False
+    """Section 2's order; ``kind`` is empty until the header was read."""
+    if rank == 0 or not kind:
+        return rank == 0 and not kind  # the header, and only as the first frame
     if rank == 1:
         return phase in (0, 1)
     if rank == 2:

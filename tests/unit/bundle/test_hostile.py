@@ -293,3 +293,15 @@ def test_a_validly_signed_statement_with_foreign_predicate_content_is_refused() 
     report = check(_mutated(extend))
     assert codes(report) == ["bundle.statement_invalid"]
     assert all(CANARY not in f.message for f in report.findings)
+
+
+def test_frames_before_the_header() -> None:
+    def headless(frames: Frames) -> Frames:
+        return frames[1:]
+
+    assert _first_code(_mutated(headless)) == "bundle.frame_order"
+
+    def header_later(frames: Frames) -> Frames:
+        return [frames[1], frames[0], *frames[2:]]
+
+    assert _first_code(_mutated(header_later)) == "bundle.frame_order"
