@@ -18,27 +18,45 @@ Selector = Callable[[bytes, bytes], str | None]
 """``(digest, blob bytes) -> reason`` to withhold it, or None to keep it."""
 
 
-def _texts(data: bytes) -> list[str]:
-    """The blob as text and its decoded views (JSON escapes, percent, base64, two levels)."""
-    return [view for _form, view in leakscan.views(data.decode("utf-8", "replace"))]
+WINDOW = 64 * 1024
+OVERLAP = 1024
+
+
+def _pieces(text: str) -> Iterator[str]:
+    """Lines, and windows of at most 64 KiB overlapping by 1 KiB within a longer line, so the
+    decoded views of one piece stay small and a secret (or its encoding) shorter than the
+    overlap is always whole in some piece."""
+    for line in text.split("\n"):
+        if len(line) <= WINDOW:
+            yield line
+            continue
+        for start in range(0, len(line) - OVERLAP, WINDOW - OVERLAP):
+            yield line[start : start + WINDOW]
+
+
+def _views(data: bytes) -> Iterator[str]:
+    """The blob as text and its decoded views (JSON escapes, percent, base64, two levels deep:
+    the harness's leak scanner), piece by piece."""
+    for piece in _pieces(data.decode("utf-8", "replace")):
+        for _form, view in leakscan.views(piece):
+            yield view
 
 
 def secrets_selector() -> Selector:
     """The harness's credential detectors, plain and encoded forms."""
     from tracekit.harness.assertions.no_secret_disclosure import PATTERNS
 
+    anyone = re.compile("|".join(f"(?:{p.pattern})" for p in PATTERNS.values()))
+
     def select(_digest: bytes, data: bytes) -> str | None:
-        for view in _texts(data):
-            if any(pattern.search(view) for pattern in PATTERNS.values()):
-                return "secret"
-        return None
+        return "secret" if any(anyone.search(view) for view in _views(data)) else None
 
     return select
 
 
 def match_selector(pattern: re.Pattern[str]) -> Selector:
     def select(_digest: bytes, data: bytes) -> str | None:
-        return "match" if any(pattern.search(view) for view in _texts(data)) else None
+        return "match" if any(pattern.search(view) for view in _views(data)) else None
 
     return select
 
