@@ -238,6 +238,7 @@ class Code(enum.StrEnum):
     INSPECT_NOT_UTF8 = "inspect.not_utf8"
     INSPECT_JSON_INVALID = "inspect.json_invalid"
     INSPECT_TOO_DEEP = "inspect.too_deep"
+    INSPECT_DUPLICATE_KEY = "inspect.duplicate_key"
     INSPECT_SCHEMA = "inspect.schema"
     INSPECT_UNSUPPORTED_VERSION = "inspect.unsupported_version"
     INSPECT_BAD_ARCHIVE = "inspect.bad_archive"
@@ -262,6 +263,7 @@ class Code(enum.StrEnum):
     OTEL_TOO_MANY_EPISODES = "otel.too_many_episodes"
     OTEL_TOO_MANY_ITEMS = "otel.too_many_items"
     OTEL_EMPTY = "otel.empty"
+    OTEL_DUPLICATE_KEY = "otel.duplicate_key"
     AGENTDOJO_TOO_LARGE = "agentdojo.too_large"
     AGENTDOJO_DOCUMENT_TOO_LARGE = "agentdojo.document_too_large"
     AGENTDOJO_INVALID_JSON = "agentdojo.invalid_json"
@@ -270,6 +272,7 @@ class Code(enum.StrEnum):
     AGENTDOJO_TOO_MANY_EPISODES = "agentdojo.too_many_episodes"
     AGENTDOJO_TOO_MANY_ITEMS = "agentdojo.too_many_items"
     AGENTDOJO_EMPTY = "agentdojo.empty"
+    AGENTDOJO_DUPLICATE_KEY = "agentdojo.duplicate_key"
     GARAK_TOO_LARGE = "garak.too_large"
     GARAK_DOCUMENT_TOO_LARGE = "garak.document_too_large"
     GARAK_INVALID_JSON = "garak.invalid_json"
@@ -278,6 +281,7 @@ class Code(enum.StrEnum):
     GARAK_TOO_MANY_EPISODES = "garak.too_many_episodes"
     GARAK_TOO_MANY_ITEMS = "garak.too_many_items"
     GARAK_EMPTY = "garak.empty"
+    GARAK_DUPLICATE_KEY = "garak.duplicate_key"
     GARAK_ATTEMPT_CONFLICT = "garak.attempt_conflict"
     GARAK_NOT_A_REPORT = "garak.not_a_report"
 
@@ -642,6 +646,9 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.INSPECT_TOO_DEEP: CodeInfo(
         _E, "An Inspect log document nests deeper than {limit} levels ({member})."
     ),
+    Code.INSPECT_DUPLICATE_KEY: CodeInfo(
+        _E, "An Inspect log document repeats a key in one object ({member})."
+    ),
     Code.INSPECT_SCHEMA: CodeInfo(
         _E, "An Inspect log breaks its schema: {rule} ({member})."
     ),
@@ -687,6 +694,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.OTEL_TOO_MANY_EPISODES: CodeInfo(_E, "The OTLP/JSON file holds more than {limit} episodes."),
     Code.OTEL_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the OTLP/JSON file holds more than {limit} items."),
     Code.OTEL_EMPTY: CodeInfo(_E, "The OTLP/JSON file holds no records."),
+    Code.OTEL_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the OTLP/JSON file repeats a key; readers would disagree on its value."),
     Code.AGENTDOJO_TOO_LARGE: CodeInfo(_E, "The AgentDojo trace exceeds the {limit}-byte limit."),
     Code.AGENTDOJO_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the AgentDojo trace exceeds the {limit}-byte limit."),
     Code.AGENTDOJO_INVALID_JSON: CodeInfo(_E, "The AgentDojo trace holds text that is not valid UTF-8 JSON."),
@@ -695,6 +703,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.AGENTDOJO_TOO_MANY_EPISODES: CodeInfo(_E, "The AgentDojo trace holds more than {limit} episodes."),
     Code.AGENTDOJO_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the AgentDojo trace holds more than {limit} items."),
     Code.AGENTDOJO_EMPTY: CodeInfo(_E, "The AgentDojo trace holds no records."),
+    Code.AGENTDOJO_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the AgentDojo trace repeats a key; readers would disagree on its value."),
     Code.GARAK_TOO_LARGE: CodeInfo(_E, "The garak report exceeds the {limit}-byte limit."),
     Code.GARAK_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the garak report exceeds the {limit}-byte limit."),
     Code.GARAK_INVALID_JSON: CodeInfo(_E, "The garak report holds text that is not valid UTF-8 JSON."),
@@ -703,6 +712,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.GARAK_TOO_MANY_EPISODES: CodeInfo(_E, "The garak report holds more than {limit} episodes."),
     Code.GARAK_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the garak report holds more than {limit} items."),
     Code.GARAK_EMPTY: CodeInfo(_E, "The garak report holds no records."),
+    Code.GARAK_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the garak report repeats a key; readers would disagree on its value."),
     Code.GARAK_ATTEMPT_CONFLICT: CodeInfo(_E, "The two records of one garak attempt disagree on {field}."),
     Code.GARAK_NOT_A_REPORT: CodeInfo(_E, "A line of the garak file is neither a report entry nor a hit-log entry."),
 }

@@ -52,6 +52,7 @@ CODES = Codes(
     too_many_episodes=Code.AGENTDOJO_TOO_MANY_EPISODES,
     too_many_items=Code.AGENTDOJO_TOO_MANY_ITEMS,
     empty=Code.AGENTDOJO_EMPTY,
+    duplicate_key=Code.AGENTDOJO_DUPLICATE_KEY,
 )
 
 # TraceLogger.save writes ``suite_name`` first, then ``pipeline_name`` (docs/formats.md,
@@ -86,7 +87,7 @@ class AgentDojoFormat:
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """The file's one episode."""
         document = read_document(source, limits, CODES)
-        if not isinstance(document, dict) or "messages" not in document:
+        if not isinstance(document, dict) or "messages" not in document or "suite_name" not in document:
             schema_error(CODES, "document")
         return EvidenceFile("agentdojo", None, (_episode(document, dict(source.context), limits),))
 

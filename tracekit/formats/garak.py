@@ -53,6 +53,7 @@ CODES = Codes(
     too_many_episodes=Code.GARAK_TOO_MANY_EPISODES,
     too_many_items=Code.GARAK_TOO_MANY_ITEMS,
     empty=Code.GARAK_EMPTY,
+    duplicate_key=Code.GARAK_DUPLICATE_KEY,
 )
 
 ENTRY_TYPES = frozenset(

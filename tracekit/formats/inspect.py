@@ -14,6 +14,7 @@ header's run facts (step H) and one episode per sample per epoch (steps S1-S8, i
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -22,7 +23,8 @@ from tracekit.errors import Code, finding
 from tracekit.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
-from tracekit.formats.inspect_sample import episode, obj, opt_str
+from tracekit.formats.inspect_sample import episode
+from tracekit.formats.inspect_values import obj, opt_str
 from tracekit.jsonscan import depth_exceeds
 
 NAME = "inspect"
@@ -64,8 +66,34 @@ def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
     except UnicodeDecodeError:
         raise FormatError(finding(Code.INSPECT_NOT_UTF8, member=member)) from None
     try:
-        return msgspec.json.decode(data)
+        value = msgspec.json.decode(data)
     except msgspec.DecodeError:
+        raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
+    _no_duplicate_keys(data, member)
+    return value
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Duplicate
+    return found
+
+
+def _no_duplicate_keys(data: bytes, member: str) -> None:
+    """Step D2: msgspec keeps the last of repeated keys; a reviewer could be shown the other.
+    A second, stdlib pass refuses them (its recursion is bounded by the depth pre-scan)."""
+    if data.count(b'":') < 2:
+        return
+    try:
+        json.loads(data, object_pairs_hook=_pairs)
+    except _Duplicate:
+        raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member)) from None
+    except (ValueError, RecursionError):
         raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
 
 
@@ -94,13 +122,13 @@ def facts(log: dict[str, Any]) -> tuple[RunFacts, str]:
     return (
         RunFacts(
             tool="inspect_ai",
-            tool_version=opt_str(packages.get("inspect_ai"), "eval.packages"),
-            model=opt_str(spec.get("model"), "eval.model"),
-            endpoint=opt_str(spec.get("model_base_url"), "eval.model_base_url"),
+            tool_version=opt_str(packages.get("inspect_ai"), "eval.packages", "header"),
+            model=opt_str(spec.get("model"), "eval.model", "header"),
+            endpoint=opt_str(spec.get("model_base_url"), "eval.model_base_url", "header"),
             sampling=config or None,
             seed=seed if type(seed) is int else None,
-            harness_revision=opt_str(revision.get("commit"), "eval.revision.commit"),
-            task=opt_str(spec.get("task"), "eval.task"),
+            harness_revision=opt_str(revision.get("commit"), "eval.revision.commit", "header"),
+            task=opt_str(spec.get("task"), "eval.task", "header"),
         ),
         str(version),
     )

@@ -210,6 +210,8 @@ def read_member(
             produced += len(data)
             if produced > limits.member_bytes:
                 raise _error(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes)
+            if produced > member.size:
+                raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member larger than declared")
             if produced > allowed:
                 raise _error(Code.INSPECT_ZIP_BOMB, limit=limits.compression_ratio)
             budget.take(len(data))

@@ -29,8 +29,17 @@ from tracekit.evidence import (
     Truncation,
 )
 from tracekit.formats.base import FormatError, FormatLimits
+from tracekit.formats.inspect_values import (
+    Resolver,
+    content_text,
+    lst,
+    obj,
+    opt_str,
+    schema,
+    seconds,
+    slices,
+)
 
-_ATTACHMENT = "attachment://"
 _ROLES: dict[str, Role] = {
     "system": "system",
     "user": "user",
@@ -41,93 +50,7 @@ _ERROR_KINDS = {"timeout": "timeout", "limit": "limit", "output_limit": "output_
 _ENCODER = msgspec.json.Encoder()
 
 
-def schema(rule: str) -> FormatError:
-    return FormatError(finding(Code.INSPECT_SCHEMA, rule=rule, member="sample"))
-
-
-def _dangling(kind: str) -> FormatError:
-    return FormatError(finding(Code.INSPECT_DANGLING_REFERENCE, kind=kind, member="sample"))
-
-
-def obj(value: Any, rule: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise schema(rule)
-    return value
-
-
-def lst(value: Any, rule: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise schema(rule)
-    return value
-
-
-def opt_str(value: Any, rule: str) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise schema(rule)
-    return value
-
-
-class _Resolver:
-    """Step S2: ``attachment://`` references, resolved from ``sample.attachments``."""
-
-    def __init__(self, attachments: dict[str, Any]) -> None:
-        self.attachments = attachments
-
-    def text(self, value: str) -> str:
-        if not value.startswith(_ATTACHMENT):
-            return value
-        found = self.attachments.get(value[len(_ATTACHMENT) :])
-        if not isinstance(found, str):
-            raise _dangling("attachment")
-        return found
-
-    def deep(self, value: Any) -> Any:
-        """Resolve every string of a JSON value (depth bounded by the pre-scan)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, list):
-            return [self.deep(v) for v in value]
-        if isinstance(value, dict):
-            return {k: self.deep(v) for k, v in value.items()}
-        return value
-
-
-def seconds(value: Any) -> float | None:
-    """A duration in seconds when the value is a number (a bool is not one)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
-
-
-def _content_text(content: Any, resolve: _Resolver, rule: str) -> str | None:
-    """A message's or result's text: a string, or its text blocks joined with newlines."""
-    if content is None:
-        return None
-    if isinstance(content, str):
-        return resolve.text(content)
-    texts = []
-    for block in lst(content, rule):
-        block = obj(block, rule)
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            texts.append(resolve.text(block["text"]))
-    return "\n".join(texts) if texts else None
-
-
-def _slices(refs: Any, pool: list[Any], kind: str) -> list[Any]:
-    """Step S3: ``[[start, end), ...]`` ranges into a pool."""
-    out: list[Any] = []
-    for pair in lst(refs, f"{kind} refs must be a list"):
-        pair = lst(pair, f"{kind} refs must be [start, end] pairs")
-        if len(pair) != 2 or not all(type(x) is int for x in pair):
-            raise schema(f"{kind} refs must be [start, end] pairs")
-        start, end = pair
-        if not 0 <= start <= end <= len(pool):
-            raise _dangling(kind)
-        out.extend(pool[start:end])
-    return out
-
-
-def _messages(sample: dict[str, Any], resolve: _Resolver) -> tuple[Message, ...]:
+def _messages(sample: dict[str, Any], resolve: Resolver) -> tuple[Message, ...]:
     out = []
     for i, raw in enumerate(lst(sample.get("messages", []), "sample.messages must be a list")):
         m = obj(raw, "sample.messages[] must be objects")
@@ -138,7 +61,7 @@ def _messages(sample: dict[str, Any], resolve: _Resolver) -> tuple[Message, ...]
             Message(
                 index=i,
                 role=_ROLES.get(role, "other") if isinstance(role, str) else "other",
-                text=_content_text(m.get("content"), resolve, "ChatMessage.content"),
+                text=content_text(m.get("content"), resolve, "ChatMessage.content"),
                 call_ids=ids,
                 tool_call_id=opt_str(m.get("tool_call_id"), "ChatMessage.tool_call_id"),
             )
@@ -147,11 +70,11 @@ def _messages(sample: dict[str, Any], resolve: _Resolver) -> tuple[Message, ...]
 
 
 def _result(
-    event: dict[str, Any], resolve: _Resolver, where: str
+    event: dict[str, Any], resolve: Resolver, where: str
 ) -> tuple[ToolResult | None, list[EpisodeError]]:
     """Step S6: a ToolEvent's result, error and truncation."""
     error = event.get("error")
-    text = _content_text(event.get("result"), resolve, "ToolEvent.result")
+    text = content_text(event.get("result"), resolve, "ToolEvent.result")
     if error is None and event.get("failed") is True:
         # The tool raised and the sample ended: nothing was handed back to the model.
         return None, [EpisodeError("crash", where)]
@@ -191,7 +114,7 @@ class _Builder:
     """Steps S4-S7 over the sample's events, in order."""
 
     def __init__(
-        self, sample: dict[str, Any], resolve: _Resolver, messages: tuple[Message, ...]
+        self, sample: dict[str, Any], resolve: Resolver, messages: tuple[Message, ...]
     ) -> None:
         self.resolve = resolve
         data = sample.get("events_data") or {}
@@ -208,12 +131,13 @@ class _Builder:
         self.by_id: dict[str, int] = {}
         self.tool_events: dict[int, dict[str, Any]] = {}
         self.messages = messages
+        self.from_messages = False
 
     def model(self, event: dict[str, Any]) -> None:
         turn = len(self.turns)
         sent: list[Any] = lst(event.get("input") or [], "ModelEvent.input must be a list")
         if event.get("input_refs") is not None:
-            sent = sent + _slices(event["input_refs"], self.message_pool, "message pool entry")
+            sent = sent + slices(event["input_refs"], self.message_pool, "message pool entry")
         indices = [
             self.ids.get(obj(m, "ModelEvent.input[] must be objects").get("id")) for m in sent
         ]
@@ -239,7 +163,7 @@ class _Builder:
                     raise schema("ModelCall.call_key must name a request field")
                 req = dict(req)
                 req[key] = self.resolve.deep(
-                    _slices(call["call_refs"], self.call_pool, "call pool entry")
+                    slices(call["call_refs"], self.call_pool, "call pool entry"), fresh=False
                 )
             request = _ENCODER.encode(req).decode("utf-8")
             response = _ENCODER.encode(self.resolve.deep(call.get("response"))).decode("utf-8")
@@ -299,6 +223,35 @@ class _Builder:
             self.calls[index] = msgspec.structs.replace(call, result=result)
 
 
+def _from_messages(build: _Builder, sample: dict[str, Any], resolve: Resolver) -> None:
+    """Step S5 without ModelEvents (a log written without events): each assistant message is a
+    turn with no request, raw call or timing, its ``tool_calls`` the calls; a tool message
+    answering a call id is its result (text only: no error, timing or truncation marker)."""
+    build.from_messages = True
+    raw = sample.get("messages") or []
+    answers: dict[str, str | None] = {}
+    for m in build.messages:
+        if m.role == "tool" and m.tool_call_id is not None:
+            answers.setdefault(m.tool_call_id, m.text)
+    for message in raw:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        turn = len(build.turns)
+        build.turns.append(
+            ModelTurn(index=turn, model=opt_str(message.get("model"), "ChatMessage.model"))
+        )
+        for item in lst(message.get("tool_calls") or [], "ChatMessage.tool_calls must be a list"):
+            tc = obj(item, "ToolCall must be an object")
+            name, call_id = tc.get("function"), opt_str(tc.get("id"), "ToolCall.id")
+            if not isinstance(name, str):
+                raise schema("ToolCall.function must be a string")
+            result = None
+            if call_id is not None and call_id in answers:
+                result = ToolResult(answers[call_id])
+            index = len(build.calls)
+            build.calls.append(ToolCall(index, turn, name, call_id, _arguments(tc), result, turn))
+
+
 def _message_ids(sample: dict[str, Any]) -> list[Any]:
     return [m.get("id") if isinstance(m, dict) else None for m in sample.get("messages") or []]
 
@@ -343,8 +296,8 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
         raise FormatError(
             finding(Code.INSPECT_TOO_MANY_ITEMS, limit=limits.items_per_episode, member="sample")
         )
-    resolve = _Resolver(
-        obj(sample.get("attachments") or {}, "sample.attachments must be an object")
+    resolve = Resolver(
+        obj(sample.get("attachments") or {}, "sample.attachments must be an object"), limits
     )
     messages = _messages(sample, resolve)
     build = _Builder(sample, resolve, messages)
@@ -355,6 +308,8 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
             build.model(event)
         elif kind == "tool":
             build.tool(event)
+    if not build.turns:
+        _from_messages(build, sample, resolve)
     build.finish()
     if sample.get("error") is not None:
         build.errors.append(EpisodeError("sample_error", "sample.error"))
@@ -365,13 +320,19 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
         losses.append("raw_call_sampled")
     if build.truncations:
         losses.append("result_cut_16k")
-    provenance = [
-        Provenance("messages", "inspect:EvalSample.messages"),
-        Provenance("turns", "inspect:ModelEvent"),
-        Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls"),
-        Provenance("calls[].result", "inspect:ToolEvent.result"),
-        Provenance("facts.scores", "inspect:EvalSample.scores"),
-    ]
+    provenance = [Provenance("messages", "inspect:EvalSample.messages")] if messages else []
+    if build.from_messages:
+        provenance.append(Provenance("turns", "inspect:ChatMessageAssistant"))
+        provenance.append(Provenance("calls", "inspect:ChatMessageAssistant.tool_calls"))
+        provenance.append(Provenance("calls[].result", "inspect:ChatMessageTool.content"))
+    elif build.turns:
+        provenance.append(Provenance("turns", "inspect:ModelEvent"))
+        provenance.append(
+            Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls")
+        )
+        provenance.append(Provenance("calls[].result", "inspect:ToolEvent.result"))
+    if sample.get("scores"):
+        provenance.append(Provenance("facts.scores", "inspect:EvalSample.scores"))
     return Episode(
         id=f"{sample_id}_epoch_{epoch}",
         facts=msgspec.structs.replace(facts, scores=_scores(sample)),

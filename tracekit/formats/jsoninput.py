@@ -8,6 +8,7 @@ format's code and never another's. Messages carry limits and our field names onl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -34,6 +35,7 @@ class Codes:
     too_many_episodes: Code
     too_many_items: Code
     empty: Code
+    duplicate_key: Code
 
 
 def fail(code: Code, line: int | None = None, **params: int | str) -> NoReturn:
@@ -53,16 +55,40 @@ def check_size(source: Source, limits: FormatLimits, codes: Codes) -> None:
 
 
 def decode(raw: bytes, limits: FormatLimits, codes: Codes, line: int | None = None) -> Any:
-    """One JSON value: size and depth checked on the bytes, then strict UTF-8 and msgspec."""
+    """One JSON value: size and depth checked on the bytes, then strict UTF-8 and msgspec; then
+    no object may repeat a key (a second, stdlib pass: its recursion is bounded by the depth
+    pre-check)."""
     if len(raw) > limits.member_bytes:
         fail(codes.document_too_large, line, limit=limits.member_bytes)
     if depth_exceeds(raw, limits.depth):
         fail(codes.too_deep, line, limit=limits.depth)
     try:
         text = raw.decode("utf-8")
-        return msgspec.json.decode(text)
+        value = msgspec.json.decode(text)
     except (UnicodeDecodeError, msgspec.DecodeError):
         fail(codes.invalid_json, line)
+    if _may_repeat_keys(raw):
+        try:
+            json.loads(text, object_pairs_hook=_unique)
+        except _Repeated:
+            fail(codes.duplicate_key, line)
+    return value
+
+
+class _Repeated(Exception):
+    """A JSON object repeats a key (msgspec keeps the last value, other readers the first)."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Repeated
+    return out
+
+
+def _may_repeat_keys(raw: bytes) -> bool:
+    """False when no object holds two members (no comma): nothing to check."""
+    return b"," in raw and b"{" in raw
 
 
 def read_document(source: Source, limits: FormatLimits, codes: Codes) -> Any:

@@ -32,6 +32,7 @@ CODES = Codes(
     too_many_episodes=Code.OTEL_TOO_MANY_EPISODES,
     too_many_items=Code.OTEL_TOO_MANY_ITEMS,
     empty=Code.OTEL_EMPTY,
+    duplicate_key=Code.OTEL_DUPLICATE_KEY,
 )
 
 _ENVELOPE = re.compile(rb'\A\s*\{\s*"resource(?:Spans|Logs)"\s*:\s*\[')
@@ -59,7 +60,7 @@ class OtelFormat:
             for number, document in iter_lines(source, limits, CODES):
                 spans.extend(_decode(document, number, budget))
         traces: dict[str, list[Span]] = {}
-        for span in spans:
+        for span in _merge_log_records(spans):
             traces.setdefault(span.trace_id, []).append(span)
         budget.episodes(len(traces))
         flagged = _cut_lengths(spans, limits)
@@ -71,6 +72,20 @@ class OtelFormat:
 COMMON_LIMITS = frozenset({128, 256, 512, 1000, 1024, 2048, 4095, 4096, 8192, 10000, 16384, 32768, 65536})
 _MIN_CUT = 16
 _SAME_LENGTH = 3
+
+
+def _merge_log_records(spans: list[Span]) -> list[Span]:
+    """Log records of a span that is in the file too become that span's events (a collector
+    may write both signals to one file; docs/formats.md, "OpenTelemetry GenAI", step 2)."""
+    real = {(s.trace_id, s.span_id): s for s in spans if not s.from_logs}
+    kept: list[Span] = []
+    for span in spans:
+        owner = real.get((span.trace_id, span.span_id)) if span.from_logs else None
+        if owner is None:
+            kept.append(span)
+        else:
+            owner.events.extend(span.events)
+    return kept
 
 
 def _decode(document: Any, line: int, budget: Budget) -> list[Span]:

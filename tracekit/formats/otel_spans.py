@@ -80,7 +80,7 @@ def _time(value: Any, codes: Codes, name: str, line: int) -> tuple[int | None, s
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         schema_error(codes, name, line)
     text = str(value)
-    if not text.isdigit() or len(text) > 20:
+    if not (text.isascii() and text.isdigit()) or len(text) > 20:
         schema_error(codes, name, line)
     return int(text), text
 
@@ -99,7 +99,8 @@ def any_value(value: Any, codes: Codes, line: int) -> Any:
         return inner
     if kind == "intValue" and not isinstance(inner, bool) and isinstance(inner, (int, str)):
         text = str(inner)
-        if len(text) <= 20 and text.lstrip("-").isdigit():
+        digits = text.removeprefix("-")
+        if len(text) <= 20 and digits.isascii() and digits.isdigit():
             return int(text)
     if kind == "doubleValue" and not isinstance(inner, bool) and isinstance(inner, (int, float, str)):
         try:
@@ -141,7 +142,7 @@ def _count(value: Any, codes: Codes, name: str, line: int) -> int:
 
 def spans_of(document: Any, line: int, codes: Codes, budget: Budget) -> list[Span]:
     """Every span of one ``ExportTraceServiceRequest`` (docs/formats.md, "OpenTelemetry
-    GenAI", step 1); ``budget`` counts spans and events against the item limit."""
+    GenAI", step 2); ``budget`` counts spans and events against the item limit."""
     top = as_dict(document, codes, "ExportTraceServiceRequest", line)
     if "resourceSpans" not in top:
         schema_error(codes, "ExportTraceServiceRequest.resourceSpans", line)

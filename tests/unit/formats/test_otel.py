@@ -262,6 +262,8 @@ def test_a_cut_json_attribute_is_a_suspected_truncation() -> None:
         (_file(_span(TRACE_HEX, CANARY, 1, {})), Code.OTEL_SCHEMA),
         (_file({**_span(TRACE_HEX, "b7ad6b7169203331", 1, {}), "startTimeUnixNano": CANARY}), Code.OTEL_SCHEMA),
         (_file({**_span(TRACE_HEX, "b7ad6b7169203331", 1, {}), "attributes": [{"key": CANARY, "value": {"stringValue": 5}}]}), Code.OTEL_SCHEMA),
+        (_file({**_span(TRACE_HEX, "b7ad6b7169203331", 1, {}), "startTimeUnixNano": "\u0663" * 3}), Code.OTEL_SCHEMA),
+        (_file(_span(TRACE_HEX, "b7ad6b7169203331", 1, {}) | {"attributes": [{"key": "n", "value": {"intValue": "\u0663"}}]}), Code.OTEL_SCHEMA),
         (b'{"resourceSpans": {"' + CANARY.encode() + b'": 1}}\n', Code.OTEL_SCHEMA),
         (b'{"resourceSpans": [' + CANARY.encode() + b"\n", Code.OTEL_INVALID_JSON),
         (b'{"resourceSpans": ' + b"[" * 200 + b"]" * 200 + b"}\n", Code.OTEL_TOO_DEEP),
@@ -294,3 +296,18 @@ def test_sniff() -> None:
     assert FORMAT.sniff(b'{\n  "resourceLogs": [', ".json")
     assert not FORMAT.sniff(b'{"record_type": "header", "resourceSpans": []}', ".jsonl")
     assert not FORMAT.sniff(b'{"messages": [], "resourceSpans": []}', ".json")
+
+
+def test_spans_and_their_log_records_in_one_file_are_one_turn_each() -> None:
+    spans = (OTEL / "genai_legacy_events.otlp.jsonl").read_bytes()
+    logs = (OTEL / "genai_legacy_events.logs.otlp.jsonl").read_bytes()
+    separate = load_file(OTEL / "genai_legacy_events.logs.otlp.jsonl")
+    truth = _truth(OTEL / "genai_legacy_events.otlp.jsonl")
+    for joined in (_load(spans + logs), _load(logs + spans)):
+        assert len(joined.episodes) == len(truth["traces"])
+        for episode, alone, trace in zip(joined.episodes, separate.episodes, truth["traces"], strict=True):
+            assert len(episode.turns) == len(trace["chat_spans"])
+            assert [m.text for m in episode.messages] == [m.text for m in alone.messages]
+            assert all(t.started_at is not None and t.latency_s is not None for t in episode.turns)
+            assert "content_opt_in" not in episode.losses
+            assert [c.call_id for c in episode.calls] == [c["call_id"] for c in trace["tool_calls"]]

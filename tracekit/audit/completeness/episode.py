@@ -49,12 +49,6 @@ NOT_CARRIED: dict[str, dict[str, str]] = {
             "scorer",
         )
     },
-    "harness": {
-        "raw_model_response": "no_model_turns",
-        "finish_reason": "no_model_turns",
-        "messages_as_sent": "no_model_turns",
-        "tool_schemas": "no_model_turns",
-    },
     "otel": {
         "harness_revision": "otel has service.version only",
         "injection_point": "otel has no injection field",
@@ -100,7 +94,6 @@ LOSS_FIELDS: dict[str, tuple[str, ...]] = {
     "arguments_deserialised": ("arguments_typed",),
     "results_stringified": ("tool_result",),
     "text_only": ("tool_name", "tool_arguments", "tool_result"),
-    "no_model_turns": ("raw_model_response", "finish_reason"),
     "process_level_only": ("tool_name", "tool_arguments", "tool_result"),
 }
 """Which fields each named loss (evidence.py, ``Episode.losses``) can leave incomplete."""

@@ -1,10 +1,13 @@
 """Check the Inspect logs against their .expected.json with Inspect's own reader.
 
-Usage: /tmp/venv-inspect/bin/python make/check.py   (from corpus/third_party/inspect/)
+Usage: /tmp/venv-inspect-0.3.285/bin/python make/check.py [DIR]
+(from corpus/third_party/inspect/; DIR is `.` by default, or `0.3.130`)
 Also checks that each .eval and its `inspect log convert` .json give the same evidence.
 """
 
 import json
+import os
+import sys
 from typing import Any
 
 from inspect_ai.log import read_eval_log
@@ -26,11 +29,12 @@ def check(task: str) -> None:
     got_by_file = {}
     for suffix in ("eval", "json", "converted.json"):
         path = f"{task}.{suffix}"
-        exp = json.load(open(path + ".expected.json", encoding="utf-8"))
+        with open(path + ".expected.json", encoding="utf-8") as f:
+            exp = json.load(f)
         got = evidence(path)
         got_by_file[suffix] = got
         assert len(got) == len(exp["episodes"]), path
-        for ep, (sid, epoch, tools, scores, err) in zip(exp["episodes"], got):
+        for ep, (sid, epoch, tools, scores, err) in zip(exp["episodes"], got, strict=True):
             assert (ep["id"], ep["epoch"]) == (sid, epoch), (path, sid)
             assert [c["call_id"] for c in ep["tool_calls"]] == [t[0] for t in tools], sid
             assert [c["name"] for c in ep["tool_calls"]] == [t[1] for t in tools], sid
@@ -50,5 +54,6 @@ def check(task: str) -> None:
 
 
 if __name__ == "__main__":
+    os.chdir(sys.argv[1] if len(sys.argv) > 1 else ".")
     check("tracekit_corpus")
     check("tracekit_corpus_epochs")

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Regenerate the Inspect AI corpus (see ../README.md). Offline apart from `pip install`.
-# Usage: make/make_corpus.sh   (from corpus/third_party/inspect/)
+# Usage (from corpus/third_party/inspect/):
+#   make/make_corpus.sh                   inspect-ai 0.3.285, files here
+#   VERSION=0.3.130 make/make_corpus.sh   an older release, files in ./0.3.130/
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-OUT="$(dirname "$HERE")"
-VENV="${VENV:-/tmp/venv-inspect}"
-VERSION=0.3.285
-RUN=/tmp/tracekit-inspect-run
+MAIN_VERSION=0.3.285
+VERSION="${VERSION:-$MAIN_VERSION}"
+VENV="${VENV:-/tmp/venv-inspect-$VERSION}"
+RUN="/tmp/tracekit-inspect-run-$VERSION"
+if [ "$VERSION" = "$MAIN_VERSION" ]; then
+  OUT="$(dirname "$HERE")"; META="$OUT/make"
+else
+  OUT="$(dirname "$HERE")/$VERSION"; META="$OUT"
+fi
+mkdir -p "$OUT"
 
 if [ ! -x "$VENV/bin/inspect" ]; then
   python3 -m venv "$VENV"
@@ -29,6 +37,6 @@ for task in tracekit_corpus tracekit_corpus_epochs; do
   cp "$RUN/$task-converted"/*.json "$OUT/$task.converted.json"
   python3 "$HERE/expected.py" "$OUT/$task.converted.json.expected.json" "$task" json "$VERSION"
 done
-"$VENV/bin/pip" freeze > "$OUT/make/pip-freeze.txt"
-"$VENV/bin/python" --version > "$OUT/make/python-version.txt"
+"$VENV/bin/pip" freeze > "$META/pip-freeze.txt"
+"$VENV/bin/python" --version > "$META/python-version.txt"
 echo "wrote $(ls "$OUT" | wc -l) entries in $OUT"

@@ -27,7 +27,6 @@ from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.scorer import Score, Target, accuracy, includes, scorer
 from inspect_ai.solver import TaskState, generate, use_tools
 from inspect_ai.tool import ToolCall, ToolError, ToolInfo, tool
-
 from scenarios import (  # type: ignore[import-not-found]
     CRASHING_TOOLS,
     EXTERNAL_SUFFIXES,

@@ -21,10 +21,11 @@ import json
 import sys
 from typing import Any
 
+import fake_server
 import openai
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
-from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
+from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
@@ -32,8 +33,6 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.util.genai.handler import TelemetryHandler
 from opentelemetry.util.genai.types import InputMessage, OutputMessage, Text
-
-import fake_server
 from scenarios import (
     AGENT_NAME,
     MODEL,

@@ -1,6 +1,6 @@
 """Check the OTLP/JSON lines files against their .expected.json (a sanity check of the corpus).
 
-Usage: python make/check.py FILE.otlp.jsonl ...   (plain Python, no OTel packages needed)
+Usage: python3 make/check.py *.otlp.jsonl   (plain Python, no OTel packages needed)
 """
 
 import json
@@ -43,13 +43,14 @@ def logs_by_trace(path: str) -> dict[str, list[str]]:
 
 
 def check(path: str) -> None:
-    exp = json.load(open(path + ".expected.json", encoding="utf-8"))
+    with open(path + ".expected.json", encoding="utf-8") as f:
+        exp = json.load(f)
     all_spans = spans(path)
     agents = [s for s in all_spans if s["attrs"].get("gen_ai.operation.name") == "invoke_agent"]
     assert [a["attrs"]["gen_ai.conversation.id"] for a in agents] == [
         t["conversation_id"] for t in exp["traces"]], "trace order"
     assert len({a["traceId"] for a in agents}) == len(agents), "one trace per scenario"
-    for agent, t in zip(agents, exp["traces"]):
+    for agent, t in zip(agents, exp["traces"], strict=True):
         in_trace = [s for s in all_spans if s["traceId"] == agent["traceId"]]
         tools = sorted((s for s in in_trace if s["attrs"]["gen_ai.operation.name"] == "execute_tool"),
                        key=lambda s: int(s["startTimeUnixNano"]))
@@ -58,7 +59,7 @@ def check(path: str) -> None:
         assert (agent["status"].get("code") == 2) == (t["agent_outcome"] == "error")
         assert agent["attrs"].get("error.type") == t["agent_error_type"]
         assert [s["attrs"]["gen_ai.tool.call.id"] for s in tools] == [c["call_id"] for c in t["tool_calls"]]
-        for s, c in zip(tools, t["tool_calls"]):
+        for s, c in zip(tools, t["tool_calls"], strict=True):
             assert s["attrs"]["gen_ai.tool.name"] == c["name"]
             assert (s["status"].get("code") == 2) == (c["outcome"] == "error")
             assert s["attrs"].get("error.type") == c.get("error_type")
@@ -80,4 +81,5 @@ def check(path: str) -> None:
 
 if __name__ == "__main__":
     for p in sys.argv[1:]:
-        check(p)
+        if not p.endswith(".logs.otlp.jsonl"):  # checked together with its span file
+            check(p)
