@@ -620,7 +620,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.BUNDLE_BLOBS_WITHHELD: CodeInfo(_W, "The bundle is intact but {count} blob(s) are withheld."),
     Code.BUNDLE_TRUSTED_KEY_INVALID: CodeInfo(_E, "A trusted key file is unreadable or holds no valid Ed25519 public key."),
     Code.BUNDLE_KEY_INVALID: CodeInfo(_E, "The signing key file is unreadable or not an Ed25519 private key."),
-    Code.BUNDLE_INPUT_UNREADABLE: CodeInfo(_E, "The input to seal could not be read or imported ({rule})."),
+    Code.BUNDLE_INPUT_UNREADABLE: CodeInfo(_E, "An input file could not be read or imported ({rule})."),
     Code.BUNDLE_NO_SUCH_FINDING: CodeInfo(_E, "The campaign has no finding with that index."),
     Code.BUNDLE_NO_SUCH_BLOB: CodeInfo(_E, "The bundle holds no blob with that digest."),
     Code.BUNDLE_NOTHING_TO_REDACT: CodeInfo(_N, "No blob matched the redaction criteria; the output equals the input."),

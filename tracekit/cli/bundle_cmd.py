@@ -82,9 +82,12 @@ def _trusted(paths: list[str] | None) -> list[bytes]:
 
 def _verify_path(path: str, trusted: list[bytes]) -> Any:
     from tracekit.bundle.verify import BundleReport, verify_bundle
+    from tracekit.cli.common import is_regular_file
     from tracekit.errors import finding
 
     try:
+        if not is_regular_file(path):  # a FIFO or device could block or never end
+            raise OSError
         with open(path, "rb") as handle:
             return verify_bundle(handle, trusted)
     except OSError:
@@ -167,6 +170,8 @@ def keygen(
     from tracekit.bundle import keys
 
     private_path, public_path = Path(output + ".key"), Path(output + ".pub")
+    if not private_path.parent.is_dir():
+        fail(Code.CLI_OUTPUT_UNSAFE)
     check_output_file(private_path, force)
     check_output_file(public_path, force)
     seed, public = keys.generate()
