@@ -14,7 +14,9 @@ class BundleLimits:
     json_frame_bytes: int = 16 * MiB
     blob_bytes: int = 512 * MiB
     total_bytes: int = 2048 * MiB
-    frames: int = 4_000_000
+    frames: int = 1_000_000
+    """Each blob costs the verifier about 320 bytes of state (digest, length, SHA-256, a
+    referenced mark): 1,000,000 frames bound it near 320 MB whatever the bundle."""
     depth: int = 32
     findings: int = 100_000
     proof_path: int = 64
