@@ -43,6 +43,7 @@ DATA = HERE / "data"
 RESULTS = HERE / "results.json"
 sys.path.insert(0, str(HERE))
 
+import bundle_bench
 import reference
 import tracegen
 
@@ -372,6 +373,7 @@ def main() -> int:
                      "bytes": sum(p.stat().st_size for p in CAMPAIGN.glob("*.jsonl"))},
     }
     print(table(m, r, v, info))
+    print("\n" + bundle_bench.report(args.reps))  # sealed bundles: seal/verify speed, growth
     result = {
         "tracekit_version": __version__,
         "machine": {

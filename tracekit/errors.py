@@ -182,6 +182,47 @@ class Code(enum.StrEnum):
     METAMORPHIC_DASK_UNAVAILABLE = "metamorphic.dask_unavailable"
     METAMORPHIC_DASK_CONNECTION_FAILED = "metamorphic.dask_connection_failed"
     METAMORPHIC_NOTHING_SWEPT = "metamorphic.nothing_swept"
+    # -- sealed bundles (docs/bundle-format.md) ---------------------------------------------------
+    BUNDLE_BAD_MAGIC = "bundle.bad_magic"
+    BUNDLE_TRUNCATED = "bundle.truncated"
+    BUNDLE_FRAME_TOO_LARGE = "bundle.frame_too_large"
+    BUNDLE_TOO_LARGE = "bundle.too_large"
+    BUNDLE_TOO_MANY_FRAMES = "bundle.too_many_frames"
+    BUNDLE_UNKNOWN_FRAME = "bundle.unknown_frame"
+    BUNDLE_FRAME_ORDER = "bundle.frame_order"
+    BUNDLE_TRAILING_DATA = "bundle.trailing_data"
+    BUNDLE_FRAME_COUNT_MISMATCH = "bundle.frame_count_mismatch"
+    BUNDLE_TOO_DEEP = "bundle.too_deep"
+    BUNDLE_JSON_INVALID = "bundle.json_invalid"
+    BUNDLE_NOT_CANONICAL = "bundle.not_canonical"
+    BUNDLE_UNSUPPORTED_VERSION = "bundle.unsupported_version"
+    BUNDLE_UNKNOWN_ALGORITHM = "bundle.unknown_algorithm"
+    BUNDLE_BLOB_DIGEST_MISMATCH = "bundle.blob_digest_mismatch"
+    BUNDLE_BLOB_ORDER = "bundle.blob_order"
+    BUNDLE_BLOB_MISSING = "bundle.blob_missing"
+    BUNDLE_BLOB_LENGTH_MISMATCH = "bundle.blob_length_mismatch"
+    BUNDLE_BLOB_UNREFERENCED = "bundle.blob_unreferenced"
+    BUNDLE_RECORD_INVALID = "bundle.record_invalid"
+    BUNDLE_RECORD_ORDER = "bundle.record_order"
+    BUNDLE_RECORD_DUPLICATE = "bundle.record_duplicate"
+    BUNDLE_ORIGINAL_MISMATCH = "bundle.original_mismatch"
+    BUNDLE_PROOF_INVALID = "bundle.proof_invalid"
+    BUNDLE_TOO_MANY_FINDINGS = "bundle.too_many_findings"
+    BUNDLE_PAYLOAD_TYPE = "bundle.payload_type"
+    BUNDLE_STATEMENT_INVALID = "bundle.statement_invalid"
+    BUNDLE_ROOT_MISMATCH = "bundle.root_mismatch"
+    BUNDLE_SIGNATURE_INVALID = "bundle.signature_invalid"
+    BUNDLE_KEY_MISMATCH = "bundle.key_mismatch"
+    BUNDLE_BAD_SIGNATURE = "bundle.bad_signature"
+    BUNDLE_UNSIGNED = "bundle.unsigned"
+    BUNDLE_UNTRUSTED_KEY = "bundle.untrusted_key"
+    BUNDLE_BLOBS_WITHHELD = "bundle.blobs_withheld"
+    BUNDLE_TRUSTED_KEY_INVALID = "bundle.trusted_key_invalid"
+    BUNDLE_KEY_INVALID = "bundle.key_invalid"
+    BUNDLE_INPUT_UNREADABLE = "bundle.input_unreadable"
+    BUNDLE_NO_SUCH_FINDING = "bundle.no_such_finding"
+    BUNDLE_NO_SUCH_BLOB = "bundle.no_such_blob"
+    BUNDLE_NOTHING_TO_REDACT = "bundle.nothing_to_redact"
     # -- command line and internal ---------------------------------------------------------------
     CLI_USAGE = "cli.usage"
     CLI_NO_INPUT = "cli.no_input"
@@ -547,6 +588,47 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.METAMORPHIC_DASK_CONNECTION_FAILED: CodeInfo(
         _E, "Could not connect to the Dask scheduler."
     ),
+    # -- sealed bundles --------------------------------------------------------------------------
+    Code.BUNDLE_BAD_MAGIC: CodeInfo(_E, "Not a tracekit bundle: the file does not start with the bundle magic."),
+    Code.BUNDLE_TRUNCATED: CodeInfo(_E, "The bundle is truncated: it ends inside frame {frame} or before its end frame."),
+    Code.BUNDLE_FRAME_TOO_LARGE: CodeInfo(_E, "Frame {frame} declares a length over the {limit}-byte limit."),
+    Code.BUNDLE_TOO_LARGE: CodeInfo(_E, "The bundle exceeds the {limit}-byte limit."),
+    Code.BUNDLE_TOO_MANY_FRAMES: CodeInfo(_E, "The bundle holds more than {limit} frames."),
+    Code.BUNDLE_UNKNOWN_FRAME: CodeInfo(_E, "Frame {frame} has an unknown kind."),
+    Code.BUNDLE_FRAME_ORDER: CodeInfo(_E, "Frame {frame} is out of the bundle's frame order."),
+    Code.BUNDLE_TRAILING_DATA: CodeInfo(_E, "Bytes follow the bundle's end frame."),
+    Code.BUNDLE_FRAME_COUNT_MISMATCH: CodeInfo(_E, "The end frame's count differs from the frames read."),
+    Code.BUNDLE_TOO_DEEP: CodeInfo(_E, "Frame {frame} nests JSON deeper than {limit} levels."),
+    Code.BUNDLE_JSON_INVALID: CodeInfo(_E, "Frame {frame} is not valid JSON (or repeats a key)."),
+    Code.BUNDLE_NOT_CANONICAL: CodeInfo(_E, "Frame {frame} is not in RFC 8785 canonical form."),
+    Code.BUNDLE_UNSUPPORTED_VERSION: CodeInfo(_E, "The bundle header names an unsupported bundle version or kind."),
+    Code.BUNDLE_UNKNOWN_ALGORITHM: CodeInfo(_E, "The bundle names a hash, canonicalisation or signature algorithm tracekit does not support."),
+    Code.BUNDLE_BLOB_DIGEST_MISMATCH: CodeInfo(_E, "Blob frame {frame} does not hash to its declared digest."),
+    Code.BUNDLE_BLOB_ORDER: CodeInfo(_E, "Blob frame {frame} is out of digest order or repeats a blob."),
+    Code.BUNDLE_BLOB_MISSING: CodeInfo(_E, "A record references a blob the bundle neither holds nor withholds (record frame {frame})."),
+    Code.BUNDLE_BLOB_LENGTH_MISMATCH: CodeInfo(_E, "A blob's length differs from the length its record declares (record frame {frame})."),
+    Code.BUNDLE_BLOB_UNREFERENCED: CodeInfo(_E, "The bundle holds {count} blob(s) no record references."),
+    Code.BUNDLE_RECORD_INVALID: CodeInfo(_E, "Record frame {frame} breaks the record schema: {rule}."),
+    Code.BUNDLE_RECORD_ORDER: CodeInfo(_E, "Record frame {frame} is out of sequence."),
+    Code.BUNDLE_RECORD_DUPLICATE: CodeInfo(_E, "Record frame {frame} repeats an earlier record's sequence number."),
+    Code.BUNDLE_ORIGINAL_MISMATCH: CodeInfo(_E, "The original file's blob does not match its recorded length or SHA-256."),
+    Code.BUNDLE_PROOF_INVALID: CodeInfo(_E, "The campaign inclusion proof is malformed or does not lead to the signed root."),
+    Code.BUNDLE_TOO_MANY_FINDINGS: CodeInfo(_E, "The bundle holds more than {limit} findings."),
+    Code.BUNDLE_PAYLOAD_TYPE: CodeInfo(_E, "The DSSE envelope's payload type is not an in-toto statement."),
+    Code.BUNDLE_STATEMENT_INVALID: CodeInfo(_E, "The signed statement is not a tracekit in-toto Statement v1: {rule}."),
+    Code.BUNDLE_ROOT_MISMATCH: CodeInfo(_E, "The signed statement names another root or original file than the bundle holds."),
+    Code.BUNDLE_SIGNATURE_INVALID: CodeInfo(_E, "The signature frame is malformed: {rule}."),
+    Code.BUNDLE_KEY_MISMATCH: CodeInfo(_E, "A public key in the bundle does not match its keyid (a substituted key)."),
+    Code.BUNDLE_BAD_SIGNATURE: CodeInfo(_E, "A signature does not verify over the envelope's PAE."),
+    Code.BUNDLE_UNSIGNED: CodeInfo(_W, "The bundle is intact but not signed."),
+    Code.BUNDLE_UNTRUSTED_KEY: CodeInfo(_W, "The bundle is intact and signed, but by no trusted key."),
+    Code.BUNDLE_BLOBS_WITHHELD: CodeInfo(_W, "The bundle is intact but {count} blob(s) are withheld."),
+    Code.BUNDLE_TRUSTED_KEY_INVALID: CodeInfo(_E, "A trusted key file is unreadable or holds no valid Ed25519 public key."),
+    Code.BUNDLE_KEY_INVALID: CodeInfo(_E, "The signing key file is unreadable or not an Ed25519 private key."),
+    Code.BUNDLE_INPUT_UNREADABLE: CodeInfo(_E, "An input file could not be read or imported ({rule})."),
+    Code.BUNDLE_NO_SUCH_FINDING: CodeInfo(_E, "The campaign has no finding with that index."),
+    Code.BUNDLE_NO_SUCH_BLOB: CodeInfo(_E, "The bundle holds no blob with that digest."),
+    Code.BUNDLE_NOTHING_TO_REDACT: CodeInfo(_N, "No blob matched the redaction criteria; the output equals the input."),
     Code.CLI_USAGE: CodeInfo(_E, "The command line is not valid."),
     Code.CLI_NO_INPUT: CodeInfo(_E, "No input traces were found."),
     Code.CLI_OUTPUT_EXISTS: CodeInfo(_E, "The output already exists; pass --force to replace it."),

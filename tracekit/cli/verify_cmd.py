@@ -75,6 +75,7 @@ def verify(
     output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    trusted_key: list[str] = typer.Option(None, "--trusted-key", help="Bundles: trusted Ed25519 public key file (PEM, one or more keys); repeatable."),
 ) -> None:
     """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
     from tracekit.report.verify_render import render_json, render_table, summary_line, worst_exit
@@ -85,6 +86,13 @@ def verify(
     inputs = collect_inputs(paths)
     if not inputs:
         fail(Code.CLI_NO_INPUT)
+    from tracekit.cli import bundle_cmd
+
+    bundles = [p for p in inputs if bundle_cmd.is_bundle(p)]
+    if bundles:  # sealed bundles (docs/bundle-format.md), never mixed with traces in one run
+        if len(bundles) != len(inputs):
+            fail(Code.CLI_USAGE)
+        raise typer.Exit(bundle_cmd.verify_bundles(inputs, trusted_key, format, output, force, quiet))
     opts = {"strict_sources": strict_sources, "canonical": canonical, "roots": roots}
     traces = verify_many(inputs, opts, jobs)
     render = render_json if format is Format.json else render_table

@@ -1,0 +1,48 @@
+"""The Merkle tree: RFC 9162's shape (checked against a direct recursive transcription of the
+definition), and inclusion proofs for every leaf of every small tree."""
+
+from __future__ import annotations
+
+import blake3
+import pytest
+
+from tracekit.bundle import merkle
+
+
+def _reference(data: list[bytes]) -> bytes:
+    """docs/bundle-format.md section 5, transcribed literally."""
+    if len(data) == 1:
+        return blake3.blake3(b"\x00" + data[0]).digest()
+    k = 1
+    while k * 2 < len(data):
+        k *= 2
+    return blake3.blake3(b"\x01" + _reference(data[:k]) + _reference(data[k:])).digest()
+
+
+@pytest.mark.parametrize("size", list(range(1, 34)) + [64, 65, 100])
+def test_incremental_root_equals_the_definition(size: int) -> None:
+    data = [b"record %d" % i for i in range(size)]
+    assert merkle.root_of(merkle.leaf_hash(d) for d in data) == _reference(data)
+
+
+@pytest.mark.parametrize("size", list(range(1, 20)) + [31, 32, 33])
+def test_every_inclusion_path_leads_to_the_root(size: int) -> None:
+    leaves = [merkle.leaf_hash(b"%d" % i) for i in range(size)]
+    root = merkle.root_of(leaves)
+    for index in range(size):
+        path = merkle.inclusion_path(leaves, index)
+        assert merkle.root_from_path(leaves[index], index, size, path) == root
+        # another leaf, index or size, or a changed sibling, does not reach the root
+        other = merkle.leaf_hash(b"other")
+        assert merkle.root_from_path(other, index, size, path) != root
+        if size > 1:
+            assert merkle.root_from_path(leaves[index], (index + 1) % size, size, path) != root
+            broken = [bytes(32)] + path[1:]
+            assert merkle.root_from_path(leaves[index], index, size, broken) != root
+            assert merkle.root_from_path(leaves[index], index, size, path + [bytes(32)]) is None
+
+
+def test_leaf_and_node_are_domain_separated() -> None:
+    left, right = merkle.leaf_hash(b"a"), merkle.leaf_hash(b"b")
+    # a leaf whose data is the concatenation of two hashes is not the node over them
+    assert merkle.leaf_hash(left + right) != merkle.node_hash(left, right)

@@ -1,0 +1,66 @@
+"""Campaign inclusion proofs (docs/bundle-format.md section 9): one finding's blobs and records,
+the RFC 9162 path of its leaf, and the campaign's signature frame unchanged."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import BinaryIO
+
+from tracekit.bundle import jcs, merkle
+from tracekit.bundle.container import (
+    BLOB,
+    DIGEST_BYTES,
+    END,
+    HEADER_KIND,
+    MAGIC,
+    PROOF,
+    RECORD,
+    SIGNATURE,
+    WITHHELD,
+    frame,
+    iter_frames,
+)
+from tracekit.bundle.limits import BundleLimits
+from tracekit.bundle.records import from_json, refs
+from tracekit.bundle.seal import finding_leaf, header
+
+
+def prove(
+    handle: BinaryIO, limits: BundleLimits, index: int, finding_roots: Sequence[str]
+) -> Iterator[bytes]:
+    """A ``proof`` bundle for finding ``index`` of the verified campaign read from ``handle``
+    (seekable): a first pass keeps the finding's records and the signature frame, a second
+    copies only the blob frames they reference, so memory holds one blob at a time."""
+    leaves = [finding_leaf(i, bytes.fromhex(r)) for i, r in enumerate(finding_roots)]
+    path = merkle.inclusion_path(leaves, index)
+    records: list[bytes] = []
+    signed = b""
+    for raw in iter_frames(handle, limits):
+        if raw.kind == RECORD:
+            value = json.loads(raw.payload)
+            if value.get("finding") == index:
+                records.append(raw.payload)
+        elif raw.kind == SIGNATURE:
+            signed = raw.payload
+    needed = {bytes.fromhex(ref.digest) for r in records for ref in refs(from_json(json.loads(r)))}
+    proof = jcs.dumps({"index": index, "size": len(leaves), "path": [p.hex() for p in path]})
+    yield MAGIC
+    yield frame(HEADER_KIND, header("proof"))
+    handle.seek(0)
+    kept = 0
+    for raw in iter_frames(handle, limits):
+        if raw.kind == BLOB:
+            digest = raw.payload[:DIGEST_BYTES]
+        elif raw.kind == WITHHELD:
+            digest = bytes.fromhex(json.loads(raw.payload)["digest"])
+        else:
+            continue
+        if digest in needed:
+            kept += 1
+            yield raw.encode()
+    for record in records:
+        yield frame(RECORD, record)
+    yield frame(PROOF, proof)
+    yield frame(SIGNATURE, signed)
+    yield frame(END, jcs.dumps({"frames": 3 + kept + len(records)}))

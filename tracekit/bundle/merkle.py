@@ -1,0 +1,106 @@
+"""The BLAKE3 Merkle tree of a bundle: RFC 9162's tree shape with domain-separated hashing
+(docs/bundle-format.md section 5), and its inclusion proofs (section 9).
+
+Pure functions over bytes. The tree is built iteratively with a stack of (size, hash) pairs, so
+millions of leaves need neither recursion nor a list of every level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import blake3
+
+LEAF_PREFIX = b"\x00"
+NODE_PREFIX = b"\x01"
+
+
+def leaf_hash(data: bytes) -> bytes:
+    """``leaf(d) = B3(0x00 || d)``."""
+    return blake3.blake3(LEAF_PREFIX + data).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    """``node(l, r) = B3(0x01 || l || r)``."""
+    return blake3.blake3(NODE_PREFIX + left + right).digest()
+
+
+class TreeBuilder:
+    """Incremental MTH: feed leaf hashes in order, read the root at the end.
+
+    Complete subtrees of power-of-two sizes are merged as soon as two of equal size meet; the
+    final fold from the right gives RFC 9162's split at the largest power of two (section 5)."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[int, bytes]] = []
+        self.size = 0
+
+    def add(self, leaf: bytes) -> None:
+        size, digest = 1, leaf
+        while self._stack and self._stack[-1][0] == size:
+            left_size, left = self._stack.pop()
+            size, digest = left_size + size, node_hash(left, digest)
+        self._stack.append((size, digest))
+        self.size += 1
+
+    def root(self) -> bytes:
+        if not self._stack:
+            raise ValueError("an empty tree has no root")
+        digest = self._stack[-1][1]
+        for _size, left in reversed(self._stack[:-1]):
+            digest = node_hash(left, digest)
+        return digest
+
+
+def root_of(leaves: Iterable[bytes]) -> bytes:
+    """MTH over leaf hashes (already ``leaf_hash``-ed)."""
+    builder = TreeBuilder()
+    for leaf in leaves:
+        builder.add(leaf)
+    return builder.root()
+
+
+def _subtree(leaves: Sequence[bytes], start: int, end: int) -> bytes:
+    return root_of(leaves[start:end])
+
+
+def inclusion_path(leaves: Sequence[bytes], index: int) -> list[bytes]:
+    """RFC 9162 section 2.1.3.1 PATH(m, D[n]): sibling hashes from the leaf up to the root."""
+    if not 0 <= index < len(leaves):
+        raise ValueError("index out of range")
+    path: list[bytes] = []
+    start, end, m = 0, len(leaves), index
+    # Walk down, then reverse: each level contributes the other half's root.
+    while end - start > 1:
+        n = end - start
+        k = 1 << ((n - 1).bit_length() - 1)
+        if m < k:
+            path.append(_subtree(leaves, start + k, end))
+            end = start + k
+        else:
+            path.append(_subtree(leaves, start, start + k))
+            start, m = start + k, m - k
+    path.reverse()
+    return path
+
+
+def root_from_path(leaf: bytes, index: int, size: int, path: Sequence[bytes]) -> bytes | None:
+    """RFC 9162 section 2.1.3.2: the root an inclusion path leads to, or None when the path's
+    length does not fit ``index`` and ``size``."""
+    if not 0 <= index < size:
+        return None
+    fn, sn, digest = index, size - 1, leaf
+    for sibling in path:
+        if sn == 0:
+            return None
+        if fn & 1 or fn == sn:
+            digest = node_hash(sibling, digest)
+            if not fn & 1:
+                while fn and not fn & 1:
+                    fn >>= 1
+                    sn >>= 1
+        else:
+            digest = node_hash(digest, sibling)
+        fn >>= 1
+        sn >>= 1
+    return digest if sn == 0 else None

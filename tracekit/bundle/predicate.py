@@ -1,0 +1,47 @@
+"""The statement's predicate, typed (docs/bundle-format.md section 6). Verification decodes it
+strictly so that ``bundle show`` prints only our names, codes, versions and numbers, even for a
+bundle an adversary sealed with a key of their own."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from msgspec import Meta, Struct
+
+from tracekit.bundle.records import Count, FormatName, VersionText
+
+CodeName = Annotated[str, Meta(pattern="^[a-z0-9_]{1,40}\\.[a-z0-9_]{1,60}$")]
+ExitCode = Annotated[int, Meta(ge=0, le=255)]
+
+
+class CheckResult(Struct, frozen=True, forbid_unknown_fields=True):
+    """One of tracekit's checks run on the original at sealing time."""
+
+    exit: ExitCode | None
+    """Its exit code; None when the check does not apply to the format."""
+    codes: Annotated[tuple[CodeName, ...], Meta(max_length=512)]
+    """The distinct diagnostic codes it gave, sorted."""
+    result: Literal["pass", "fail", "error", "not_run", "partial"] | None = None
+    """For ``check``: the scenario's verdict."""
+
+
+class FindingResults(Struct, frozen=True, forbid_unknown_fields=True):
+    """The checks' results for one finding."""
+
+    verify: CheckResult | None = None
+    audit: CheckResult | None = None
+    check: CheckResult | None = None
+
+
+class Results(FindingResults, frozen=True, forbid_unknown_fields=True):
+    """A finding's results, or a campaign's: one entry per finding."""
+
+    per_finding: Annotated[tuple[FindingResults, ...], Meta(max_length=100_000)] | None = None
+
+
+class Predicate(Struct, frozen=True, forbid_unknown_fields=True):
+    tracekit_version: VersionText
+    bundle_kind: Literal["finding", "campaign"]
+    findings: Count
+    format: FormatName | None
+    results: Results | None = None

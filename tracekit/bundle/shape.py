@@ -1,0 +1,78 @@
+"""The order and counts of one finding's records (docs/bundle-format.md section 4, checked in
+verification step 5): a manifest, then per episode its record, its messages, its calls."""
+
+from __future__ import annotations
+
+from tracekit.bundle.container import bad
+from tracekit.bundle.records import CallRecord, EpisodeRecord, Manifest, MessageRecord, Record
+from tracekit.errors import Code
+
+
+class FindingShape:
+    """A state machine fed one record at a time; constant memory per finding."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.manifest: Manifest | None = None
+        self._next_seq = 0
+        self._episodes = 0
+        self._episode: EpisodeRecord | None = None
+        self._messages = 0
+        self._calls = 0
+        self._total_messages = 0
+        self._total_calls = 0
+
+    def accept(self, record: Record, frame: int) -> None:
+        if record.seq != self._next_seq:
+            code = Code.BUNDLE_RECORD_DUPLICATE if record.seq < self._next_seq else Code.BUNDLE_RECORD_ORDER
+            raise bad(code, frame=frame)
+        self._next_seq += 1
+        if isinstance(record, Manifest):
+            if self.manifest is not None:
+                raise bad(Code.BUNDLE_RECORD_DUPLICATE, frame=frame)
+            self.manifest = record
+            return
+        manifest = self.manifest
+        if manifest is None:
+            raise bad(Code.BUNDLE_RECORD_ORDER, frame=frame)
+        if isinstance(record, EpisodeRecord):
+            self._episode_done(frame)
+            if record.episode != self._episodes or self._episodes >= manifest.episodes:
+                raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="episode order or count")
+            self._episodes += 1
+            self._episode, self._messages, self._calls = record, 0, 0
+            return
+        episode = self._episode
+        if episode is None or record.episode != episode.episode:
+            raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="record outside its episode")
+        if isinstance(record, MessageRecord):
+            if self._calls or record.index != self._messages or self._messages >= episode.messages:
+                raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="message order or count")
+            self._messages += 1
+            self._total_messages += 1
+            return
+        assert isinstance(record, CallRecord)
+        if (
+            self._messages != episode.messages
+            or record.index != self._calls
+            or self._calls >= episode.calls
+        ):
+            raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="call order or count")
+        self._calls += 1
+        self._total_calls += 1
+
+    def _episode_done(self, frame: int) -> None:
+        episode = self._episode
+        if episode is not None and (self._messages, self._calls) != (episode.messages, episode.calls):
+            raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="episode counts")
+
+    def close(self) -> None:
+        """After the finding's last record: every count the manifest declares was met."""
+        manifest = self.manifest
+        self._episode_done(0)
+        if manifest is None or (self._episodes, self._total_messages, self._total_calls) != (
+            manifest.episodes,
+            manifest.messages,
+            manifest.calls,
+        ):
+            raise bad(Code.BUNDLE_RECORD_INVALID, frame=0, rule="manifest counts")

@@ -1,0 +1,324 @@
+"""Verifying a bundle from a binary handle, in one streaming pass (docs/bundle-format.md
+section 7, steps 1-10). Never raises on bad data: the report carries the first error."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, BinaryIO
+
+import blake3
+import msgspec
+from msgspec import Struct
+
+from tracekit.bundle import jcs, merkle
+from tracekit.bundle.container import (
+    BLOB,
+    DIGEST_BYTES,
+    END,
+    HEADER_KIND,
+    PROOF,
+    RECORD,
+    SIGNATURE,
+    WITHHELD,
+    BundleError,
+    FrameHead,
+    FrameReader,
+    bad,
+)
+from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS, BundleLimits
+from tracekit.bundle.records import Count, Hex64, Manifest, Record, from_json, refs
+from tracekit.bundle.shape import FindingShape
+from tracekit.bundle.signature import check_signatures
+from tracekit.errors import Code, Finding, finding
+
+KINDS = ("finding", "campaign", "proof")
+_HEADER_KEYS = {"bundle_version", "kind", "hash", "canonicalization", "signature"}
+
+
+class _WithheldFrame(Struct, frozen=True, forbid_unknown_fields=True):
+    digest: Hex64
+    length: Count
+    reason: Annotated[str, msgspec.Meta(pattern="^(secret|match|requested)$")]
+
+
+class Withheld(Struct, frozen=True):
+    """A withheld blob: digest, length and our reason name."""
+
+    digest: str
+    length: int
+    reason: str
+
+
+class BundleReport(Struct, frozen=True):
+    """What verification found (step 10)."""
+
+    exit_code: int
+    findings: tuple[Finding, ...]
+    kind: str | None = None
+    root: str | None = None
+    finding_roots: tuple[str, ...] = ()
+    originals: tuple[tuple[str, int, str], ...] = ()
+    """Per finding: the original's BLAKE3 digest, length and SHA-256."""
+    formats: tuple[str, ...] = ()
+    blobs: int = 0
+    records: int = 0
+    withheld: tuple[Withheld, ...] = ()
+    signers: tuple[str, ...] = ()
+    trusted_signers: tuple[str, ...] = ()
+    statement: Any = None
+    envelope: Any = None
+    proof_index: int | None = None
+
+
+@dataclass(slots=True)
+class _State:
+    limits: BundleLimits
+    kind: str = ""
+    table: dict[bytes, tuple[int, bool, bytes | None]] = field(default_factory=dict)
+    """digest -> (length, held, sha256 when held)."""
+    reasons: dict[bytes, str] = field(default_factory=dict)
+    referenced: set[bytes] = field(default_factory=set)
+    shapes: list[FindingShape] = field(default_factory=list)
+    trees: list[merkle.TreeBuilder] = field(default_factory=list)
+    records: int = 0
+    proof: Any = None
+    signed: Any = None
+    signed_frame: int = 0
+    last_digest: bytes = b""
+
+
+def verify_bundle(
+    handle: BinaryIO,
+    trusted: Sequence[bytes] = (),
+    limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
+) -> BundleReport:
+    """Verify the bundle read from ``handle`` against the ``trusted`` raw Ed25519 keys."""
+    state = _State(limits)
+    try:
+        reader = FrameReader(handle, limits)
+        _walk(reader, state)
+        return _verdict(state, trusted)
+    except BundleError as error:
+        return BundleReport(2, (error.finding,), kind=state.kind or None)
+
+
+def _walk(reader: FrameReader, state: _State) -> None:
+    """Steps 2-7: frames in order, blobs hashed, records checked, the end frame counted."""
+    phase = 0  # 0 header, 1 blobs, 2 records, 3 proof, 4 signature, 5 end
+    while True:
+        head = reader.next_head()
+        if head is None:
+            raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
+        rank = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4, END: 5}[
+            head.kind
+        ]
+        if not _allowed(phase, rank, state.kind):
+            raise bad(Code.BUNDLE_FRAME_ORDER, frame=head.number)
+        phase = rank
+        if head.kind == BLOB:
+            _blob(reader, head, state)
+            continue
+        raw = reader.payload(head)
+        value = jcs.loads_canonical(raw, head.number, state.limits.depth)
+        if head.kind == HEADER_KIND:
+            _header(value, state)
+        elif head.kind == WITHHELD:
+            _withheld(value, head, state)
+        elif head.kind == RECORD:
+            _record(value, raw, head, state)
+        elif head.kind == PROOF:
+            state.proof = value
+        elif head.kind == SIGNATURE:
+            state.signed, state.signed_frame = value, head.number
+        else:
+            count = value.get("frames") if isinstance(value, dict) else None
+            if value != {"frames": count} or type(count) is not int or count != head.number:
+                raise bad(Code.BUNDLE_FRAME_COUNT_MISMATCH)
+            if not reader.at_end():
+                raise bad(Code.BUNDLE_TRAILING_DATA)
+            return
+
+
+def _allowed(phase: int, rank: int, kind: str) -> bool:
+    """Section 2's order; ``kind`` is empty until the header was read."""
+    if rank == 0 or not kind:
+        return rank == 0 and not kind  # the header, and only as the first frame
+    if rank == 1:
+        return phase in (0, 1)
+    if rank == 2:
+        return phase in (0, 1, 2)
+    if rank == 3:
+        return kind == "proof" and phase == 2
+    if rank == 4:
+        return phase == (3 if kind == "proof" else 2)
+    return phase == 4
+
+
+def _header(value: Any, state: _State) -> None:
+    if not isinstance(value, dict) or set(value) != _HEADER_KEYS:
+        raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
+    if type(value["bundle_version"]) is not int or value["bundle_version"] != 1:
+        raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
+    if value["kind"] not in KINDS:
+        raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
+    if (value["hash"], value["canonicalization"], value["signature"]) != (
+        "blake3",
+        "rfc8785",
+        "dsse-ed25519",
+    ):
+        raise bad(Code.BUNDLE_UNKNOWN_ALGORITHM)
+    state.kind = value["kind"]
+
+
+def _order(digest: bytes, head: FrameHead, state: _State) -> None:
+    if digest <= state.last_digest:
+        raise bad(Code.BUNDLE_BLOB_ORDER, frame=head.number)
+    state.last_digest = digest
+
+
+def _blob(reader: FrameReader, head: FrameHead, state: _State) -> None:
+    """Step 4: the payload after its digest hashes to the digest; SHA-256 kept for step 5."""
+    if head.length < DIGEST_BYTES:
+        raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
+    declared = reader.payload(FrameHead(head.number, head.kind, DIGEST_BYTES))
+    _order(declared, head, state)
+    b3, sha = blake3.blake3(), hashlib.sha256()
+    for chunk in reader.chunks(head.length - DIGEST_BYTES):
+        b3.update(chunk)
+        sha.update(chunk)
+    if b3.digest() != declared:
+        raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
+    state.table[declared] = (head.length - DIGEST_BYTES, True, sha.digest())
+
+
+def _withheld(value: Any, head: FrameHead, state: _State) -> None:
+    try:
+        entry = msgspec.convert(value, _WithheldFrame, strict=True)
+    except msgspec.ValidationError:
+        raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="withheld entry") from None
+    digest = bytes.fromhex(entry.digest)
+    _order(digest, head, state)
+    state.table[digest] = (entry.length, False, None)
+    state.reasons[digest] = entry.reason
+
+
+def _record(value: Any, raw: bytes, head: FrameHead, state: _State) -> None:
+    """Step 5: schema, finding and sequence, references, counts; the leaf into its tree."""
+    try:
+        record: Record = from_json(value)
+    except msgspec.ValidationError:
+        raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="record schema") from None
+    in_campaign = state.kind != "finding"
+    if ("finding" in value) != in_campaign:
+        raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
+    index = record.finding or 0
+    if record.seq == 0 and isinstance(record, Manifest):
+        if state.shapes and state.shapes[-1].index == index:
+            raise bad(Code.BUNDLE_RECORD_DUPLICATE, frame=head.number)
+        expected = len(state.shapes) if state.kind == "campaign" or not state.shapes else -1
+        if state.kind == "proof" and not state.shapes:
+            expected = index
+        if index != expected:
+            raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
+        if len(state.shapes) >= state.limits.findings:
+            raise bad(Code.BUNDLE_TOO_MANY_FINDINGS, limit=state.limits.findings)
+        state.shapes.append(FindingShape(index))
+        state.trees.append(merkle.TreeBuilder())
+    elif not state.shapes or state.shapes[-1].index != index:
+        raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
+    state.shapes[-1].accept(record, head.number)
+    for ref in refs(record):
+        digest = bytes.fromhex(ref.digest)
+        held = state.table.get(digest)
+        if held is None:
+            raise bad(Code.BUNDLE_BLOB_MISSING, frame=head.number)
+        if held[0] != ref.length:
+            raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
+        state.referenced.add(digest)
+    if isinstance(record, Manifest):
+        sha = state.table[bytes.fromhex(record.original.digest)][2]
+        if sha is not None and sha.hex() != record.original.sha256:
+            raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
+    state.trees[-1].add(merkle.leaf_hash(raw))
+    state.records += 1
+
+
+def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
+    """Steps 5 (closing checks), 6, 8, 9 and 10."""
+    for shape in state.shapes:
+        shape.close()
+    if not state.shapes:
+        raise bad(Code.BUNDLE_RECORD_INVALID, frame=0, rule="no manifest")
+    unreferenced = len(state.table) - len(state.referenced)
+    if unreferenced:
+        raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
+    roots = [tree.root() for tree in state.trees]
+    root, proof_index = _bundle_root(state, roots)
+    proof_size = state.proof["size"] if proof_index is not None else None
+    manifests = [shape.manifest for shape in state.shapes]
+    originals = [(m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
+    signed = check_signatures(
+        state.signed, root, originals, state.kind, (proof_index, proof_size), trusted, state.limits
+    )
+    withheld = tuple(
+        Withheld(d.hex(), state.table[d][0], state.reasons[d]) for d in sorted(state.reasons)
+    )
+    notes: list[Finding] = []
+    if not signed.signers:
+        notes.append(finding(Code.BUNDLE_UNSIGNED))
+    elif not signed.trusted:
+        notes.append(finding(Code.BUNDLE_UNTRUSTED_KEY))
+    if withheld:
+        notes.append(finding(Code.BUNDLE_BLOBS_WITHHELD, count=len(withheld)))
+    return BundleReport(
+        1 if notes else 0,
+        tuple(notes),
+        kind=state.kind,
+        root=root.hex(),
+        finding_roots=tuple(r.hex() for r in roots),
+        originals=tuple(originals),
+        formats=tuple(m.format for m in manifests if m),
+        blobs=len(state.table),
+        records=state.records,
+        withheld=withheld,
+        signers=signed.signers,
+        trusted_signers=signed.trusted,
+        statement=signed.statement,
+        envelope=signed.envelope,
+        proof_index=proof_index,
+    )
+
+
+def _bundle_root(state: _State, roots: list[bytes]) -> tuple[bytes, int | None]:
+    """Step 6: the finding root, the campaign root, or the root a proof's path leads to."""
+    from tracekit.bundle.seal import campaign_root, finding_leaf
+
+    if state.kind == "finding":
+        return roots[0], None
+    if state.kind == "campaign":
+        return campaign_root(roots), None
+    proof = state.proof
+    if len(roots) != 1 or not isinstance(proof, dict) or set(proof) != {"index", "size", "path"}:
+        raise bad(Code.BUNDLE_PROOF_INVALID)
+    index, size, path = proof["index"], proof["size"], proof["path"]
+    ok = (
+        type(index) is int
+        and type(size) is int
+        and 0 <= index < size <= state.limits.findings
+        and index == state.shapes[0].index
+        and isinstance(path, list)
+        and len(path) <= state.limits.proof_path
+        and all(isinstance(p, str) and len(p) == 64 and p == p.lower() for p in path)
+    )
+    if not ok:
+        raise bad(Code.BUNDLE_PROOF_INVALID)
+    try:
+        siblings = [bytes.fromhex(p) for p in path]
+    except ValueError:
+        raise bad(Code.BUNDLE_PROOF_INVALID) from None
+    root = merkle.root_from_path(finding_leaf(index, roots[0]), index, size, siblings)
+    if root is None:
+        raise bad(Code.BUNDLE_PROOF_INVALID)
+    return root, index

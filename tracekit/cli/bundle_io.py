@@ -1,0 +1,92 @@
+"""File access for the bundle commands: read a trace (and import it through the format layer),
+read keys, open a bundle, and run tracekit's own checks for a predicate. The bundle core
+(tracekit/bundle/) stays pure; this is its edge."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from tracekit.bundle.seal import FindingInput
+from tracekit.errors import Code, TracekitError, finding
+
+MAX_KEY_FILE = 1024 * 1024
+PREDICATES = ("verify", "audit", "check")
+
+
+def read_regular(path: str | Path, cap: int, code: Code) -> bytes:
+    """The bytes of a regular file of at most ``cap`` bytes; TracekitError(code) otherwise."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        raise TracekitError(finding(code, rule="unreadable")) from None
+    with handle:
+        try:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
+                raise TracekitError(finding(code, rule="not a regular file within the limit"))
+            data = handle.read(cap + 1)
+        except OSError:
+            raise TracekitError(finding(code, rule="unreadable")) from None
+    if len(data) > cap:
+        raise TracekitError(finding(code, rule="not a regular file within the limit"))
+    return data
+
+
+def read_key_file(path: str | Path) -> bytes:
+    """A key file's bytes (``bundle.key_invalid`` when unreadable or too big)."""
+    try:
+        return read_regular(path, MAX_KEY_FILE, Code.BUNDLE_INPUT_UNREADABLE)
+    except TracekitError:
+        raise TracekitError(finding(Code.BUNDLE_KEY_INVALID)) from None
+
+
+def load_finding(path: str, input_format: str | None) -> FindingInput:
+    """The exact bytes of ``path`` and the evidence its format importer reads from them."""
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
+    from tracekit.formats.reading import load_file
+
+    original = read_regular(path, DEFAULT_FORMAT_LIMITS.total_bytes, Code.BUNDLE_INPUT_UNREADABLE)
+    try:
+        evidence = load_file(path, input_format)
+    except FormatError as error:
+        raise TracekitError(error.finding) from None
+    return FindingInput(original, evidence)
+
+
+def _codes(findings: list[dict[str, Any]]) -> list[str]:
+    return sorted({str(f["code"]) for f in findings})
+
+
+def predicate_results(
+    path: str, fmt: str, names: list[str], scenario: bytes | None
+) -> dict[str, Any]:
+    """``{check: {"exit", "codes"[, "result"]}}`` for each named check, run on the original at
+    sealing time (docs/bundle-format.md section 6); ``exit`` null where a check does not apply."""
+    out: dict[str, Any] = {}
+    for name in names:
+        entry: dict[str, Any] = {"exit": None, "codes": []}
+        if name == "verify" and fmt == "agentguard":
+            from tracekit.verify import VerifyOptions, verify_file
+
+            report = verify_file(path, VerifyOptions())
+            entry = {"exit": report.exit_code, "codes": sorted({f.code.value for f in report.findings})}
+        elif name == "audit" and fmt in ("agentguard", "harness"):
+            from tracekit.cli.audit_io import audit_job
+
+            opts: dict[str, Any] = {"strict_sources": False, "roots": {}}
+            if scenario is not None:
+                opts["scenario"] = scenario
+            result = audit_job((path, True, opts))
+            if result is not None:
+                entry = {"exit": result["exit_code"], "codes": _codes(result["findings"])}
+        elif name == "check" and fmt == "harness" and scenario is not None:
+            from tracekit.cli import check_io
+            from tracekit.harness import evaluate, parse_scenario, parse_trace
+
+            result_check = evaluate(parse_scenario(scenario), parse_trace(check_io.read_trace(path)), False)
+            entry = {"exit": 0, "codes": [], "result": result_check.result}
+        out[name] = entry
+    return out
