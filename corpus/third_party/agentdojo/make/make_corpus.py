@@ -19,8 +19,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from google.genai.errors import ServerError
-
 from agentdojo.agent_pipeline import (
     AgentPipeline,
     BasePipelineElement,
@@ -38,6 +36,7 @@ from agentdojo.functions_runtime import EmptyEnv, Env, FunctionCall, FunctionsRu
 from agentdojo.logging import OutputLogger
 from agentdojo.task_suite.load_suites import get_suite
 from agentdojo.types import ChatAssistantMessage, ChatMessage, text_content_block_from_string
+from google.genai.errors import ServerError
 
 BENCHMARK_VERSION = "v1.2.2"
 PIPELINE_NAME = "scripted-model"
@@ -123,8 +122,8 @@ class ScriptedLLM(BasePipelineElement):
         query: str,
         runtime: FunctionsRuntime,
         env: Env = EmptyEnv(),
-        messages: Sequence[ChatMessage] = [],
-        extra_args: dict = {},
+        messages: Sequence[ChatMessage] = [],  # noqa: B006 - AgentDojo's own signature
+        extra_args: dict = {},  # noqa: B006 - AgentDojo's own signature
     ) -> tuple[str, FunctionsRuntime, Env, Sequence[ChatMessage], dict]:
         index = sum(1 for m in messages if m["role"] == "assistant")
         if index >= len(self.turns):
