@@ -182,6 +182,15 @@ class Code(enum.StrEnum):
     METAMORPHIC_DASK_UNAVAILABLE = "metamorphic.dask_unavailable"
     METAMORPHIC_DASK_CONNECTION_FAILED = "metamorphic.dask_connection_failed"
     METAMORPHIC_NOTHING_SWEPT = "metamorphic.nothing_swept"
+    # -- campaign store --------------------------------------------------------------------------
+    STORE_UNAVAILABLE = "store.unavailable"
+    STORE_LOCKED = "store.locked"
+    STORE_NEWER_SCHEMA = "store.newer_schema"
+    STORE_NOT_A_STORE = "store.not_a_store"
+    STORE_NOT_FOUND = "store.not_found"
+    STORE_NO_RUNS = "store.no_runs"
+    STORE_UNKNOWN_RUN = "store.unknown_run"
+    STORE_CAMPAIGN_ROOT = "store.campaign_root"
     # -- command line and internal ---------------------------------------------------------------
     CLI_USAGE = "cli.usage"
     CLI_NO_INPUT = "cli.no_input"
@@ -487,6 +496,22 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     Code.METAMORPHIC_DASK_CONNECTION_FAILED: CodeInfo(
         _E, "Could not connect to the Dask scheduler."
+    ),
+    Code.STORE_UNAVAILABLE: CodeInfo(
+        _E, "The campaign store needs DuckDB; install tracekit[store]."
+    ),
+    Code.STORE_LOCKED: CodeInfo(
+        _E, "The campaign store is in use by another tracekit process; try again when it ends."
+    ),
+    Code.STORE_NEWER_SCHEMA: CodeInfo(
+        _E, "The campaign store has schema version {found}; this tracekit reads up to {supported}."
+    ),
+    Code.STORE_NOT_A_STORE: CodeInfo(_E, "The file is not a tracekit campaign store."),
+    Code.STORE_NOT_FOUND: CodeInfo(_E, "The campaign store does not exist."),
+    Code.STORE_NO_RUNS: CodeInfo(_E, "The campaign store holds no completed run to compare."),
+    Code.STORE_UNKNOWN_RUN: CodeInfo(_E, "The campaign store holds no completed run {run}."),
+    Code.STORE_CAMPAIGN_ROOT: CodeInfo(
+        _E, "--db audits one campaign: name exactly one folder."
     ),
     Code.CLI_USAGE: CodeInfo(_E, "The command line is not valid."),
     Code.CLI_NO_INPUT: CodeInfo(_E, "No input traces were found."),
