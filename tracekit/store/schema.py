@@ -118,15 +118,13 @@ def current_version(con: Any) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def check_version(con: Any, writable: bool) -> int:
+def check_version(con: Any, writable: bool, supported: int = SCHEMA_VERSION) -> int:
     """The version, after refusing a newer schema (``store.newer_schema``) and, for a read-only
     open, a store that still needs a migration or is empty (``store.not_a_store``)."""
     version = current_version(con)
-    if version > SCHEMA_VERSION:
-        raise TracekitError(
-            finding(Code.STORE_NEWER_SCHEMA, found=version, supported=SCHEMA_VERSION)
-        )
-    if not writable and version < SCHEMA_VERSION:
+    if version > supported:
+        raise TracekitError(finding(Code.STORE_NEWER_SCHEMA, found=version, supported=supported))
+    if not writable and version < supported:
         raise TracekitError(finding(Code.STORE_NOT_A_STORE))
     return version
 
@@ -136,7 +134,7 @@ def migrate(
 ) -> int:
     """Apply every migration above the store's version, each in one transaction; return the
     version reached. Raises TracekitError(store.newer_schema) for a newer store."""
-    version = check_version(con, writable=True)
+    version = check_version(con, writable=True, supported=max(v for v, _ in migrations))
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_version "
         "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP NOT NULL)"
