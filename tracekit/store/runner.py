@@ -112,7 +112,9 @@ def run_into_store(
                 order.append(c)
             groups.setdefault(c.digest, []).append(c)
         writer = Writer(con, run_id, batch_files=batch_files, hook=hook)
-        for first, report in zip(order, audit([c.absolute for c in order]), strict=True):
+        # No executor is started (no pool, no cluster) when nothing needs reading.
+        results = audit([c.absolute for c in order]) if order else iter(())
+        for first, report in zip(order, results, strict=True):
             unreadable = first.digest == UNREADABLE_DIGEST
             same = [first] if unreadable else groups[first.digest]
             # An unreadable file's result is this run's alone: it is never reused.
