@@ -198,6 +198,30 @@ class Code(enum.StrEnum):
     CLI_OUTPUT_UNSAFE = "cli.output_unsafe"
     CLI_INTERRUPTED = "cli.interrupted"
     INTERNAL_ERROR = "internal.error"
+    # -- format layer: detection, reading, AgentGuard/harness/Inspect importers (docs/formats.md)
+    FORMAT_UNKNOWN = "format.unknown"
+    FORMAT_UNKNOWN_NAME = "format.unknown_name"
+    FORMAT_UNREADABLE = "format.unreadable"
+    FORMAT_TOO_LARGE = "format.too_large"
+    INSPECT_NOT_UTF8 = "inspect.not_utf8"
+    INSPECT_JSON_INVALID = "inspect.json_invalid"
+    INSPECT_TOO_DEEP = "inspect.too_deep"
+    INSPECT_DUPLICATE_KEY = "inspect.duplicate_key"
+    INSPECT_SCHEMA = "inspect.schema"
+    INSPECT_UNSUPPORTED_VERSION = "inspect.unsupported_version"
+    INSPECT_BAD_ARCHIVE = "inspect.bad_archive"
+    INSPECT_UNSUPPORTED_COMPRESSION = "inspect.unsupported_compression"
+    INSPECT_ZSTD_UNAVAILABLE = "inspect.zstd_unavailable"
+    INSPECT_UNSAFE_MEMBER_NAME = "inspect.unsafe_member_name"
+    INSPECT_TOO_MANY_MEMBERS = "inspect.too_many_members"
+    INSPECT_MEMBER_TOO_LARGE = "inspect.member_too_large"
+    INSPECT_TOTAL_TOO_LARGE = "inspect.total_too_large"
+    INSPECT_ZIP_BOMB = "inspect.zip_bomb"
+    INSPECT_MISSING_MEMBER = "inspect.missing_member"
+    INSPECT_DANGLING_REFERENCE = "inspect.dangling_reference"
+    INSPECT_TOO_MANY_EPISODES = "inspect.too_many_episodes"
+    INSPECT_TOO_MANY_ITEMS = "inspect.too_many_items"
+    HARNESS_FORMAT_TOO_MANY_ITEMS = "harness.too_many_items"
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,6 +543,62 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.CLI_OUTPUT_UNSAFE: CodeInfo(_E, "The output location is a symlink or not a plain directory."),
     Code.CLI_INTERRUPTED: CodeInfo(_E, "Interrupted; no output was written."),
     Code.INTERNAL_ERROR: CodeInfo(_E, "Internal error; this is a tracekit bug."),
+    # -- format layer (docs/formats.md) ----------------------------------------------------------
+    Code.FORMAT_UNKNOWN: CodeInfo(
+        _E, "The file matches no supported trace format (supported: {formats})."
+    ),
+    Code.FORMAT_UNKNOWN_NAME: CodeInfo(
+        _E, "--input-format names no supported format (supported: {formats})."
+    ),
+    Code.FORMAT_UNREADABLE: CodeInfo(
+        _E, "The input cannot be read as a regular file or standard input."
+    ),
+    Code.FORMAT_TOO_LARGE: CodeInfo(_E, "The input exceeds {limit} bytes."),
+    Code.INSPECT_NOT_UTF8: CodeInfo(_E, "An Inspect log document is not valid UTF-8 ({member})."),
+    Code.INSPECT_JSON_INVALID: CodeInfo(_E, "An Inspect log document is not valid JSON ({member})."),
+    Code.INSPECT_TOO_DEEP: CodeInfo(
+        _E, "An Inspect log document nests deeper than {limit} levels ({member})."
+    ),
+    Code.INSPECT_DUPLICATE_KEY: CodeInfo(
+        _E, "An Inspect log document repeats a key in one object ({member})."
+    ),
+    Code.INSPECT_SCHEMA: CodeInfo(
+        _E, "An Inspect log breaks its schema: {rule} ({member})."
+    ),
+    Code.INSPECT_UNSUPPORTED_VERSION: CodeInfo(
+        _E, "The Inspect log version is not supported (supported: 1 to 3)."
+    ),
+    Code.INSPECT_BAD_ARCHIVE: CodeInfo(_E, "The .eval archive's zip structure is broken: {rule}."),
+    Code.INSPECT_UNSUPPORTED_COMPRESSION: CodeInfo(
+        _E, "A .eval member uses a compression method other than stored, deflate or zstd."
+    ),
+    Code.INSPECT_ZSTD_UNAVAILABLE: CodeInfo(
+        _E, "Reading zstd members of a .eval archive needs the zstandard package."
+    ),
+    Code.INSPECT_UNSAFE_MEMBER_NAME: CodeInfo(
+        _E, "A .eval member name is absolute, holds '..', a backslash or a control character."
+    ),
+    Code.INSPECT_TOO_MANY_MEMBERS: CodeInfo(_E, "The .eval archive holds more than {limit} members."),
+    Code.INSPECT_MEMBER_TOO_LARGE: CodeInfo(
+        _E, "A .eval member or Inspect document decompresses to more than {limit} bytes."
+    ),
+    Code.INSPECT_TOTAL_TOO_LARGE: CodeInfo(
+        _E, "The .eval archive decompresses to more than {limit} bytes in all."
+    ),
+    Code.INSPECT_ZIP_BOMB: CodeInfo(
+        _E, "A .eval member expands more than {limit} times its compressed size."
+    ),
+    Code.INSPECT_MISSING_MEMBER: CodeInfo(_E, "The .eval archive has no {member} member."),
+    Code.INSPECT_DANGLING_REFERENCE: CodeInfo(
+        _E, "An Inspect sample refers to a missing {kind} ({member})."
+    ),
+    Code.INSPECT_TOO_MANY_EPISODES: CodeInfo(_E, "The Inspect log holds more than {limit} episodes."),
+    Code.INSPECT_TOO_MANY_ITEMS: CodeInfo(
+        _E, "An Inspect sample holds more than {limit} messages, events and calls ({member})."
+    ),
+    Code.HARNESS_FORMAT_TOO_MANY_ITEMS: CodeInfo(
+        _E, "The harness trace holds more than {limit} messages, calls and events."
+    ),
 }
 
 

@@ -95,6 +95,9 @@ class ToolResult(Struct, frozen=True):
 
     text: str | None
     """The payload as the agent saw it, verbatim; None when not captured."""
+    value: Any = None
+    """Added by the formats layer: the payload when the format holds it as a JSON value other
+    than a string (a harness ``result`` object), verbatim as decoded; None otherwise."""
     is_error: bool = False
     error_kind: str | None = None
     """Our name for the error class when the format names one (``tool_error``, ``timeout``,

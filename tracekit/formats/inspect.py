@@ -1,0 +1,200 @@
+"""Inspect AI eval logs, ``.json`` and ``.eval`` (docs/formats.md, "Inspect AI").
+
+Detection (step D): a ``.eval`` starts with a zip local header whose member name is one Inspect
+writes (``_journal/start.json``, ``header.json``, ``samples/...``, ``summaries.json``,
+``reductions.json``); a ``.json`` log is a JSON object with a top-level ``eval`` object and a
+``version`` or ``status`` key.
+
+Loading: a ``.json`` document is size-checked, depth-checked and decoded once; a ``.eval``
+archive is read member by member through :mod:`tracekit.formats.inspect_eval`. Both give the
+header's run facts (step H) and one episode per sample per epoch (steps S1-S8, in
+:mod:`tracekit.formats.inspect_sample`), in the same order (sample id, then epoch), so a
+``.eval`` and its ``inspect log convert`` JSON give identical evidence.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+from tracekit.errors import Code, finding
+from tracekit.evidence import Episode, EvidenceFile, RunFacts
+from tracekit.formats import envelope
+from tracekit.formats.base import FormatError, FormatLimits, Source
+from tracekit.formats.inspect_sample import episode
+from tracekit.formats.inspect_values import obj, opt_str
+from tracekit.jsonscan import depth_exceeds
+
+NAME = "inspect"
+_ZIP = b"PK\x03\x04"
+_MEMBERS = (b"_journal/", b"header.json", b"samples/", b"summaries.json", b"reductions.json")
+_VERSIONS = (1, 2, 3)
+
+
+class InspectFormat:
+    """Inspect AI eval logs (log versions 1 to 3)."""
+
+    name = NAME
+
+    def sniff(self, prefix: bytes, suffix: str) -> bool:
+        if prefix.startswith(_ZIP):
+            if len(prefix) < 30:
+                return False
+            name_len = int.from_bytes(prefix[26:28], "little")
+            name = prefix[30 : 30 + name_len]
+            return any(name == m or (m.endswith(b"/") and name.startswith(m)) for m in _MEMBERS)
+        keys = envelope.top_level(prefix)
+        if not keys or not envelope.is_object(keys.get(b"eval", b"")):
+            return False
+        return b"version" in keys or b"status" in keys
+
+    def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
+        source.handle.seek(0)
+        if source.handle.read(4) == _ZIP:
+            return _load_eval(source, limits)
+        return _load_json(source, limits)
+
+
+def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
+    """Step D2: depth pre-scan, then one msgspec decode (no recursion a deep input can blow)."""
+    if depth_exceeds(data, limits.depth):
+        raise FormatError(finding(Code.INSPECT_TOO_DEEP, limit=limits.depth, member=member))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(finding(Code.INSPECT_NOT_UTF8, member=member)) from None
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
+    _no_duplicate_keys(data, member)
+    return value
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Duplicate
+    return found
+
+
+def _no_duplicate_keys(data: bytes, member: str) -> None:
+    """Step D2: msgspec keeps the last of repeated keys; a reviewer could be shown the other.
+    A second, stdlib pass refuses them (its recursion is bounded by the depth pre-scan)."""
+    if data.count(b'":') < 2:
+        return
+    try:
+        json.loads(data, object_pairs_hook=_pairs)
+    except _Duplicate:
+        raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member)) from None
+    except (ValueError, RecursionError):
+        raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
+
+
+def _header_schema(rule: str) -> FormatError:
+    return FormatError(finding(Code.INSPECT_SCHEMA, rule=rule, member="header"))
+
+
+def facts(log: dict[str, Any]) -> tuple[RunFacts, str]:
+    """Step H: run facts from ``version`` and the ``eval`` spec."""
+    version = log.get("version")
+    if type(version) is not int:
+        raise _header_schema("version must be an integer")
+    if version not in _VERSIONS:
+        raise FormatError(finding(Code.INSPECT_UNSUPPORTED_VERSION))
+    spec = log.get("eval")
+    if not isinstance(spec, dict):
+        raise _header_schema("eval must be an object")
+    packages = spec.get("packages") or {}
+    revision = spec.get("revision") or {}
+    config = spec.get("model_generate_config") or {}
+    if not all(isinstance(x, dict) for x in (packages, revision, config)):
+        raise _header_schema(
+            "eval.packages, eval.revision and eval.model_generate_config must be objects"
+        )
+    seed = config.get("seed")
+    return (
+        RunFacts(
+            tool="inspect_ai",
+            tool_version=opt_str(packages.get("inspect_ai"), "eval.packages", "header"),
+            model=opt_str(spec.get("model"), "eval.model", "header"),
+            endpoint=opt_str(spec.get("model_base_url"), "eval.model_base_url", "header"),
+            sampling=config or None,
+            seed=seed if type(seed) is int else None,
+            harness_revision=opt_str(revision.get("commit"), "eval.revision.commit", "header"),
+            task=opt_str(spec.get("task"), "eval.task", "header"),
+        ),
+        str(version),
+    )
+
+
+def _sorted(pairs: list[tuple[tuple[int, Any, int], Episode]]) -> tuple[Episode, ...]:
+    return tuple(ep for _, ep in sorted(pairs, key=lambda pair: pair[0]))
+
+
+def _sample_key(sample: Any) -> tuple[int, Any, int]:
+    """Episodes are ordered by sample id (integers first), then epoch: the same for a .eval
+    (members in completion order) and its converted JSON."""
+    sample = obj(sample, "a sample must be an object")
+    sample_id, epoch = sample.get("id"), sample.get("epoch", 1)
+    epoch = epoch if type(epoch) is int else 0
+    return (0, sample_id, epoch) if type(sample_id) is int else (1, str(sample_id), epoch)
+
+
+def _episodes(samples: list[Any], base: RunFacts, limits: FormatLimits) -> tuple[Episode, ...]:
+    if len(samples) > limits.episodes:
+        raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
+    return _sorted([(_sample_key(s), episode(s, base, limits)) for s in samples])
+
+
+def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
+    """Steps J1-J3: one bounded document."""
+    if source.size > limits.member_bytes:
+        raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
+    source.handle.seek(0)
+    data = source.handle.read(limits.member_bytes + 1)
+    if len(data) > limits.member_bytes:
+        raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
+    log = decode(data, limits, "document")
+    if not isinstance(log, dict):
+        raise _header_schema("the log must be a JSON object")
+    base, version = facts(log)
+    samples = log.get("samples") or []
+    if not isinstance(samples, list):
+        raise _header_schema("samples must be a list")
+    return EvidenceFile(NAME, version, _episodes(samples, base, limits))
+
+
+def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
+    """Steps E1-E6 then H and S: header.json, then each samples/ member in turn."""
+    from tracekit.formats import inspect_eval as zipped
+
+    handle, size = source.handle, source.size
+    found = zipped.members(handle, size, limits)
+    budget = zipped.Budget(limits)
+    header = next((m for m in found if m.name == "header.json"), None)
+    if header is None:
+        raise FormatError(finding(Code.INSPECT_MISSING_MEMBER, member="header.json"))
+    log = decode(zipped.read_member(handle, header, size, limits, budget), limits, "header")
+    if not isinstance(log, dict):
+        raise _header_schema("header.json must be a JSON object")
+    base, version = facts(log)
+    sample_members = [
+        m for m in found if m.name.startswith("samples/") and m.name.endswith(".json")
+    ]
+    if len(sample_members) > limits.episodes:
+        raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
+    pairs = []
+    for member in sample_members:
+        sample = decode(zipped.read_member(handle, member, size, limits, budget), limits, "sample")
+        pairs.append((_sample_key(sample), episode(sample, base, limits)))
+    return EvidenceFile(NAME, version, _sorted(pairs))
+
+
+FORMAT = InspectFormat()

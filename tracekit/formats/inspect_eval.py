@@ -1,0 +1,230 @@
+"""Bounded reading of Inspect ``.eval`` archives (docs/formats.md, "Inspect AI", steps E1-E6).
+
+A ``.eval`` is a zip whose members are zstd-compressed (method 93), which Python 3.11's
+``zipfile`` cannot decompress. ``zipfile`` is used only to parse the central directory, after
+the member count has been read from the end-of-central-directory record and checked; member
+data is read from the handle in chunks and decompressed by a streaming decoder whose output is
+capped per read, so no member is ever expanded past its limit and the archive is never loaded
+whole.
+"""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, BinaryIO, cast
+
+from tracekit.errors import Code, finding
+from tracekit.formats.base import FormatError, FormatLimits
+
+_EOCD = b"PK\x05\x06"
+_EOCD64_LOCATOR = b"PK\x06\x07"
+_EOCD64 = b"PK\x06\x06"
+_LOCAL = b"PK\x03\x04"
+_STORED, _DEFLATED, _ZSTD = 0, 8, 93
+_CHUNK = 64 * 1024
+_SMALL_MEMBER = 1024 * 1024
+"""Output allowed to any member before the compression-ratio limit applies (step E5)."""
+_ZSTD_WINDOW = 1 << 25
+"""Largest zstd window accepted (32 MiB): bounds the decoder's own memory."""
+
+
+def _error(code: Code, **params: int | str) -> FormatError:
+    return FormatError(finding(code, **params))
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One archive member, as the central directory describes it."""
+
+    name: str
+    method: int
+    offset: int
+    compressed: int
+    size: int
+    crc: int
+
+
+def _member_count(handle: BinaryIO, size: int) -> int:
+    """Step E1: the entry count from the end-of-central-directory record (zip64 aware)."""
+    tail_len = min(size, 22 + 65535)
+    handle.seek(size - tail_len)
+    tail = handle.read(tail_len)
+    at = tail.rfind(_EOCD)
+    if at < 0 or len(tail) - at < 22:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="no end of central directory")
+    count = struct.unpack_from("<H", tail, at + 10)[0]
+    if count != 0xFFFF:
+        return int(count)
+    locator = at - 20
+    if locator < 0 or tail[locator : locator + 4] != _EOCD64_LOCATOR:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="zip64 locator missing")
+    record = struct.unpack_from("<Q", tail, locator + 8)[0]
+    if record + 56 > size:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="zip64 record out of range")
+    handle.seek(record)
+    head = handle.read(56)
+    if len(head) < 56 or head[:4] != _EOCD64:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="zip64 record missing")
+    return int(struct.unpack_from("<Q", head, 32)[0])
+
+
+def safe_name(name: str) -> bool:
+    """Step E2: a member name is relative, forward-slashed, without ``..`` or control bytes."""
+    if not name or name.startswith("/") or "\\" in name or ":" in name.split("/", 1)[0]:
+        return False
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return False
+    return all(part not in ("..", ".") for part in name.split("/"))
+
+
+def members(handle: BinaryIO, size: int, limits: FormatLimits) -> list[Member]:
+    """Steps E1-E3: the members, after the count, name and duplicate checks."""
+    if _member_count(handle, size) > limits.members:
+        raise _error(Code.INSPECT_TOO_MANY_MEMBERS, limit=limits.members)
+    handle.seek(0)
+    try:
+        infos = zipfile.ZipFile(handle).infolist()  # noqa: SIM115 - parses the directory only
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError):
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="central directory unreadable") from None
+    if len(infos) > limits.members:
+        raise _error(Code.INSPECT_TOO_MANY_MEMBERS, limit=limits.members)
+    found: list[Member] = []
+    seen: set[str] = set()
+    for info in infos:
+        if not safe_name(info.filename):
+            raise _error(Code.INSPECT_UNSAFE_MEMBER_NAME)
+        if info.flag_bits & 0x1:
+            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="encrypted member")
+        if info.filename in seen:
+            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="duplicate member name")
+        seen.add(info.filename)
+        found.append(
+            Member(
+                info.filename,
+                info.compress_type,
+                info.header_offset,
+                info.compress_size,
+                info.file_size,
+                info.CRC,
+            )
+        )
+    return found
+
+
+class Budget:
+    """Step E5's running total of decompressed bytes over the archive."""
+
+    def __init__(self, limits: FormatLimits) -> None:
+        self.limits = limits
+        self.used = 0
+
+    def take(self, count: int) -> None:
+        self.used += count
+        if self.used > self.limits.total_decompressed:
+            raise _error(Code.INSPECT_TOTAL_TOO_LARGE, limit=self.limits.total_decompressed)
+
+
+def _compressed_chunks(handle: BinaryIO, member: Member, size: int) -> Iterator[bytes]:
+    handle.seek(member.offset)
+    local = handle.read(30)
+    if len(local) < 30 or local[:4] != _LOCAL:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="local header missing")
+    name_len, extra_len = struct.unpack_from("<HH", local, 26)
+    start = member.offset + 30 + name_len + extra_len
+    if start + member.compressed > size:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member data out of range")
+    handle.seek(start)
+    left = member.compressed
+    while left > 0:
+        chunk = handle.read(min(_CHUNK, left))
+        if not chunk:
+            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member data cut short")
+        left -= len(chunk)
+        yield chunk
+
+
+class _ChunkReader:
+    """A file-like view over the compressed chunks, for zstd's stream reader."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._buffer = b""
+
+    def read(self, size: int = -1) -> bytes:
+        while len(self._buffer) < max(size, 1):
+            chunk = next(self._chunks, b"")
+            if not chunk:
+                break
+            self._buffer += chunk
+        if size < 0:
+            size = len(self._buffer)
+        out, self._buffer = self._buffer[:size], self._buffer[size:]
+        return out
+
+
+def _decompressed(handle: BinaryIO, member: Member, size: int) -> Iterator[bytes]:
+    chunks = _compressed_chunks(handle, member, size)
+    if member.method == _STORED:
+        yield from chunks
+        return
+    if member.method == _DEFLATED:
+        inflater = zlib.decompressobj(-15)
+        for chunk in chunks:
+            data = inflater.decompress(chunk, _CHUNK)
+            yield data
+            while inflater.unconsumed_tail:
+                yield inflater.decompress(inflater.unconsumed_tail, _CHUNK)
+        yield inflater.flush()
+        return
+    if member.method != _ZSTD:
+        raise _error(Code.INSPECT_UNSUPPORTED_COMPRESSION)
+    try:
+        import zstandard
+    except ImportError:
+        raise _error(Code.INSPECT_ZSTD_UNAVAILABLE) from None
+    decoder = zstandard.ZstdDecompressor(max_window_size=_ZSTD_WINDOW)
+    with decoder.stream_reader(
+        cast(IO[bytes], _ChunkReader(chunks)), read_across_frames=True
+    ) as reader:
+        while data := reader.read(_CHUNK):
+            yield data
+
+
+def read_member(
+    handle: BinaryIO, member: Member, size: int, limits: FormatLimits, budget: Budget
+) -> bytes:
+    """Steps E4-E6: one member's bytes, decompressed under the member, ratio and total caps,
+    then checked against the directory's size and CRC-32."""
+    if member.size > limits.member_bytes:
+        raise _error(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes)
+    allowed = max(_SMALL_MEMBER, member.compressed * limits.compression_ratio)
+    parts: list[bytes] = []
+    produced = 0
+    crc = 0
+    try:
+        for data in _decompressed(handle, member, size):
+            produced += len(data)
+            if produced > limits.member_bytes:
+                raise _error(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes)
+            if produced > member.size:
+                raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member larger than declared")
+            if produced > allowed:
+                raise _error(Code.INSPECT_ZIP_BOMB, limit=limits.compression_ratio)
+            budget.take(len(data))
+            crc = zlib.crc32(data, crc)
+            parts.append(data)
+    except FormatError:
+        raise
+    except (zlib.error, ValueError, OSError, MemoryError):
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member data does not decompress") from None
+    except Exception as error:  # zstandard.ZstdError is not importable before the lazy import
+        if type(error).__name__ == "ZstdError":
+            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member data does not decompress") from None
+        raise
+    if produced != member.size or crc != member.crc:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member size or checksum mismatch")
+    return b"".join(parts)

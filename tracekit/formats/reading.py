@@ -1,0 +1,86 @@
+"""The format layer's one file-reading edge (docs/formats.md, "Reading a file").
+
+Opens a regular file (or spools standard input into a bounded temporary file), hands a
+:class:`~tracekit.formats.base.Source` to the registry, and closes it. Nothing else in
+``tracekit.formats`` touches the filesystem; no path is ever put in a diagnostic.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+from tracekit.errors import Code, finding
+from tracekit.evidence import EvidenceFile
+from tracekit.formats import registry
+from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
+
+STDIN = "-"
+_CHUNK = 1024 * 1024
+
+
+def _suffix(path: str | Path) -> str:
+    return Path(path).suffix.lower() if str(path) != STDIN else ""
+
+
+@contextmanager
+def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) -> Iterator[Source]:
+    """A :class:`Source` for ``path``: a regular file opened read-only, or ``-`` (standard
+    input) copied into an anonymous temporary file of at most ``limits.total_bytes`` bytes so
+    that importers can seek (a .eval archive's directory is at its end).
+
+    Raises :class:`FormatError`: ``format.unreadable`` for a file that cannot be opened or is
+    not a regular file (a directory, FIFO, socket or device is never read),
+    ``format.too_large`` for input beyond the total limit.
+    """
+    if str(path) == STDIN:
+        with _spool(sys.stdin.buffer, limits) as spooled:
+            yield spooled
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115
+    except OSError:
+        raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
+    try:
+        try:
+            info = os.fstat(handle.fileno())
+        except OSError:
+            raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
+        if not stat.S_ISREG(info.st_mode):
+            raise FormatError(finding(Code.FORMAT_UNREADABLE))
+        if info.st_size > limits.total_bytes:
+            raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
+        yield Source(handle, info.st_size, _suffix(path))
+    finally:
+        handle.close()
+
+
+@contextmanager
+def _spool(stream: BinaryIO, limits: FormatLimits) -> Iterator[Source]:
+    """Copy ``stream`` into a temporary file, refusing it once it passes the total limit."""
+    with tempfile.TemporaryFile() as spool:
+        size = 0
+        while chunk := stream.read(_CHUNK):
+            size += len(chunk)
+            if size > limits.total_bytes:
+                raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
+            spool.write(chunk)
+        spool.seek(0)
+        yield Source(spool, size, "")
+
+
+def load_file(
+    path: str | Path,
+    input_format: str | None = None,
+    limits: FormatLimits = DEFAULT_FORMAT_LIMITS,
+) -> EvidenceFile:
+    """The evidence in the file at ``path`` (``-`` for standard input), detected by structure
+    unless ``input_format`` names the format; raises :class:`FormatError`."""
+    with open_source(path, limits) as source:
+        return registry.load(source, input_format, limits)

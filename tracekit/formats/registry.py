@@ -1,0 +1,94 @@
+"""Every supported trace format, in detection order, and the one detection rule
+(docs/formats.md, "The format layer").
+
+A format module is imported only when it is asked for (:func:`get`) or when detection reaches it,
+so ``tracekit --help`` never pays for an importer's dependencies. Detection is structural: each
+format's ``sniff`` looks at the first :data:`~tracekit.formats.base.SNIFF_BYTES` bytes, and the
+name's suffix only breaks ties a sniff leaves open (docs/formats.md, "Detection", steps 1-4).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from tracekit.errors import Code, finding
+from tracekit.evidence import EvidenceFile
+from tracekit.formats.base import (
+    DEFAULT_FORMAT_LIMITS,
+    SNIFF_BYTES,
+    FormatError,
+    FormatLimits,
+    Source,
+    TraceFormat,
+)
+
+FORMAT_NAMES: tuple[str, ...] = ("inspect", "agentguard", "harness")
+"""Supported formats in detection order (docs/formats.md, "Detection", step 3): the formats with
+the most specific envelopes first, the two seed formats after them."""
+
+
+def supported() -> str:
+    """The supported names as one fixed string for diagnostics (our names, never input)."""
+    return ", ".join(FORMAT_NAMES)
+
+
+def get(name: str) -> TraceFormat:
+    """The format called ``name``; raises :class:`FormatError` (``format.unknown_name``)."""
+    if name not in FORMAT_NAMES:
+        raise FormatError(finding(Code.FORMAT_UNKNOWN_NAME, formats=supported()))
+    module = importlib.import_module(f"tracekit.formats.{name}")
+    fmt: TraceFormat = module.FORMAT
+    return fmt
+
+
+def detect(prefix: bytes, suffix: str) -> TraceFormat | None:
+    """The one format whose envelope the first bytes show, or None (docs/formats.md,
+    "Detection"). Formats are asked in :data:`FORMAT_NAMES` order and the first that accepts
+    wins; the corpus test asserts that no two formats accept the same file, so the order only
+    matters for speed and for files nobody wrote."""
+    head = prefix[:SNIFF_BYTES]
+    lowered = suffix.lower()
+    for name in FORMAT_NAMES:
+        fmt = get(name)
+        if fmt.sniff(head, lowered):
+            return fmt
+    return None
+
+
+def accepting(prefix: bytes, suffix: str) -> tuple[str, ...]:
+    """Every format whose sniff accepts these bytes (tests use it to show detection is never
+    ambiguous)."""
+    head = prefix[:SNIFF_BYTES]
+    return tuple(name for name in FORMAT_NAMES if get(name).sniff(head, suffix.lower()))
+
+
+def read_prefix(source: Source) -> bytes:
+    """The first bytes of ``source``, leaving its position at 0."""
+    source.handle.seek(0)
+    head = source.handle.read(SNIFF_BYTES)
+    source.handle.seek(0)
+    return head
+
+
+def load(
+    source: Source,
+    input_format: str | None = None,
+    limits: FormatLimits = DEFAULT_FORMAT_LIMITS,
+) -> EvidenceFile:
+    """The evidence in ``source``. ``input_format`` skips detection (docs/formats.md,
+    "Detection", step 5): the named format loads the file and reports its own errors.
+
+    Raises :class:`FormatError`: ``format.unknown`` when no format accepts the file (the message
+    names the supported formats), else the detected format's own code.
+    """
+    if source.size > limits.total_bytes:
+        raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
+    if input_format is not None:
+        fmt = get(input_format)
+    else:
+        found = detect(read_prefix(source), source.name_suffix)
+        if found is None:
+            raise FormatError(finding(Code.FORMAT_UNKNOWN, formats=supported()))
+        fmt = found
+    source.handle.seek(0)
+    return fmt.load(source, limits)
