@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 import fuzz.format_targets  # noqa: E402,F401  (registers the format layer targets)
+import fuzz.importer_targets  # noqa: E402,F401  (registers the OTel, AgentDojo and garak targets)
 from fuzz.mutate import mutated  # noqa: E402
 from fuzz.seeds import seeds_for  # noqa: E402
 from fuzz.targets import available  # noqa: E402

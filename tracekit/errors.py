@@ -222,6 +222,36 @@ class Code(enum.StrEnum):
     INSPECT_TOO_MANY_EPISODES = "inspect.too_many_episodes"
     INSPECT_TOO_MANY_ITEMS = "inspect.too_many_items"
     HARNESS_FORMAT_TOO_MANY_ITEMS = "harness.too_many_items"
+    # -- third-party importers: OTel GenAI, AgentDojo, garak (docs/formats.md) --------------------
+    OTEL_TOO_LARGE = "otel.too_large"
+    OTEL_DOCUMENT_TOO_LARGE = "otel.document_too_large"
+    OTEL_INVALID_JSON = "otel.invalid_json"
+    OTEL_TOO_DEEP = "otel.too_deep"
+    OTEL_SCHEMA = "otel.schema"
+    OTEL_TOO_MANY_EPISODES = "otel.too_many_episodes"
+    OTEL_TOO_MANY_ITEMS = "otel.too_many_items"
+    OTEL_EMPTY = "otel.empty"
+    OTEL_DUPLICATE_KEY = "otel.duplicate_key"
+    AGENTDOJO_TOO_LARGE = "agentdojo.too_large"
+    AGENTDOJO_DOCUMENT_TOO_LARGE = "agentdojo.document_too_large"
+    AGENTDOJO_INVALID_JSON = "agentdojo.invalid_json"
+    AGENTDOJO_TOO_DEEP = "agentdojo.too_deep"
+    AGENTDOJO_SCHEMA = "agentdojo.schema"
+    AGENTDOJO_TOO_MANY_EPISODES = "agentdojo.too_many_episodes"
+    AGENTDOJO_TOO_MANY_ITEMS = "agentdojo.too_many_items"
+    AGENTDOJO_EMPTY = "agentdojo.empty"
+    AGENTDOJO_DUPLICATE_KEY = "agentdojo.duplicate_key"
+    GARAK_TOO_LARGE = "garak.too_large"
+    GARAK_DOCUMENT_TOO_LARGE = "garak.document_too_large"
+    GARAK_INVALID_JSON = "garak.invalid_json"
+    GARAK_TOO_DEEP = "garak.too_deep"
+    GARAK_SCHEMA = "garak.schema"
+    GARAK_TOO_MANY_EPISODES = "garak.too_many_episodes"
+    GARAK_TOO_MANY_ITEMS = "garak.too_many_items"
+    GARAK_EMPTY = "garak.empty"
+    GARAK_DUPLICATE_KEY = "garak.duplicate_key"
+    GARAK_ATTEMPT_CONFLICT = "garak.attempt_conflict"
+    GARAK_NOT_A_REPORT = "garak.not_a_report"
 
 
 @dataclass(frozen=True, slots=True)
@@ -599,6 +629,35 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.HARNESS_FORMAT_TOO_MANY_ITEMS: CodeInfo(
         _E, "The harness trace holds more than {limit} messages, calls and events."
     ),
+    Code.OTEL_TOO_LARGE: CodeInfo(_E, "The OTLP/JSON file exceeds the {limit}-byte limit."),
+    Code.OTEL_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the OTLP/JSON file exceeds the {limit}-byte limit."),
+    Code.OTEL_INVALID_JSON: CodeInfo(_E, "The OTLP/JSON file holds text that is not valid UTF-8 JSON."),
+    Code.OTEL_TOO_DEEP: CodeInfo(_E, "The OTLP/JSON file nests JSON deeper than {limit} levels."),
+    Code.OTEL_SCHEMA: CodeInfo(_E, "The OTLP/JSON file does not match the {format} schema at {field}."),
+    Code.OTEL_TOO_MANY_EPISODES: CodeInfo(_E, "The OTLP/JSON file holds more than {limit} episodes."),
+    Code.OTEL_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the OTLP/JSON file holds more than {limit} items."),
+    Code.OTEL_EMPTY: CodeInfo(_E, "The OTLP/JSON file holds no records."),
+    Code.OTEL_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the OTLP/JSON file repeats a key; readers would disagree on its value."),
+    Code.AGENTDOJO_TOO_LARGE: CodeInfo(_E, "The AgentDojo trace exceeds the {limit}-byte limit."),
+    Code.AGENTDOJO_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the AgentDojo trace exceeds the {limit}-byte limit."),
+    Code.AGENTDOJO_INVALID_JSON: CodeInfo(_E, "The AgentDojo trace holds text that is not valid UTF-8 JSON."),
+    Code.AGENTDOJO_TOO_DEEP: CodeInfo(_E, "The AgentDojo trace nests JSON deeper than {limit} levels."),
+    Code.AGENTDOJO_SCHEMA: CodeInfo(_E, "The AgentDojo trace does not match the {format} schema at {field}."),
+    Code.AGENTDOJO_TOO_MANY_EPISODES: CodeInfo(_E, "The AgentDojo trace holds more than {limit} episodes."),
+    Code.AGENTDOJO_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the AgentDojo trace holds more than {limit} items."),
+    Code.AGENTDOJO_EMPTY: CodeInfo(_E, "The AgentDojo trace holds no records."),
+    Code.AGENTDOJO_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the AgentDojo trace repeats a key; readers would disagree on its value."),
+    Code.GARAK_TOO_LARGE: CodeInfo(_E, "The garak report exceeds the {limit}-byte limit."),
+    Code.GARAK_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the garak report exceeds the {limit}-byte limit."),
+    Code.GARAK_INVALID_JSON: CodeInfo(_E, "The garak report holds text that is not valid UTF-8 JSON."),
+    Code.GARAK_TOO_DEEP: CodeInfo(_E, "The garak report nests JSON deeper than {limit} levels."),
+    Code.GARAK_SCHEMA: CodeInfo(_E, "The garak report does not match the {format} schema at {field}."),
+    Code.GARAK_TOO_MANY_EPISODES: CodeInfo(_E, "The garak report holds more than {limit} episodes."),
+    Code.GARAK_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the garak report holds more than {limit} items."),
+    Code.GARAK_EMPTY: CodeInfo(_E, "The garak report holds no records."),
+    Code.GARAK_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the garak report repeats a key; readers would disagree on its value."),
+    Code.GARAK_ATTEMPT_CONFLICT: CodeInfo(_E, "The two records of one garak attempt disagree on {field}."),
+    Code.GARAK_NOT_A_REPORT: CodeInfo(_E, "A line of the garak file is neither a report entry nor a hit-log entry."),
 }
 
 

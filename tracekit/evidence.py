@@ -204,6 +204,12 @@ class RunFacts(Struct, frozen=True):
     injection_point: str | None = None
     """Which channel carried the attack input, in the format's terms, when recorded."""
     task: str | None = None
+    attack: str | None = None
+    """The attack as the format names it (AgentDojo ``attack_type``, garak ``probe_classname``);
+    None when the run was not an attack or the format does not say."""
+    attack_task: str | None = None
+    """What the attack was after, in the format's terms (AgentDojo ``injection_task_id``, garak
+    ``goal``); None when not recorded."""
     outcome: str | None = None
     scores: tuple[Score, ...] = ()
 

@@ -55,6 +55,13 @@ class Source:
     name_suffix: str = ""
     """The file name's suffix (``.eval``, ``.json``, ``.jsonl``), lower case, used only to break
     ties a structural sniff leaves open; never to decide a format alone."""
+    context: tuple[tuple[str, str], ...] = ()
+    """Facts the reading edge took from the file's location, as (our key, value) pairs; empty
+    unless the caller supplies them. AgentDojo lays its files out as
+    ``pipeline/suite/user_task/attack/injection_task.json``: the reading edge may pass those
+    five path components under the keys ``pipeline``, ``suite``, ``user_task``, ``attack`` and
+    ``injection_task`` (``tracekit.formats.agentdojo.path_context`` builds them), and the
+    importer uses them only where the file itself does not say (docs/formats.md, "AgentDojo")."""
 
 
 class FormatError(TracekitError):

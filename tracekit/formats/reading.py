@@ -19,6 +19,7 @@ from typing import BinaryIO
 from tracekit.errors import Code, finding
 from tracekit.evidence import EvidenceFile
 from tracekit.formats import registry
+from tracekit.formats.agentdojo import path_context
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
 
 STDIN = "-"
@@ -56,7 +57,7 @@ def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) 
             raise FormatError(finding(Code.FORMAT_UNREADABLE))
         if info.st_size > limits.total_bytes:
             raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
-        yield Source(handle, info.st_size, _suffix(path))
+        yield Source(handle, info.st_size, _suffix(path), path_context(Path(path).parts))
     finally:
         handle.close()
 

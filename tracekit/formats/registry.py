@@ -22,7 +22,7 @@ from tracekit.formats.base import (
     TraceFormat,
 )
 
-FORMAT_NAMES: tuple[str, ...] = ("inspect", "agentguard", "harness")
+FORMAT_NAMES: tuple[str, ...] = ("inspect", "otel", "agentdojo", "garak", "agentguard", "harness")
 """Supported formats in detection order (docs/formats.md, "Detection", step 3): the formats with
 the most specific envelopes first, the two seed formats after them."""
 

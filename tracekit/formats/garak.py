@@ -1,0 +1,289 @@
+"""garak ``report.jsonl`` and ``hitlog.jsonl`` (docs/formats.md, "garak").
+
+garak probes a model, not an agent: an attempt is one prompt (a conversation of text turns) and
+its outputs, one per generation; detectors score each output. There are no tool calls and no
+timestamps per attempt, so every episode carries the ``text_only`` loss.
+
+- A report writes every attempt twice with one ``uuid``: status 1 (generated) then status 2
+  (evaluated, with ``detector_results``). One episode per uuid, taken from the status-2 record;
+  the two records must agree on the prompt and outputs, else ``garak.attempt_conflict``.
+- A detector score is an attack verdict only where the file says so: an ``eval`` entry whose
+  every output failed (or passed) settles each score of that probe and detector, and a recorded
+  ``run.eval_threshold`` settles the rest (garak's evaluator: a score at or above it is a hit).
+- A hit log line is one hit: ``attack_succeeded`` is true by construction.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tracekit.errors import Code
+from tracekit.evidence import (
+    Episode,
+    EpisodeError,
+    EvidenceFile,
+    Message,
+    ModelTurn,
+    Provenance,
+    Role,
+    RunFacts,
+    Score,
+)
+from tracekit.formats.base import FormatLimits, Source
+from tracekit.formats.jsoninput import (
+    Budget,
+    Codes,
+    as_dict,
+    as_list,
+    fail,
+    first_line,
+    iter_lines,
+    opt_str,
+    schema_error,
+)
+
+CODES = Codes(
+    format="garak",
+    too_large=Code.GARAK_TOO_LARGE,
+    document_too_large=Code.GARAK_DOCUMENT_TOO_LARGE,
+    invalid_json=Code.GARAK_INVALID_JSON,
+    too_deep=Code.GARAK_TOO_DEEP,
+    schema=Code.GARAK_SCHEMA,
+    too_many_episodes=Code.GARAK_TOO_MANY_EPISODES,
+    too_many_items=Code.GARAK_TOO_MANY_ITEMS,
+    empty=Code.GARAK_EMPTY,
+    duplicate_key=Code.GARAK_DUPLICATE_KEY,
+)
+
+ENTRY_TYPES = frozenset(
+    {"start_run setup", "init", "attempt", "eval", "completion", "digest", "payload_init", "plugin_cache", "probe_summary"}
+)
+HIT_KEYS = frozenset({"attempt_id", "detector", "probe", "score", "run_id"})
+_REPORT_HEAD = re.compile(rb'\A\{"entry_type": "(?:start_run setup|init|attempt)"')
+_HIT_HEAD = re.compile(rb'\A\{"goal": (?:null|"(?:[^"\\]|\\.)*"), "prompt": \{"turns": \[')
+_SAME = ("seq", "probe_classname", "prompt", "outputs", "goal", "targets", "intent")
+_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}
+
+
+class GarakFormat:
+    """garak report and hit log JSON lines."""
+
+    name = "garak"
+
+    def sniff(self, prefix: bytes, suffix: str) -> bool:
+        """The first line is a report entry (``entry_type``) or a hit-log line."""
+        head = first_line(prefix)
+        if head is None:
+            return bool(_REPORT_HEAD.match(prefix) or _HIT_HEAD.match(prefix))
+        kind = head.get("entry_type")
+        if isinstance(kind, str):
+            return kind in ENTRY_TYPES
+        return head.keys() >= HIT_KEYS and "record_type" not in head
+
+    def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
+        """One episode per attempt uuid (report) or per attempt id (hit log)."""
+        report = _Report(limits)
+        for number, entry in iter_lines(source, limits, CODES):
+            if not isinstance(entry, dict):
+                schema_error(CODES, "entry", number)
+            report.add(entry, number)
+        return EvidenceFile("garak", report.version, report.episodes())
+
+
+class _Report:
+    def __init__(self, limits: FormatLimits) -> None:
+        self.limits = limits
+        self.budget = Budget(limits, CODES)
+        self.setup: dict[str, Any] = {}
+        self.version: str | None = None
+        self.first: dict[str, dict[str, Any]] = {}
+        self.final: dict[str, dict[str, Any]] = {}
+        self.hits: dict[str, list[dict[str, Any]]] = {}
+        self.evals: dict[tuple[str, str], tuple[int, int]] = {}
+        self.kinds: set[str] = set()
+        self.order: dict[str, None] = {}
+
+    def add(self, entry: dict[str, Any], line: int) -> None:
+        kind = entry.get("entry_type")
+        if kind is None and entry.keys() >= HIT_KEYS:
+            kind = "hit"
+        elif not isinstance(kind, str):
+            fail(Code.GARAK_NOT_A_REPORT, line)
+        if self.kinds and (kind == "hit") != ("hit" in self.kinds):
+            fail(Code.GARAK_NOT_A_REPORT, line)  # a report and a hit log are separate files
+        self.kinds.add(kind)
+        if kind == "start_run setup":
+            self.setup = entry
+        elif kind == "init":
+            self.version = opt_str(entry.get("garak_version"), CODES, "init.garak_version", line)
+        elif kind == "attempt":
+            self._attempt(entry, line)
+        elif kind == "eval":
+            probe, detector = entry.get("probe"), entry.get("detector")
+            passed, fails = entry.get("passed"), entry.get("fails")
+            if not (isinstance(probe, str) and isinstance(detector, str)):
+                schema_error(CODES, "eval", line)
+            if not (isinstance(passed, int) and isinstance(fails, int) and _count(passed) and _count(fails)):
+                schema_error(CODES, "eval", line)
+            self.evals[(probe, detector)] = (passed, fails)
+        elif kind == "hit":
+            attempt = entry.get("attempt_id")
+            if not isinstance(attempt, str):
+                schema_error(CODES, "hitlog.attempt_id", line)
+            if attempt not in self.hits:
+                self.budget.episodes(len(self.hits) + 1)
+            self.hits.setdefault(attempt, []).append(entry)
+
+    def _attempt(self, entry: dict[str, Any], line: int) -> None:
+        uuid, status = entry.get("uuid"), entry.get("status")
+        if not isinstance(uuid, str) or status not in (0, 1, 2) or isinstance(status, bool):
+            schema_error(CODES, "attempt.uuid", line)
+        if uuid not in self.order:
+            self.budget.episodes(len(self.order) + 1)
+            self.order[uuid] = None
+        if status == 2:
+            if uuid in self.final:
+                fail(Code.GARAK_ATTEMPT_CONFLICT, line, field="status")
+            earlier = self.first.pop(uuid, None)
+            if earlier is not None:
+                for name in _SAME:
+                    if earlier.get(name) != entry.get(name):
+                        fail(Code.GARAK_ATTEMPT_CONFLICT, line, field=name)
+            self.final[uuid] = entry
+        elif uuid in self.final or uuid in self.first:
+            fail(Code.GARAK_ATTEMPT_CONFLICT, line, field="status")
+        else:
+            self.first[uuid] = entry
+
+    def episodes(self) -> tuple[Episode, ...]:
+        if "hit" in self.kinds:
+            return tuple(_hit_episode(uuid, lines, self.limits) for uuid, lines in self.hits.items())
+        return tuple(self._episode(uuid, self.final.get(uuid) or self.first[uuid]) for uuid in self.order)
+
+    def _facts(self, probe: str | None, goal: str | None, scores: tuple[Score, ...], outcome: str) -> RunFacts:
+        setup = self.setup
+        seed = setup.get("run.seed")
+        generations = setup.get("run.generations")
+        return RunFacts(
+            tool="garak",
+            tool_version=self.version or opt_str(setup.get("_config.version"), CODES, "_config.version"),
+            model=opt_str(setup.get("plugins.target_name"), CODES, "plugins.target_name"),
+            sampling={"generations": generations} if isinstance(generations, int) and not isinstance(generations, bool) else None,
+            seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+            attack=probe,
+            attack_task=goal,
+            outcome=outcome,
+            scores=scores,
+        )
+
+    def _episode(self, uuid: str, entry: dict[str, Any]) -> Episode:
+        budget = Budget(self.limits, CODES)
+        probe = opt_str(entry.get("probe_classname"), CODES, "attempt.probe_classname")
+        goal = opt_str(entry.get("goal"), CODES, "attempt.goal")
+        messages, turns, errors = _conversation(entry.get("prompt"), as_list(entry.get("outputs"), CODES, "attempt.outputs"), budget)
+        evaluated = entry.get("status") == 2
+        scores: list[Score] = []
+        threshold = self.setup.get("run.eval_threshold")
+        for detector, values in as_dict(entry.get("detector_results"), CODES, "attempt.detector_results").items():
+            settled = self.evals.get((probe or "", detector))
+            for value in as_list(values, CODES, "attempt.detector_results[]"):
+                budget.take()
+                scores.append(_score(detector, value, settled, threshold))
+        provenance = [Provenance("facts.scores", "garak:attempt.detector_results")] if scores else []
+        if self.version:
+            provenance.append(Provenance("facts.tool_version", "garak:init.garak_version"))
+        return Episode(
+            id=uuid,
+            facts=self._facts(probe, goal, tuple(scores), "evaluated" if evaluated else "not_evaluated"),
+            messages=messages,
+            turns=turns,
+            errors=errors,
+            provenance=tuple(provenance),
+            losses=("text_only",),
+        )
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _score(detector: str, value: Any, settled: tuple[int, int] | None, threshold: Any) -> Score:
+    """A detector score with the verdict the file supports (module docstring)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        schema_error(CODES, "attempt.detector_results[]")
+    hit: bool | None = None
+    if value is not None and settled is not None and (settled[0] == 0) != (settled[1] == 0):
+        hit = settled[1] > 0
+    elif value is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
+        hit = value >= threshold
+    return Score(f"garak:{detector}", value, passed=None if hit is None else not hit, attack_succeeded=hit)
+
+
+def _text(message: Any, field: str) -> str | None:
+    """A garak ``Message``'s ``text`` (a bare string in older files)."""
+    if message is None or isinstance(message, str):
+        return message
+    return opt_str(as_dict(message, CODES, field).get("text"), CODES, field)
+
+
+def _conversation(
+    prompt: Any, outputs: list[Any], budget: Budget
+) -> tuple[tuple[Message, ...], tuple[ModelTurn, ...], tuple[EpisodeError, ...]]:
+    """The prompt's turns, then one assistant message and one model turn per output."""
+    messages: list[Message] = []
+    for turn in as_list(as_dict(prompt, CODES, "attempt.prompt").get("turns"), CODES, "attempt.prompt.turns"):
+        budget.take()
+        item = as_dict(turn, CODES, "attempt.prompt.turns[]")
+        role = item.get("role")
+        if not isinstance(role, str):
+            schema_error(CODES, "attempt.prompt.turns[].role")
+        messages.append(Message(len(messages), _ROLES.get(role, "other"), _text(item.get("content"), "turns[].content")))
+    sent = tuple(range(len(messages)))
+    turns: list[ModelTurn] = []
+    errors: list[EpisodeError] = []
+    for output in outputs:
+        budget.take()
+        text = _text(output, "attempt.outputs[]")
+        turns.append(ModelTurn(len(turns), input_messages=sent, error=output is None))
+        if output is None:
+            errors.append(EpisodeError("model_error", f"turns[{len(turns) - 1}]"))
+        messages.append(Message(len(messages), "assistant", text))
+    return tuple(messages), tuple(turns), tuple(errors)
+
+
+def _hit_episode(uuid: str, lines: list[dict[str, Any]], limits: FormatLimits) -> Episode:
+    """The hits of one attempt: its prompt, the outputs that were hit, one score per hit."""
+    budget = Budget(limits, CODES)
+    first = lines[0]
+    outputs: dict[int, Any] = {}
+    scores: list[Score] = []
+    for line in lines:
+        budget.take()
+        index, detector, value = line.get("attempt_idx"), line.get("detector"), line.get("score")
+        if not isinstance(index, int) or not _count(index) or not isinstance(detector, str):
+            schema_error(CODES, "hitlog.attempt_idx")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            schema_error(CODES, "hitlog.score")
+        outputs.setdefault(index, line.get("output"))
+        scores.append(Score(f"garak:{detector}", value, passed=False, attack_succeeded=True))
+    messages, turns, errors = _conversation(first.get("prompt"), [outputs[i] for i in sorted(outputs)], budget)
+    facts = RunFacts(
+        tool="garak",
+        attack=opt_str(first.get("probe"), CODES, "hitlog.probe"),
+        attack_task=opt_str(first.get("goal"), CODES, "hitlog.goal"),
+        outcome="hit",
+        scores=tuple(scores),
+    )
+    return Episode(
+        id=uuid,
+        facts=facts,
+        messages=messages,
+        turns=turns,
+        errors=errors,
+        provenance=(Provenance("facts.scores", "garak:hitlog.score"),),
+        losses=("text_only",),
+    )
+
+
+FORMAT = GarakFormat()
