@@ -38,13 +38,16 @@ def last_run(db: Path) -> tuple[Any, ...]:
 def test_first_run_then_unchanged_rerun_reads_nothing(campaign: Path, tmp_path: Path) -> None:
     db = tmp_path / "c.duckdb"
     first = audit(campaign, db)
-    files = sum(1 for p in campaign.rglob("*") if p.suffix in (".json", ".jsonl"))
+    files = sum(1 for p in campaign.rglob("*") if p.suffix in (".json", ".jsonl", ".eval"))
     run_id, status, seen, audited, reused = last_run(db)
     assert (run_id, status, seen, reused) == (1, "complete", files, 0)
     assert audited == files
     summary = json.loads(first.stdout)
     assert summary["files"] == files
-    assert {"agentguard", "harness"} <= set(summary["by_format"])
+    by_format = summary["by_format"]
+    assert {"agentguard", "harness", "inspect", "otel", "agentdojo", "garak"} <= set(by_format)
+    for name in ("inspect", "otel", "garak"):  # files holding several episodes each
+        assert by_format[name]["episodes"] > by_format[name]["files"] > 0
     assert summary["episodes"] == sum(f["episodes"] for f in summary["by_format"].values())
     assert first.returncode == 2  # tampered traces in the campaign
 
@@ -119,7 +122,8 @@ def test_changed_options_invalidate_only_the_formats_they_affect(
     _, _, seen, audited, reused = last_run(db)
     # A scenario is run on harness traces and noted on AgentGuard ones; other files are kept.
     assert audited == counts["agentguard"] + counts["harness"]
-    assert reused == seen - audited == counts.get("not_a_trace", 0) > 0
+    others = sum(n for name, n in counts.items() if name not in ("agentguard", "harness"))
+    assert reused == seen - audited == others > counts["not_a_trace"] > 0  # imported formats too
 
 
 def test_summary_findings_and_export(campaign: Path, tmp_path: Path) -> None:

@@ -148,6 +148,36 @@ def export(
         _store_error(error)
 
 
+SUFFIXES = (".jsonl", ".json", ".eval")
+"""What a campaign walk picks up: the audited formats' and the imported formats' files."""
+AUDITED = frozenset({"agentguard", "harness"})
+"""Formats ``tracekit audit`` audits in full; the others are stored per episode from evidence."""
+
+
+def store_job(job: tuple[str, bool, dict[str, Any]]) -> dict[str, Any] | None:
+    """One campaign file's store result, in a worker: an imported format (Inspect, OTel,
+    AgentDojo, garak) detected by the format layer becomes one row per episode
+    (tracekit/store/episodes.py); anything else is audited as ``tracekit audit`` does."""
+    from tracekit.cli.audit_io import audit_job
+    from tracekit.formats import registry
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
+    from tracekit.formats.reading import open_source
+    from tracekit.store.episodes import evidence_result, format_error_result
+
+    try:
+        with open_source(job[0]) as source:
+            fmt = registry.detect(registry.read_prefix(source), source.name_suffix)
+            if fmt is not None and fmt.name not in AUDITED:
+                source.handle.seek(0)
+                try:
+                    return evidence_result(fmt.load(source, DEFAULT_FORMAT_LIMITS))
+                except FormatError as error:
+                    return format_error_result(fmt.name, error.finding)
+    except FormatError:
+        pass  # not readable as a file: the audit reports it with its own code
+    return audit_job(job)
+
+
 def _fault_hook() -> Any:
     spec = os.environ.get(FAULT_ENV)
     if not spec:
@@ -172,7 +202,6 @@ def audit_into_store(
     from blake3 import blake3
 
     from tracekit import __version__
-    from tracekit.cli.audit_io import audit_job
     from tracekit.cli.common import collect_inputs
     from tracekit.metamorphic.executors import make_executor
     from tracekit.report.store_render import render_summary
@@ -183,7 +212,7 @@ def audit_into_store(
 
     if not Path(root).is_dir():
         fail(Code.STORE_CAMPAIGN_ROOT)
-    paths = collect_inputs([root], (".jsonl", ".json"))
+    paths = collect_inputs([root], SUFFIXES)
     if not paths:
         fail(Code.CLI_NO_INPUT)
     scenario: bytes | None = opts.get("scenario")
@@ -195,7 +224,7 @@ def audit_into_store(
     chosen = make_executor(executor, jobs, scheduler)
 
     def audit(files: list[str]) -> Iterator[dict[str, Any] | None]:
-        work = cast(Any, audit_job)
+        work = cast(Any, store_job)
         return cast(Iterator[dict[str, Any] | None],
                     chosen.map_ordered(work, [cast(Any, (f, False, opts)) for f in files]))
 
