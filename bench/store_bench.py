@@ -5,7 +5,8 @@ campaign audited into a store, re-audited unchanged, then re-audited after some 
 1. Generates (once; ``--regenerate``) under bench/data/store-campaign/: intact AgentGuard traces
    from the corpus builders (bench/tracegen.py, one seed each), tampered copies of some of them
    (a flipped byte, a truncation, a dropped event), OWASP harness traces varied from the
-   corpus's audit fixtures, and the third-party samples shipped in corpus/third_party/.
+   corpus's audit fixtures, and the third-party samples shipped in corpus/third_party/
+   (Inspect, OTel, AgentDojo and garak files with several episodes each).
 2. ``tracekit audit CAMPAIGN --db STORE`` on a fresh store: every file read (first run).
 3. The same command again, nothing changed: nothing read (second run). Prints both wall times
    and their ratio (target >= 10).
@@ -35,6 +36,7 @@ sys.path.insert(0, str(HERE))
 import tracegen
 
 TARGET_RATIO = 10.0
+STAMP = "2"  # bump when the campaign's make-up changes
 HARNESS_SOURCES = sorted((ROOT / "corpus" / "audit" / "harness").glob("*.json"))
 
 
@@ -49,13 +51,13 @@ def _harness(rng: random.Random, index: int) -> bytes:
 def generate(total: int, force: bool) -> Path:
     """Write the campaign (``total`` files) unless it is already there."""
     stamp = DATA / ".stamp"
-    if not force and stamp.exists() and stamp.read_text() == str(total):
+    if not force and stamp.exists() and stamp.read_text() == f"{STAMP}-{total}":
         return DATA
     shutil.rmtree(DATA, ignore_errors=True)
     started = time.perf_counter()
     rng = random.Random(15)
-    third = [p for p in (ROOT / "corpus" / "third_party").rglob("*") if p.suffix in (".json",
-             ".jsonl") and p.is_file()]
+    third = [p for p in (ROOT / "corpus" / "third_party").rglob("*")
+             if p.suffix in (".json", ".jsonl", ".eval") and p.is_file()]
     agentguard = total * 6 // 10
     tampered = total // 20
     harness = total - agentguard - tampered - len(third)
@@ -79,7 +81,7 @@ def generate(total: int, force: bool) -> Path:
         target = DATA / "third_party" / path.relative_to(ROOT / "corpus" / "third_party")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, target)
-    stamp.write_text(str(total))
+    stamp.write_text(f"{STAMP}-{total}")
     print(f"generated {total} files in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return DATA
 
