@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,28 @@ def test_dask_run_writes_the_same_rows_as_local(
     assert run_cli("audit", str(root), "--db", str(local2), "-q", "--jobs", "2").returncode == 2
     assert content(local2) == expected
     shutil.rmtree(root.parent / "unused", ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_a_second_run_is_refused_while_the_first_holds_the_store(
+    reference: tuple[Path, dict[str, list[Any]]], tmp_path: Path
+) -> None:
+    root, expected = reference
+    db = tmp_path / "c.duckdb"
+    env = dict(os.environ, TRACEKIT_STORE_FAULT="stop:after_commit:1")
+    first = subprocess.Popen([str(BIN), "audit", str(root), "--db", str(db), "-q"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        _, status = os.waitpid(first.pid, os.WUNTRACED)  # returns once it stopped itself
+        assert os.WIFSTOPPED(status)
+        for args in (("audit", str(root), "--db", str(db), "-q"), ("db", "summary", str(db))):
+            second = run_cli(*args)
+            assert second.returncode == 2 and b"store.locked" in second.stderr
+        os.kill(first.pid, signal.SIGCONT)
+        _, status = os.waitpid(first.pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 2
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert content(db) == expected

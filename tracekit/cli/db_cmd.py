@@ -25,8 +25,9 @@ from tracekit.errors import Code, TracekitError
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
 """Fault injection for the crash tests: ``ACTION:POINT:N`` sends this process SIGKILL
-(``kill``) or SIGINT (``int``) at ``before_commit`` or ``after_commit`` once N files are
-committed (docs/campaign-store.md, "Fault safety")."""
+(``kill``), SIGINT (``int``) or SIGSTOP (``stop``: it pauses holding the store) at
+``before_commit`` or ``after_commit`` once N files are committed (docs/campaign-store.md,
+"Fault safety"); fires once."""
 
 db_app = typer.Typer(
     name="db", help="Query a campaign store written by `tracekit audit --db`.",
@@ -183,12 +184,16 @@ def _fault_hook() -> Any:
     if not spec:
         return None
     action, point, count = spec.split(":")
-    sig = signal.SIGKILL if action == "kill" else signal.SIGINT
+    sig = {"kill": signal.SIGKILL, "int": signal.SIGINT, "stop": signal.SIGSTOP}[action]
+
+    fired: list[bool] = []
 
     def hook(at: str, committed: int) -> None:
-        if at == point and committed >= int(count):
+        if at == point and committed >= int(count) and not fired:
+            fired.append(True)
             os.kill(os.getpid(), sig)
-            time.sleep(5)  # SIGINT's handler runs at the next bytecode; SIGKILL never returns
+            if sig != signal.SIGSTOP:
+                time.sleep(5)  # SIGINT's handler runs at the next bytecode; SIGKILL never returns
 
     return hook
 
