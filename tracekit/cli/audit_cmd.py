@@ -112,6 +112,8 @@ def audit(
 
         if len(paths) != 1 or output is not None or executor not in ("local", "dask"):
             fail(Code.STORE_CAMPAIGN_ROOT if len(paths) != 1 else Code.CLI_USAGE)
+        if scheduler is not None and executor != "dask":
+            fail(Code.METAMORPHIC_SCHEDULER_NEEDS_DASK)
         audit_into_store(paths[0], opts, db, jobs=jobs, executor=executor, scheduler=scheduler,
                          format=format.value, quiet=quiet)
     work = _jobs(paths, opts)
