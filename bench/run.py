@@ -355,6 +355,7 @@ def main() -> int:
     parser.add_argument("--campaign-mib", type=float, default=2.0, help="size of a campaign trace")
     parser.add_argument("--regenerate", action="store_true", help="rebuild bench/data")
     parser.add_argument("--no-pin", action="store_true", help="do not pin 1-core runs to a CPU")
+    parser.add_argument("--no-store", action="store_true", help="skip bench/store_bench.py")
     args = parser.parse_args()
 
     generate(args.campaign_mib, args.regenerate)
@@ -399,6 +400,10 @@ def main() -> int:
         pass
     RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     print(f"\nwrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
+    if not args.no_store:  # the campaign store: first run, unchanged re-run, exact diff
+        print("\n== campaign store (bench/store_bench.py)", flush=True)
+        if subprocess.run([sys.executable, str(HERE / "store_bench.py")], check=False).returncode:
+            return 1
     if disagreements:
         for row in disagreements:
             print(f"DISAGREEMENT: {row}", file=sys.stderr)

@@ -12,6 +12,9 @@ from tracekit.errors import CODE_INFO, Code
 PACKAGE = Path(__file__).resolve().parent.parent / "tracekit"
 # Only these may touch the filesystem (STYLE rule 1); everything else takes bytes or records.
 IO_ALLOWED = {"loader.py", "sources.py", "docgen.py", "reading.py"}
+# The campaign store's I/O edge: it opens the database file and hashes campaign files
+# (docs/campaign-store.md); the rest of tracekit/store/ works on a connection.
+IO_ALLOWED_PATHS = {"store/db.py"}
 IO_NAMES = {"open", "unlink", "write_bytes", "write_text", "read_bytes", "read_text", "mkdir", "rmdir", "fdopen"}
 OS_NAMES = {"replace", "rename", "remove", "open", "unlink", "makedirs"}
 
@@ -34,6 +37,8 @@ def test_core_modules_do_no_file_io() -> None:
     for path in PACKAGE.rglob("*.py"):
         relative = path.relative_to(PACKAGE)
         if relative.parts[0] == "cli" or path.name in IO_ALLOWED:
+            continue
+        if relative.as_posix() in IO_ALLOWED_PATHS:
             continue
         offenders += _io_calls(path)
     assert offenders == []

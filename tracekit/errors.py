@@ -223,6 +223,15 @@ class Code(enum.StrEnum):
     BUNDLE_NO_SUCH_FINDING = "bundle.no_such_finding"
     BUNDLE_NO_SUCH_BLOB = "bundle.no_such_blob"
     BUNDLE_NOTHING_TO_REDACT = "bundle.nothing_to_redact"
+    # -- campaign store --------------------------------------------------------------------------
+    STORE_UNAVAILABLE = "store.unavailable"
+    STORE_LOCKED = "store.locked"
+    STORE_NEWER_SCHEMA = "store.newer_schema"
+    STORE_NOT_A_STORE = "store.not_a_store"
+    STORE_NOT_FOUND = "store.not_found"
+    STORE_NO_RUNS = "store.no_runs"
+    STORE_UNKNOWN_RUN = "store.unknown_run"
+    STORE_CAMPAIGN_ROOT = "store.campaign_root"
     # -- command line and internal ---------------------------------------------------------------
     CLI_USAGE = "cli.usage"
     CLI_NO_INPUT = "cli.no_input"
@@ -629,6 +638,22 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.BUNDLE_NO_SUCH_FINDING: CodeInfo(_E, "The campaign has no finding with that index."),
     Code.BUNDLE_NO_SUCH_BLOB: CodeInfo(_E, "The bundle holds no blob with that digest."),
     Code.BUNDLE_NOTHING_TO_REDACT: CodeInfo(_N, "No blob matched the redaction criteria; the output equals the input."),
+    Code.STORE_UNAVAILABLE: CodeInfo(
+        _E, "The campaign store needs DuckDB; install tracekit[store]."
+    ),
+    Code.STORE_LOCKED: CodeInfo(
+        _E, "The campaign store is in use by another tracekit process; try again when it ends."
+    ),
+    Code.STORE_NEWER_SCHEMA: CodeInfo(
+        _E, "The campaign store has schema version {found}; this tracekit reads up to {supported}."
+    ),
+    Code.STORE_NOT_A_STORE: CodeInfo(_E, "The file is not a tracekit campaign store."),
+    Code.STORE_NOT_FOUND: CodeInfo(_E, "The campaign store does not exist."),
+    Code.STORE_NO_RUNS: CodeInfo(_E, "The campaign store holds no completed run to compare."),
+    Code.STORE_UNKNOWN_RUN: CodeInfo(_E, "The campaign store holds no completed run {run}."),
+    Code.STORE_CAMPAIGN_ROOT: CodeInfo(
+        _E, "--db audits one campaign: name exactly one folder."
+    ),
     Code.CLI_USAGE: CodeInfo(_E, "The command line is not valid."),
     Code.CLI_NO_INPUT: CodeInfo(_E, "No input traces were found."),
     Code.CLI_OUTPUT_EXISTS: CodeInfo(_E, "The output already exists; pass --force to replace it."),

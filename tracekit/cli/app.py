@@ -43,7 +43,7 @@ def _register() -> None:
     from tracekit.cli import verify_cmd
 
     verify_cmd.register(app)
-    for name in ("replay_cmd", "metamorphic_cmd", "check_cmd", "audit_cmd", "bundle_cmd"):
+    for name in ("replay_cmd", "metamorphic_cmd", "check_cmd", "audit_cmd", "bundle_cmd", "db_cmd"):
         try:
             module = __import__(f"tracekit.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as error:

@@ -82,6 +82,14 @@ def audit(
     ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    db: Path = typer.Option(
+        None, "--db", help="Audit one campaign folder into this store (DuckDB): only new or "
+        "changed files are read; query it with `tracekit db`."
+    ),
+    executor: str = typer.Option(
+        "local", "--executor", help="With --db: local or dask (imported when used)."
+    ),
+    scheduler: str = typer.Option(None, "--scheduler", help="With --db: Dask scheduler address."),
 ) -> None:
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
 
@@ -98,6 +106,16 @@ def audit(
         "roots": roots,
         "scenario": _scenario_bytes(scenario),
     }
+    if db is not None:
+        # docs/campaign-store.md: the store run, handed off whole to the db command module.
+        from tracekit.cli.db_cmd import audit_into_store
+
+        if len(paths) != 1 or output is not None or executor not in ("local", "dask"):
+            fail(Code.STORE_CAMPAIGN_ROOT if len(paths) != 1 else Code.CLI_USAGE)
+        if scheduler is not None and executor != "dask":
+            fail(Code.METAMORPHIC_SCHEDULER_NEEDS_DASK)
+        audit_into_store(paths[0], opts, db, jobs=jobs, executor=executor, scheduler=scheduler,
+                         format=format.value, quiet=quiet)
     work = _jobs(paths, opts)
     if not work:
         fail(Code.CLI_NO_INPUT)

@@ -1,0 +1,50 @@
+"""Nothing read from inside a trace reaches the store: a canary planted in trace values, ids and
+outcomes is absent from every table (the store is exported and shared as is)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+
+from tests.helpers import CORPUS, run_cli
+from tracekit.evidence import Episode, EvidenceFile, RunFacts
+from tracekit.store.episodes import evidence_result
+from tracekit.store.schema import TABLES
+
+CANARY = "CANARY-b5c1d2"
+
+
+def test_imported_episode_ids_and_outcomes_are_not_kept() -> None:
+    evidence = EvidenceFile(
+        format="inspect", format_version=None,
+        episodes=(Episode(id=CANARY, facts=RunFacts(tool="inspect_ai", outcome=CANARY)),
+                  Episode(id="sample-2", facts=RunFacts(tool="inspect_ai", outcome="fail"))),
+    )
+    result = evidence_result(evidence)
+    assert CANARY not in json.dumps(result)
+    assert [e["outcome"] for e in result["episodes"]] == [None, "fail"]
+    assert len({e["episode_id"] for e in result["episodes"]}) == 2
+
+
+def test_no_table_holds_trace_content(tmp_path: Path) -> None:
+    root = tmp_path / "campaign"
+    shutil.copytree(CORPUS / "audit", root / "audit")
+    shutil.copytree(CORPUS / "third_party" / "inspect", root / "inspect")
+    harness = json.loads((CORPUS / "audit" / "harness" / "complete.json").read_bytes())
+    harness["tool_calls"][0]["arguments"] = {CANARY: CANARY}
+    harness["tool_calls"][0]["id"] = CANARY
+    harness["events"].append({"type": "outcome", "result": CANARY, "scorer": CANARY})
+    (root / "planted.json").write_text(json.dumps(harness))
+    db = tmp_path / "c.duckdb"
+    assert run_cli("audit", str(root), "--db", str(db), "-q").returncode in (1, 2)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        for table in TABLES:
+            columns = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+            text = json.dumps(con.execute(f"SELECT * FROM {table}").fetchall(), default=str)
+            assert CANARY not in text, (table, columns)
+    finally:
+        con.close()

@@ -1,0 +1,99 @@
+"""Schema versions and migrations, the incremental rule's keys, policies and finding diffs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tracekit.errors import Code, TracekitError
+from tracekit.store.db import open_store
+from tracekit.store.diff import FindingRef, compare_findings
+from tracekit.store.incremental import RunOptions, options_key, result_id
+from tracekit.store.ingest import POLICIES, policy_of
+from tracekit.store.schema import SCHEMA_VERSION, TABLES, current_version, migrate
+
+
+def test_new_store_is_migrated_to_the_current_version(tmp_path: Path) -> None:
+    with open_store(tmp_path / "s.duckdb", writable=True) as con:
+        assert current_version(con) == SCHEMA_VERSION
+        names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert set(TABLES) | {"schema_version"} <= names
+
+
+def test_migrations_apply_once_and_in_order(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "m.duckdb"))
+    steps = ((1, ("CREATE TABLE a (x INTEGER)",)), (2, ("ALTER TABLE a ADD COLUMN y INTEGER",)))
+    assert migrate(con, steps[:1]) == 1
+    assert migrate(con, steps) == 2
+    assert migrate(con, steps) == 2  # nothing left to apply: the ALTER is not run twice
+    assert [r[0] for r in con.execute("SELECT version FROM schema_version ORDER BY 1").fetchall()] == [1, 2]
+    with pytest.raises(TracekitError) as raised:  # a store newer than the migrations known
+        migrate(con, steps[:1])
+    assert raised.value.finding.code is Code.STORE_NEWER_SCHEMA
+    con.close()
+
+
+def test_failed_migration_leaves_the_previous_version(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "f.duckdb"))
+    broken = ((1, ("CREATE TABLE a (x INTEGER)", "THIS IS NOT SQL")),)
+    with pytest.raises(duckdb.Error):
+        migrate(con, broken)
+    assert current_version(con) == 0
+    assert migrate(con) == SCHEMA_VERSION
+    con.close()
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.duckdb"
+    with open_store(path, writable=True) as con:
+        con.execute("INSERT INTO schema_version VALUES (?, current_timestamp)", [SCHEMA_VERSION + 1])
+    for writable in (True, False):
+        with pytest.raises(TracekitError) as raised, open_store(path, writable=writable):
+            pass
+        assert raised.value.finding.code is Code.STORE_NEWER_SCHEMA
+
+
+def test_missing_and_foreign_files_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(TracekitError) as raised, open_store(tmp_path / "none", writable=False):
+        pass
+    assert raised.value.finding.code is Code.STORE_NOT_FOUND
+    junk = tmp_path / "junk.duckdb"
+    junk.write_bytes(b"CANARY-not-a-database" * 200)
+    with pytest.raises(TracekitError) as raised, open_store(junk, writable=True):
+        pass
+    assert raised.value.finding.code is Code.STORE_NOT_A_STORE
+
+
+def test_options_key_changes_only_for_the_formats_an_option_affects() -> None:
+    plain, scenario = RunOptions(), RunOptions(scenario="ab" * 32)
+    strict = RunOptions(strict_sources=True)
+    assert options_key("1", "harness", plain) != options_key("1", "harness", scenario)
+    assert options_key("1", "harness", plain) == options_key("1", "harness", strict)
+    assert options_key("1", "agentguard", plain) != options_key("1", "agentguard", strict)
+    assert options_key("1", "inspect", plain) == options_key("1", "inspect", scenario)
+    assert options_key("1", "harness", plain) != options_key("2", "harness", plain)
+    assert options_key("1", "harness", plain) != options_key("1", "agentguard", plain)
+    assert result_id("d", "k") != result_id("d", "k2")
+
+
+def test_every_code_maps_to_a_known_policy() -> None:
+    assert {policy_of(code.value) for code in Code} <= set(POLICIES)
+    assert policy_of("audit.score_mismatch") == "consistency"
+    assert policy_of("chain.event_hash_mismatch") == "integrity"
+    assert policy_of("audit.field_missing") == "completeness"
+    assert policy_of("replay.divergent") == "replay"
+
+
+def _ref(code: str, where: str | None = None, severity: str = "warning", line: int = 1) -> FindingRef:
+    return FindingRef(0, code, severity, "other", line, where)
+
+
+def test_finding_diff_new_fixed_changed_with_repeats() -> None:
+    before = [_ref("a"), _ref("a"), _ref("b", "x"), _ref("c")]
+    after = [_ref("a"), _ref("b", "x", severity="error"), _ref("d")]
+    new, fixed, changed = compare_findings(before, after)
+    assert [r.code for r in new] == ["d"]
+    assert sorted(r.code for r in fixed) == ["a", "c"]
+    assert [(c.before.severity, c.after.severity) for c in changed] == [("warning", "error")]

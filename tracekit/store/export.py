@@ -1,0 +1,37 @@
+"""``db export``: every store table as Parquet or CSV, for pandas, polars and DuckDB users
+(docs/campaign-store.md, "Export").
+
+DuckDB writes the files itself (``COPY ... TO``); the caller chooses the target names (a
+temporary name in the output folder, renamed into place when complete, so a killed export leaves
+no half-written table under its final name).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from tracekit.store.schema import TABLES
+
+Kind = Literal["parquet", "csv"]
+EXPORTED = ("schema_version", *TABLES)
+"""Every table, in export order."""
+_OPTIONS = {"parquet": "(FORMAT parquet)", "csv": "(FORMAT csv, HEADER true)"}
+
+
+def file_name(table: str, kind: Kind) -> str:
+    """The exported file's name for ``table``."""
+    return f"{table}.{kind}"
+
+
+def _literal(text: str) -> str:
+    # COPY takes its target as a string literal, not a parameter: quote it as SQL does.
+    return "'" + text.replace("'", "''") + "'"
+
+
+def export_table(con: Any, table: str, target: str, kind: Kind) -> int:
+    """Write ``table`` (one of :data:`EXPORTED`) to ``target``; return its row count."""
+    if table not in EXPORTED:
+        raise ValueError(table)
+    con.execute(f"COPY (SELECT * FROM {table}) TO {_literal(target)} {_OPTIONS[kind]}")
+    row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+    return int(row[0]) if row else 0

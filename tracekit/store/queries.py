@@ -1,0 +1,220 @@
+"""What an auditor asks of a campaign store: a summary of the latest run, what changed between
+two runs, and findings by policy and format (docs/campaign-store.md, "Queries").
+
+Pure over a DuckDB connection: each function runs SQL and returns typed reports. Paths are
+relative to the campaign root; messages are tracekit's fixed text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import msgspec
+
+from tracekit.errors import Code, TracekitError, finding
+
+SEVERITIES = ("error", "warning", "notice", "info")
+FAILING = ("error", "warning")
+TOP_GAPS = 10
+
+
+class Run(msgspec.Struct, frozen=True):
+    run_id: int
+    status: str
+    tool_version: str
+    started_at: str
+    ended_at: str | None
+    files_seen: int
+    files_audited: int
+    files_reused: int
+
+
+class FormatSummary(msgspec.Struct, frozen=True):
+    files: int
+    episodes: int
+    intact: int
+    not_intact: int
+    no_integrity: int
+    unreadable: int
+    rerunnable: int
+    not_rerunnable: int
+    exit_codes: dict[str, int]
+    failing_policies: dict[str, int]
+    """Episodes with an error or warning finding, per policy."""
+
+
+class FieldGap(msgspec.Struct, frozen=True):
+    format: str
+    field: str
+    missing: int
+    partial: int
+    needed_to_rerun: bool
+
+
+class Summary(msgspec.Struct, frozen=True):
+    run: Run
+    files: int
+    episodes: int
+    skipped_non_trace_files: int
+    by_format: dict[str, FormatSummary]
+    findings_by_severity: dict[str, int]
+    fields_missing_most: list[FieldGap]
+
+
+def _run(con: Any, run_id: int) -> Run:
+    row = con.execute(
+        "SELECT run_id, status, tool_version, CAST(started_at AS VARCHAR), "
+        "CAST(ended_at AS VARCHAR), files_seen, files_audited, files_reused "
+        "FROM runs WHERE run_id = ?",
+        [run_id],
+    ).fetchone()
+    return Run(*row)
+
+
+def complete_runs(con: Any) -> list[int]:
+    """Completed run ids, newest first."""
+    rows = con.execute(
+        "SELECT run_id FROM runs WHERE status = 'complete' ORDER BY run_id DESC"
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def latest_run(con: Any) -> int:
+    """The newest completed run; raises TracekitError(store.no_runs) when there is none."""
+    runs = complete_runs(con)
+    if not runs:
+        raise TracekitError(finding(Code.STORE_NO_RUNS))
+    return runs[0]
+
+
+def summary(con: Any, run_id: int | None = None) -> Summary:
+    """The campaign as of run ``run_id`` (default: the latest completed run)."""
+    run_id = latest_run(con) if run_id is None else _known(con, run_id)
+    by_file = dict(
+        con.execute(
+            "SELECT format, count(*) FROM files WHERE run_id = ? GROUP BY format", [run_id]
+        ).fetchall()
+    )
+    rows = con.execute(
+        "SELECT e.format, count(*), count(*) FILTER (WHERE e.intact), "
+        "count(*) FILTER (WHERE e.intact = false), "
+        "count(*) FILTER (WHERE e.intact IS NULL AND e.readable), "
+        "count(*) FILTER (WHERE NOT e.readable), count(*) FILTER (WHERE e.rerunnable), "
+        "count(*) FILTER (WHERE e.exit_code = 0), count(*) FILTER (WHERE e.exit_code = 1), "
+        "count(*) FILTER (WHERE e.exit_code = 2) "
+        "FROM files f JOIN episodes e ON e.result_id = f.result_id "
+        "WHERE f.run_id = ? GROUP BY e.format ORDER BY e.format",
+        [run_id],
+    ).fetchall()
+    policies: dict[str, dict[str, int]] = {}
+    for fmt, policy, count in con.execute(
+        "SELECT e.format, fi.policy, count(DISTINCT (f.path, e.episode)) "
+        "FROM files f JOIN episodes e ON e.result_id = f.result_id "
+        "JOIN findings fi ON fi.result_id = e.result_id AND fi.episode = e.episode "
+        "WHERE f.run_id = ? AND fi.severity IN ('error', 'warning') "
+        "GROUP BY e.format, fi.policy ORDER BY 3 DESC, 2",
+        [run_id],
+    ).fetchall():
+        policies.setdefault(str(fmt), {})[str(policy)] = int(count)
+    formats = {
+        str(r[0]): FormatSummary(
+            files=int(by_file.get(r[0], 0)), episodes=int(r[1]), intact=int(r[2]),
+            not_intact=int(r[3]), no_integrity=int(r[4]), unreadable=int(r[5]),
+            rerunnable=int(r[6]), not_rerunnable=int(r[1]) - int(r[6]),
+            exit_codes={"0": int(r[7]), "1": int(r[8]), "2": int(r[9])},
+            failing_policies=policies.get(str(r[0]), {}),
+        )
+        for r in rows
+    }
+    severity = Counter(
+        dict(
+            con.execute(
+                "SELECT fi.severity, count(*) FROM files f "
+                "JOIN findings fi ON fi.result_id = f.result_id WHERE f.run_id = ? "
+                "GROUP BY fi.severity",
+                [run_id],
+            ).fetchall()
+        )
+    )
+    gaps = [
+        FieldGap(str(g[0]), str(g[1]), int(g[2]), int(g[3]), bool(g[4]))
+        for g in con.execute(
+            "SELECT e.format, c.field, count(*) FILTER (WHERE c.status = 'missing') AS m, "
+            "count(*) FILTER (WHERE c.status = 'partial') AS p, bool_or(c.needed_to_rerun) "
+            "FROM files f JOIN episodes e ON e.result_id = f.result_id "
+            "JOIN completeness c ON c.result_id = e.result_id AND c.episode = e.episode "
+            "WHERE f.run_id = ? GROUP BY e.format, c.field HAVING m + p > 0 "
+            "ORDER BY m + p DESC, e.format, c.field LIMIT ?",
+            [run_id, TOP_GAPS],
+        ).fetchall()
+    ]
+    total = con.execute("SELECT count(*) FROM files WHERE run_id = ?", [run_id]).fetchone()
+    return Summary(
+        run=_run(con, run_id),
+        files=int(total[0]) if total else 0,
+        episodes=sum(f.episodes for f in formats.values()),
+        skipped_non_trace_files=int(by_file.get("not_a_trace", 0)),
+        by_format=formats,
+        findings_by_severity={s: int(severity[s]) for s in SEVERITIES},
+        fields_missing_most=gaps,
+    )
+
+
+def _known(con: Any, run_id: int) -> int:
+    if run_id not in complete_runs(con):
+        raise TracekitError(finding(Code.STORE_UNKNOWN_RUN, run=run_id))
+    return run_id
+
+
+class FindingRow(msgspec.Struct, frozen=True):
+    path: str
+    format: str
+    episode: int
+    code: str
+    severity: str
+    policy: str
+    line: int | None
+    where: str | None
+    message: str
+
+
+class Findings(msgspec.Struct, frozen=True):
+    run_id: int
+    policy: str | None
+    format: str | None
+    total: int
+    """Matching findings; ``rows`` holds at most the limit asked for."""
+    rows: list[FindingRow]
+
+
+def findings(
+    con: Any, *, policy: str | None = None, fmt: str | None = None, run_id: int | None = None,
+    limit: int = 10_000,
+) -> Findings:
+    """Findings of a run (default: the latest completed), filtered by policy and format, most
+    severe first, at most ``limit`` rows."""
+    run_id = latest_run(con) if run_id is None else _known(con, run_id)
+    where = "f.run_id = ?"
+    params: list[Any] = [run_id]
+    if policy is not None:
+        where += " AND fi.policy = ?"
+        params.append(policy)
+    if fmt is not None:
+        where += " AND e.format = ?"
+        params.append(fmt)
+    body = (
+        "FROM files f JOIN episodes e ON e.result_id = f.result_id "
+        "JOIN findings fi ON fi.result_id = e.result_id AND fi.episode = e.episode WHERE " + where
+    )
+    total = con.execute("SELECT count(*) " + body, params).fetchone()
+    rows = con.execute(
+        "SELECT f.path, e.format, e.episode, fi.code, fi.severity, fi.policy, fi.line, "
+        'fi."where", fi.message ' + body + " ORDER BY CASE fi.severity WHEN 'error' THEN 0 "
+        "WHEN 'warning' THEN 1 WHEN 'notice' THEN 2 ELSE 3 END, f.path, e.episode, fi.seq "
+        "LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    return Findings(
+        run_id, policy, fmt, int(total[0]) if total else 0, [FindingRow(*r) for r in rows]
+    )

@@ -1,0 +1,133 @@
+"""One audit run into the store, on the coordinator (docs/campaign-store.md, "A run").
+
+1. Runs left ``running`` are marked ``interrupted``: the caller holds the store's write lock,
+   so no process is writing them any more.
+2. A ``runs`` row is committed with status ``running``.
+3. Every file is hashed (BLAKE3 of its bytes, read now).
+4. Files whose (digest, options key) already has a result are linked to the run without being
+   read (incremental.py), in one transaction.
+5. The others are audited by the executor (``audit``: local processes or a Dask cluster);
+   files with the same digest are audited once. Results come back to this process, which alone
+   writes them, whole files per transaction (ingest.py).
+6. The run is marked ``complete`` with its counts. On Ctrl-C the open transaction is rolled
+   back and the run marked ``interrupted``; after SIGKILL it stays ``running`` until step 1 of
+   the next run. Either way every committed file is whole and is reused by the next run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import msgspec
+
+from tracekit.store.db import file_digest
+from tracekit.store.incremental import (
+    UNREADABLE_DIGEST,
+    Candidate,
+    RunOptions,
+    link_unchanged,
+    options_key,
+    result_id,
+)
+from tracekit.store.ingest import NOT_A_TRACE, Hook, Writer, rollback, rows_for
+
+Audit = Callable[[list[str]], Iterator[dict[str, Any] | None]]
+"""Audits absolute paths (in order) and yields each result, None for a non-trace."""
+
+
+class RunStats(msgspec.Struct, frozen=True):
+    """What one run did."""
+
+    run_id: int
+    files: int
+    audited: int
+    """Distinct contents read and audited in this run."""
+    reused: int
+    """Files linked to an earlier result without being read."""
+
+
+def relative(path: str, root: str) -> str:
+    """``path`` relative to the campaign ``root``, ``/``-separated."""
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def _start(con: Any, root: str, version: str, options: RunOptions, files: int) -> int:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
+        row = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()
+        run_id = int(row[0]) if row else 1
+        con.execute(
+            "INSERT INTO runs (run_id, started_at, status, tool_version, root, options, "
+            "files_seen) VALUES (?, current_timestamp, 'running', ?, ?, ?, ?)",
+            [run_id, version, root, options.to_json(), files],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        rollback(con)
+        raise
+    return run_id
+
+
+def _finish(con: Any, run_id: int, status: str, reused: int) -> None:
+    con.execute(
+        "UPDATE runs SET status = ?, ended_at = current_timestamp, files_reused = ? "
+        "WHERE run_id = ?",
+        [status, reused, run_id],
+    )
+
+
+def hash_files(paths: Sequence[str], root: str) -> list[Candidate]:
+    """Step 3: every file hashed; an unreadable one gets the never-reused digest."""
+    out = []
+    for path in paths:
+        measured = file_digest(path)
+        size, digest = measured if measured is not None else (0, UNREADABLE_DIGEST)
+        out.append(Candidate(relative(path, root), path, size, digest))
+    return out
+
+
+def run_into_store(
+    con: Any, root: str, paths: Sequence[str], audit: Audit, *, version: str,
+    options: RunOptions, hook: Hook | None = None, batch_files: int = 64,
+) -> RunStats:
+    """Audit the campaign files ``paths`` (absolute, found under ``root``) into the store
+    ``con`` (writable); return the run's counts. Raises whatever ``audit`` raises (TracekitError
+    from the executor) and re-raises interrupts, after recording the run as interrupted."""
+    run_id = _start(con, root, version, options, len(paths))
+    reused = 0
+    try:
+        candidates = hash_files(paths, root)
+        todo = link_unchanged(con, run_id, candidates, version, options)
+        reused = len(candidates) - len(todo)
+        groups: dict[str, list[Candidate]] = {}
+        order: list[Candidate] = []
+        for c in todo:
+            if c.digest == UNREADABLE_DIGEST:
+                order.append(c)
+                continue
+            if c.digest not in groups:
+                order.append(c)
+            groups.setdefault(c.digest, []).append(c)
+        writer = Writer(con, run_id, batch_files=batch_files, hook=hook)
+        # No executor is started (no pool, no cluster) when nothing needs reading.
+        results = audit([c.absolute for c in order]) if order else iter(())
+        for first, report in zip(order, results, strict=True):
+            unreadable = first.digest == UNREADABLE_DIGEST
+            same = [first] if unreadable else groups[first.digest]
+            # An unreadable file's result is this run's alone: it is never reused.
+            content = f"{UNREADABLE_DIGEST}{run_id}/{first.path}" if unreadable else first.digest
+            fmt = NOT_A_TRACE if report is None else str(report["format"])
+            key = options_key(version, fmt, options)
+            rid = result_id(content, key)
+            rows = rows_for(rid, content, key, first.size, run_id, report)
+            writer.add([(c.path, c.size, c.digest, fmt, rid) for c in same], rows)
+        writer.flush()
+    except BaseException:
+        rollback(con)
+        _finish(con, run_id, "interrupted", reused)
+        raise
+    _finish(con, run_id, "complete", reused)
+    return RunStats(run_id, len(paths), len(order), reused)

@@ -1,0 +1,155 @@
+"""The campaign store's tables and their migrations (docs/campaign-store.md, "Schema").
+
+A store is a DuckDB file. ``schema_version`` holds one row per applied migration; a store whose
+highest version is above :data:`SCHEMA_VERSION` was written by a newer tracekit and is refused
+(``store.newer_schema``): this tracekit would misread tables it does not know. Each migration
+runs in its own transaction, so a crash mid-migration leaves the previous version intact.
+
+Results are content-addressed: ``results.result_id`` is a digest of (file digest, options key),
+so a local run and a Dask run of the same campaign write the same rows, and a result written by
+an interrupted run is found again by the next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tracekit.errors import Code, TracekitError, finding
+
+SCHEMA_VERSION = 1
+
+_V1 = (
+    """CREATE TABLE runs (
+        run_id INTEGER PRIMARY KEY,
+        started_at TIMESTAMP NOT NULL,
+        ended_at TIMESTAMP,
+        status VARCHAR NOT NULL,            -- running | complete | interrupted
+        tool_version VARCHAR NOT NULL,
+        root VARCHAR NOT NULL,              -- the campaign folder as given
+        options VARCHAR NOT NULL,           -- our options in canonical JSON (no trace content)
+        files_seen INTEGER NOT NULL DEFAULT 0,
+        files_audited INTEGER NOT NULL DEFAULT 0,
+        files_reused INTEGER NOT NULL DEFAULT 0
+    )""",
+    """CREATE TABLE results (
+        result_id VARCHAR PRIMARY KEY,      -- blake3(digest, options_key)
+        digest VARCHAR NOT NULL,            -- BLAKE3 of the file's bytes
+        options_key VARCHAR NOT NULL,       -- tool version + the options that affect the format
+        format VARCHAR NOT NULL,            -- agentguard | harness | ... | not_a_trace | unknown
+        format_version VARCHAR,
+        size BIGINT NOT NULL,
+        exit_code INTEGER,                  -- NULL for not_a_trace
+        readable BOOLEAN,
+        intact BOOLEAN,
+        rerunnable BOOLEAN,
+        episodes INTEGER NOT NULL,
+        first_run INTEGER NOT NULL,
+        UNIQUE (digest, options_key)
+    )""",
+    """CREATE TABLE files (
+        run_id INTEGER NOT NULL,
+        path VARCHAR NOT NULL,              -- relative to the campaign root, '/' separated
+        size BIGINT NOT NULL,
+        digest VARCHAR NOT NULL,
+        format VARCHAR NOT NULL,
+        result_id VARCHAR NOT NULL,
+        reused BOOLEAN NOT NULL,            -- linked from an earlier result, not read again
+        PRIMARY KEY (run_id, path)
+    )""",
+    """CREATE TABLE episodes (
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,           -- 0-based position in the file
+        episode_id VARCHAR,                 -- the format's id (a trace id, a sample id)
+        format VARCHAR NOT NULL,
+        exit_code INTEGER NOT NULL,
+        readable BOOLEAN NOT NULL,
+        intact BOOLEAN,
+        rerunnable BOOLEAN NOT NULL,
+        outcome VARCHAR,
+        demonstration VARCHAR,
+        PRIMARY KEY (result_id, episode)
+    )""",
+    """CREATE TABLE findings (
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        code VARCHAR NOT NULL,
+        severity VARCHAR NOT NULL,
+        policy VARCHAR NOT NULL,            -- the check family (docs/campaign-store.md)
+        line INTEGER,
+        "where" VARCHAR,
+        message VARCHAR NOT NULL,
+        PRIMARY KEY (result_id, episode, seq)
+    )""",
+    """CREATE TABLE completeness (
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,
+        field VARCHAR NOT NULL,
+        status VARCHAR NOT NULL,            -- present | partial | missing | not_carried
+        "where" VARCHAR NOT NULL,
+        needed_to_rerun BOOLEAN NOT NULL,
+        PRIMARY KEY (result_id, episode, field)
+    )""",
+    """CREATE TABLE verdicts (
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,
+        kind VARCHAR NOT NULL,              -- verify | replay | check
+        verdict VARCHAR NOT NULL,
+        PRIMARY KEY (result_id, episode, kind)
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1),)
+"""(version, statements) in order; a new schema appends a migration, never edits one."""
+
+TABLES = ("runs", "files", "results", "episodes", "findings", "completeness", "verdicts")
+"""Every data table, in export order."""
+
+
+def current_version(con: Any) -> int:
+    """The store's schema version: 0 for an empty database."""
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    ).fetchone()
+    if not exists or not exists[0]:
+        return 0
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def check_version(con: Any, writable: bool, supported: int = SCHEMA_VERSION) -> int:
+    """The version, after refusing a newer schema (``store.newer_schema``) and, for a read-only
+    open, a store that still needs a migration or is empty (``store.not_a_store``)."""
+    version = current_version(con)
+    if version > supported:
+        raise TracekitError(finding(Code.STORE_NEWER_SCHEMA, found=version, supported=supported))
+    if not writable and version < supported:
+        raise TracekitError(finding(Code.STORE_NOT_A_STORE))
+    return version
+
+
+def migrate(
+    con: Any, migrations: Sequence[tuple[int, Sequence[str]]] = MIGRATIONS
+) -> int:
+    """Apply every migration above the store's version, each in one transaction; return the
+    version reached. Raises TracekitError(store.newer_schema) for a newer store."""
+    version = check_version(con, writable=True, supported=max(v for v, _ in migrations))
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_version "
+        "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP NOT NULL)"
+    )
+    for target, statements in migrations:
+        if target <= version:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for statement in statements:
+                con.execute(statement)
+            con.execute("INSERT INTO schema_version VALUES (?, current_timestamp)", [target])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        version = target
+    return version
