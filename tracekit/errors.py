@@ -639,7 +639,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.BUNDLE_NO_SUCH_BLOB: CodeInfo(_E, "The bundle holds no blob with that digest."),
     Code.BUNDLE_NOTHING_TO_REDACT: CodeInfo(_N, "No blob matched the redaction criteria; the output equals the input."),
     Code.STORE_UNAVAILABLE: CodeInfo(
-        _E, "The campaign store needs DuckDB; install tracekit[store]."
+        _E, "The campaign store needs DuckDB, which did not import; reinstall tracekit."
     ),
     Code.STORE_LOCKED: CodeInfo(
         _E, "The campaign store is in use by another tracekit process; try again when it ends."

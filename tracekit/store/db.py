@@ -1,7 +1,7 @@
 """The store's I/O edge: open the DuckDB file, and read campaign files to hash them
 (docs/campaign-store.md, "Concurrency" and "The incremental rule").
 
-DuckDB is an optional dependency (``tracekit[store]``), imported only here and only when a store
+DuckDB is a dependency imported only here, and only when a store
 is opened, so ``tracekit --help`` does not pay for it. DuckDB takes an exclusive file lock for a
 writable connection: a second process opening the same store fails at once, and that failure is
 mapped to ``store.locked`` (never a traceback, never a wait that could hang).
