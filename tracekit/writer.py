@@ -107,6 +107,8 @@ def read_draft(data: bytes) -> DraftTrace:
     """Parse a trace's bytes (already verified) into an editable draft."""
     import json
 
-    lines = data.decode("utf-8").splitlines()
+    # Split on "\n" only: str.splitlines() also splits at U+2028, U+0085 and other separators
+    # that a valid record may hold raw inside a string (docs/threat-model.md, "Work budget").
+    lines = data.decode("utf-8").split("\n")
     values = [json.loads(line) for line in lines if line]
     return draft_from_values(values[0], values[1:])

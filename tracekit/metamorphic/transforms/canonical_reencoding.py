@@ -43,7 +43,9 @@ def reencode(canonical: bytes, style: int) -> bytes:
     """Re-encode canonical JSONL ``canonical`` in non-canonical ``style`` (0, 1 or 2)."""
     separators, reverse, ascii_only = STYLES[style]
     lines = []
-    for line in canonical.splitlines():
+    for line in canonical.split(b"\n"):
+        if not line:
+            continue
         value = json.loads(line)
         value = _reversed_keys(value) if reverse else value
         text = json.dumps(
