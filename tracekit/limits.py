@@ -84,7 +84,7 @@ class WorkBudget:
     ``64`` per character plus ``100,000`` per ``*`` (tracekit/replay/matching.py)."""
     marker_work: int = 1 << 30
     """Characters searched for forbidden markers per assertion: distinct markers x text."""
-    source_bytes: int = 64 * 1024 * 1024
+    source_bytes: int = 16 * 1024 * 1024
     """Bytes of one source artifact hashed; a larger file is reported, not hashed."""
 
 
