@@ -28,7 +28,7 @@ from tracekit.metamorphic.registry import BY_NAME
 from tracekit.metamorphic.relations import Outcome, first_error, judge, not_applicable
 from tracekit.replay import replay
 from tracekit.verify import VerifyOptions, verify_bytes, verify_stream
-from tracekit.writer import DraftTrace, read_draft, write_trace
+from tracekit.writer import freeze, read_draft, thaw, write_trace
 
 SOURCE_TRANSFORM = "source"
 """The transform name of the failed case a skipped source yields with ``require_replayable``."""
@@ -130,12 +130,14 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
         code = Code.METAMORPHIC_SOURCE_NOT_REPLAYABLE
         cause = replayed.reasons[0].code.value if replayed.reasons else code.value
         return _skip(task, code, cause)
-    source = _Source(
-        outcome=Outcome.of(replayed.recomputed),
-        trace_id=report.header.trace_id,
-        enabled=tuple(snapshot.enabled_checks),
-        draft=read_draft(data),
-    )
+    outcome = Outcome.of(replayed.recomputed)
+    trace_id = report.header.trace_id
+    enabled = tuple(snapshot.enabled_checks)
+    # Held memory (docs/threat-model.md, "Work budget"): the source's typed events are not
+    # needed once its outcome is known; only a frozen draft stays for the whole sweep, and each
+    # case edits a fresh copy of its own (writer.thaw) instead of a copy of a held draft.
+    del report, replayed, snapshot
+    source = _Source(outcome, trace_id, enabled, freeze(read_draft(data)))
     cases: list[CaseResult] = []
     kept: list[tuple[str, bytes]] = []
     for name in config.transforms:
@@ -157,7 +159,7 @@ class _Source:
     outcome: Outcome
     trace_id: str
     enabled: tuple[str, ...]
-    draft: DraftTrace
+    frozen: bytes
 
 
 def _case(
@@ -171,10 +173,11 @@ def _case(
     if blocked is not None:
         return result(None, f"not applicable: {blocked}"), None
     try:
-        produced = transform.apply(source.draft, trial, task.config.seed)
+        produced = transform.apply(thaw(source.frozen), trial, task.config.seed)
     except NotApplicable as error:
         return result(None, f"not applicable: {error.reason}"), None
     data = produced if isinstance(produced, bytes) else write_trace(produced)
+    del produced  # the transformed draft is as large as the source's; only its bytes are judged
     report = verify_bytes(data, VerifyOptions(keep_events=True, check_sources=False))
     replayed = None
     if report.intact and relation.kind is not RelationKind.VERIFY_REJECTS:
