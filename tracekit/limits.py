@@ -78,10 +78,11 @@ class WorkBudget:
     so a check that finds more necessarily differs from what was recorded."""
     evidence_chars: int = 1024 * 1024
     """Characters of evidence kept per replayed check: a recorded check fits one line."""
-    match_work: int = 4_000_000_000
-    """Pattern-matching work per replayed trace, in units of about a quarter nanosecond: each
-    glob or substring test costs ``len(subject) * len(pattern) + 1024``, each glob compiled
-    ``64`` per character plus ``100,000`` per ``*`` (tracekit/replay/matching.py)."""
+    match_work: int = 3_000_000_000
+    """Pattern-matching work per replayed trace, in units of about a third of a nanosecond:
+    each glob or substring test costs ``len(subject) * weight + 1024`` (a glob's weight is its
+    length plus 8 per ``*``), each glob compiled ``64`` per character plus ``100,000`` per
+    ``*`` (tracekit/replay/matching.py)."""
     marker_work: int = 1 << 30
     """Characters searched for forbidden markers per assertion: distinct markers x text."""
     source_bytes: int = 16 * 1024 * 1024

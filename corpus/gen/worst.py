@@ -94,11 +94,22 @@ def recipient_scenario() -> bytes:
     )
 
 
-def word_run_trace(chars: int) -> bytes:
-    """A harness trace whose ``tool_code`` holds one run of ``chars`` word characters and no
-    ``@``: the recipient pattern backtracked quadratically over it."""
-    trace = {"messages": [], "tool_calls": [], "events": [{"type": "tool_code", "code": "a" * chars}]}
-    return json.dumps(trace).encode()
+def word_run_trace(chars: int, events: int = 1) -> bytes:
+    """A harness trace whose ``tool_code`` events each hold one run of ``chars`` word characters
+    and no ``@``: the recipient pattern backtracked quadratically over each."""
+    code = [{"type": "tool_code", "code": "a" * chars} for _ in range(events)]
+    return json.dumps({"messages": [], "tool_calls": [], "events": code}).encode()
+
+
+def sources_trace(count: int, prefix: str = "src") -> bytes:
+    """A valid trace listing ``count`` required source artifacts ``<prefix><i>.bin`` (the caller
+    puts the files next to it)."""
+    draft = base.clean_trace(name="sources")
+    draft.header["source_artifacts"] = [
+        {"path": f"{prefix}{i}.bin", "required": True, "role": f"artifact_{i}", "sha256": base.EMPTY_SHA}
+        for i in range(count)
+    ]
+    return write_trace(draft)
 
 
 def marker_scenario(markers: int, marker_chars: int = 24) -> bytes:

@@ -14,7 +14,7 @@ from tracekit.replay.checks import BY_ID
 from tracekit.replay.checks.base import Work
 from tracekit.replay.engine import evaluate_bounded
 from tracekit.replay.evidence import reconstruct
-from tracekit.replay.matching import MATCH_OVERHEAD, compile_cost, normalise
+from tracekit.replay.matching import MATCH_OVERHEAD, compile_cost, glob_weight, normalise
 from tracekit.schema.agentguard import PolicySnapshot
 from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes
 
@@ -115,7 +115,7 @@ def test_files_x_globs_work_is_counted_exactly() -> None:
     keys = [normalise(p) for p in snapshot.secret_patterns]  # type: ignore[union-attr]
     paths = [normalise(p) for p in rebuilt.evidence.changed_files]
     expected = sum(compile_cost(k) for k in keys) + sum(
-        len(p) * len(k) + MATCH_OVERHEAD for p in paths for k in keys
+        len(p) * glob_weight(k) + MATCH_OVERHEAD for p in paths for k in keys
     )
     assert work.meter.used == expected
 
