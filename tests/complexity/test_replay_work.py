@@ -147,3 +147,19 @@ def test_star_heavy_globs_are_charged_for_compiling() -> None:
     report = _verified(worst.star_bomb(patterns=64, stars=2000))
     result = replay(report, budget=WorkBudget(match_work=100_000_000))
     assert [r.code for r in result.reasons] == [Code.REPLAY_WORK_BUDGET_EXCEEDED]
+
+
+def test_audit_reports_the_replay_budget_instead_of_running_on() -> None:
+    from tracekit.audit import audit_agentguard
+
+    report = _verified(worst.star_bomb(patterns=40, stars=2000))
+    audited = audit_agentguard(report)
+    codes = [f.code for f in audited.findings]
+    assert Code.REPLAY_WORK_BUDGET_EXCEEDED in codes
+
+
+def test_audit_carries_the_evidence_cap_notice() -> None:
+    from tracekit.audit import audit_agentguard
+
+    audited = audit_agentguard(_verified(worst.evidence_bomb(commands=4, repeats=4096, command_chars=256)))
+    assert Code.REPLAY_EVIDENCE_CAPPED in [f.code for f in audited.findings]
