@@ -156,3 +156,19 @@ def test_replay_and_audit_share_the_cross_field_rules() -> None:
     ]
     for replay_code, audit_code in pairs:
         assert notices[replay_code].line == audit[audit_code].line
+
+
+def test_transformed_traces_are_held_compressed_and_read_back_exactly() -> None:
+    from tracekit.metamorphic.cases import StudyConfig, TraceTask, evaluate_source
+
+    source = worst.evidence_bomb(commands=32, repeats=8, command_chars=2048)
+    config = StudyConfig(transforms=NAMES, keep_transformed=True)
+    result = evaluate_source(TraceTask(1, "m.jsonl", "m.jsonl", config), source, None)
+    traces = list(result.transformed)
+    assert len(traces) == len(result.transformed) > 0
+    written = sum(len(data) for _, data in traces)
+    assert result.transformed.held_bytes * 4 < written  # bytes kept: a quarter at most
+    for name, data in traces:
+        assert name.endswith(".jsonl")
+        if "invalid_" not in name:
+            assert verify_bytes(data, VerifyOptions(check_sources=False)).intact, name
