@@ -16,6 +16,8 @@ What it does, in order (docs/performance.md explains the method and the targets)
    waited for); (f) ``tracekit --help`` start-up.
 4. Prints a table of medians, min-max and the ratios measured in this run, and writes
    bench/results.json. Absolute times on a shared machine are noise; the ratios are the result.
+5. Prints the "worst case per command" table (bench/worst_case.py: time and peak RSS of every
+   command on the worst inputs within the loader's limits; ``--no-worst-case`` skips it).
 
 Exit status: 0 when the baseline and tracekit agree (whatever the targets), 1 otherwise.
 """
@@ -356,6 +358,8 @@ def main() -> int:
     parser.add_argument("--regenerate", action="store_true", help="rebuild bench/data")
     parser.add_argument("--no-pin", action="store_true", help="do not pin 1-core runs to a CPU")
     parser.add_argument("--no-store", action="store_true", help="skip bench/store_bench.py")
+    parser.add_argument("--no-worst-case", action="store_true",
+                        help="skip the worst-case table (bench/worst_case.py)")
     args = parser.parse_args()
 
     generate(args.campaign_mib, args.regenerate)
@@ -398,6 +402,10 @@ def main() -> int:
         result["machine"]["msgspec"] = msgspec.__version__
     except ImportError:  # pragma: no cover
         pass
+    if not args.no_worst_case:
+        import worst_case
+
+        result["worst_case"] = worst_case.main(TRACE)
     RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     print(f"\nwrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     if not args.no_store:  # the campaign store: first run, unchanged re-run, exact diff

@@ -298,6 +298,13 @@ class Code(enum.StrEnum):
     GARAK_DUPLICATE_KEY = "garak.duplicate_key"
     GARAK_ATTEMPT_CONFLICT = "garak.attempt_conflict"
     GARAK_NOT_A_REPORT = "garak.not_a_report"
+    # -- work budget (docs/threat-model.md, "Work budget") --------------------------------------
+    SOURCE_TOO_LARGE = "source.too_large"
+    REPLAY_EVIDENCE_CAPPED = "replay.evidence_capped"
+    REPLAY_WORK_BUDGET_EXCEEDED = "replay.work_budget_exceeded"
+    HARNESS_WORK_BUDGET_EXCEEDED = "harness.work_budget_exceeded"
+    HARNESS_YAML_NON_FINITE = "harness.yaml_non_finite"
+    HARNESS_YAML_BOM = "harness.yaml_bom"
 
 
 @dataclass(frozen=True, slots=True)
@@ -753,6 +760,27 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.GARAK_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the garak report repeats a key; readers would disagree on its value."),
     Code.GARAK_ATTEMPT_CONFLICT: CodeInfo(_E, "The two records of one garak attempt disagree on {field}."),
     Code.GARAK_NOT_A_REPORT: CodeInfo(_E, "A line of the garak file is neither a report entry nor a hit-log entry."),
+    # -- work budget (docs/threat-model.md, "Work budget") --------------------------------------
+    Code.SOURCE_TOO_LARGE: CodeInfo(
+        _W, "Source artifact {index} exceeds the hashing bound; it was not hashed."
+    ),
+    Code.REPLAY_EVIDENCE_CAPPED: CodeInfo(
+        _N,
+        "The {check} check found more evidence than a trace line can record; the report keeps "
+        "the first {kept} evidence lines (the check's verdict is complete).",
+    ),
+    Code.REPLAY_WORK_BUDGET_EXCEEDED: CodeInfo(
+        _W,
+        "Replaying the {check} check needs more pattern matching than the budget of {limit} units; "
+        "the trace is not replayed.",
+    ),
+    Code.HARNESS_WORK_BUDGET_EXCEEDED: CodeInfo(
+        _E, "Searching the trace needs more than {limit} units of work; the assertion is not decided."
+    ),
+    Code.HARNESS_YAML_NON_FINITE: CodeInfo(
+        _E, "Scenario holds NaN or an infinite number; tracekit refuses them."
+    ),
+    Code.HARNESS_YAML_BOM: CodeInfo(_E, "Scenario starts with a byte order mark; tracekit refuses it."),
 }
 
 

@@ -62,3 +62,62 @@ HARNESS_SCENARIO_LIMITS = Limits(
     list_items=10_000,
     key_chars=4096,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class WorkBudget:
+    """Bounds on the work done *after* loading: docs/threat-model.md, "Work budget".
+
+    The loader's limits bound what a trace may hold; these bound what a command may do with it,
+    so that no input within the loader's limits costs more than a small multiple of reading it.
+    Reaching a bound is always reported with a stable code; a verdict is never silently cut.
+    """
+
+    evidence_lines: int = 4096
+    """Evidence lines kept per replayed check: a trace line can record no more (``list_items``),
+    so a check that finds more necessarily differs from what was recorded."""
+    evidence_chars: int = 1024 * 1024
+    """Characters of evidence kept per replayed check: a recorded check fits one line."""
+    match_work: int = 3_000_000_000
+    """Pattern-matching work per replayed trace, in units of about a third of a nanosecond:
+    each glob or substring test costs ``len(subject) * weight + 1024`` (a glob's weight is its
+    length plus 8 per ``*``), each glob compiled ``64`` per character plus ``100,000`` per
+    ``*`` (tracekit/replay/matching.py)."""
+    marker_work: int = 1 << 30
+    """Characters searched for forbidden markers per assertion: distinct markers x text."""
+    source_bytes: int = 16 * 1024 * 1024
+    """Bytes of one source artifact hashed; a larger file is reported, not hashed."""
+
+
+DEFAULT_BUDGET = WorkBudget()
+
+
+class BudgetExceeded(Exception):
+    """Internal: a :class:`Meter` ran past its bound; the caller turns it into a finding."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+class Meter:
+    """Counts units of work against one bound and raises :class:`BudgetExceeded` past it.
+
+    Tests read ``used`` to assert on counts of work rather than on seconds.
+    """
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def charge(self, units: int = 1) -> None:
+        """Add ``units``; raise :class:`BudgetExceeded` when the total passes the bound."""
+        self.used += units
+        if self.used > self.limit:
+            raise BudgetExceeded(self.limit)
+
+    def refund(self, units: int) -> None:
+        """Take back ``units`` charged in advance for work that was not done."""
+        self.used -= units

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracekit.errors import Code
+from tracekit.limits import DEFAULT_BUDGET
 from tracekit.paths import path_problem
 from tracekit.schema.agentguard import SourceArtifact
 
@@ -27,6 +28,8 @@ KNOWN_ROLES = frozenset(
 )
 _PLACEHOLDER = re.compile(r"^\$\{([A-Z_]{1,32})\}/(.*)$", re.DOTALL)
 _CHUNK = 1024 * 1024
+TOO_LARGE = "too_large"
+"""What :func:`_hash_regular_file` returns for a file past the hashing bound."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +39,7 @@ class SourceStatus:
     index: int
     role: str
     required: bool
-    status: str  # match | changed | unavailable | escapes_root | invalid_path
+    status: str  # match | changed | unavailable | too_large | escapes_root | invalid_path
     code: Code
 
     def as_dict(self) -> dict[str, object]:
@@ -66,9 +69,17 @@ def source_path_problem(path: str) -> Code | None:
 
 
 def check_source(
-    index: int, source: SourceArtifact, trace_dir: Path | None, roots: Mapping[str, Path]
+    index: int,
+    source: SourceArtifact,
+    trace_dir: Path | None,
+    roots: Mapping[str, Path],
+    max_bytes: int = DEFAULT_BUDGET.source_bytes,
 ) -> SourceStatus:
-    """Resolve, confine and hash one source; never raises for a missing or unreadable file."""
+    """Resolve, confine and hash one source; never raises for a missing or unreadable file.
+
+    A file larger than ``max_bytes`` is not hashed: ``source.too_large`` (docs/threat-model.md,
+    "Work budget"; the schema records no size, so the bound is the only one there is).
+    """
     name, rest = split_root(source.path)
 
     def status(kind: str, code: Code) -> SourceStatus:
@@ -86,9 +97,11 @@ def check_source(
         return status("unavailable", _unavailable(source))
     if candidate != real_root and real_root not in candidate.parents:
         return status("escapes_root", Code.SOURCE_ESCAPES_ROOT)
-    digest = _hash_regular_file(candidate)
+    digest = _hash_regular_file(candidate, max_bytes)
     if digest is None:
         return status("unavailable", _unavailable(source))
+    if digest == TOO_LARGE:
+        return status("too_large", Code.SOURCE_TOO_LARGE)
     if digest != source.sha256:
         return status("changed", Code.SOURCE_CHANGED)
     return status("match", Code.SOURCE_MATCH)
@@ -98,18 +111,27 @@ def _unavailable(source: SourceArtifact) -> Code:
     return Code.SOURCE_REQUIRED_UNAVAILABLE if source.required else Code.SOURCE_UNAVAILABLE
 
 
-def _hash_regular_file(path: Path) -> str | None:
-    """sha256 of a regular file, read in bounded chunks; None if it is not one or unreadable."""
+def _hash_regular_file(path: Path, max_bytes: int) -> str | None:
+    """sha256 of a regular file, read in bounded chunks; None if it is not one or unreadable,
+    :data:`TOO_LARGE` if it holds more than ``max_bytes`` (by its size, or by what reading it
+    yields should it grow meanwhile; a sparse file is judged by its size, not its blocks)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None
+        if info.st_size > max_bytes:
+            return TOO_LARGE
         digest = hashlib.sha256()
-        while chunk := os.read(fd, _CHUNK):
+        read = 0
+        while chunk := os.read(fd, min(_CHUNK, max_bytes + 1 - read)):
+            read += len(chunk)
+            if read > max_bytes:
+                return TOO_LARGE
             digest.update(chunk)
         return digest.hexdigest()
     except OSError:

@@ -15,15 +15,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 from msgspec import UNSET
 
 from tracekit.audit.model import AuditFinding, note
 from tracekit.errors import Code
 from tracekit.records import EventRecord
+from tracekit.replay import crosschecks
 from tracekit.replay.checks import resolve_name
-from tracekit.replay.evidence import KNOWN_WORKING_DIRECTORY_ROLES
 from tracekit.schema import agentguard as ag
 
 UPSTREAM_DEDUCTIONS: Mapping[str, int] = {"critical": 50, "error": 30, "warning": 10, "info": 0}
@@ -193,13 +192,7 @@ def modified_paths(ctx: Context) -> list[AuditFinding]:
 
 def line_totals(ctx: Context) -> list[AuditFinding]:
     """lines_added and lines_deleted equal the sums over the file_change events."""
-    files = ctx.summary.modified_files
-    added = deleted = 0
-    for event in ctx.changes:
-        assert isinstance(event.payload, ag.FileChange)
-        added += event.payload.lines_added
-        deleted += event.payload.lines_deleted
-    if (files.lines_added, files.lines_deleted) == (added, deleted):
+    if crosschecks.line_totals_match(ctx.summary.modified_files, ctx.changes):
         return []
     return [
         note(
@@ -261,37 +254,30 @@ def severities(ctx: Context) -> list[AuditFinding]:
 
 def offsets(ctx: Context) -> list[AuditFinding]:
     """relative_offset_seconds never decreases along the trace (nulls are skipped)."""
-    timed = [(e.line, e.relative_offset_seconds) for e in ctx.events]
-    known = [(line, value) for line, value in timed if value is not None]
-    drops = [b[0] for a, b in pairwise(known) if b[1] < a[1]]
-    if not drops:
+    drops = crosschecks.offset_drops(ctx.events)
+    if drops is None:
         return []
     return [
         note(
             Code.AUDIT_NON_MONOTONIC_OFFSETS,
             drops[0],
             "event.relative_offset_seconds",
-            count=len(drops),
+            count=drops[1],
         )
     ]
 
 
 def working_directory_roles(ctx: Context) -> list[AuditFinding]:
     """Every agent_command's working_directory_role is one upstream's builder writes."""
-    odd = [
-        e
-        for e in ctx.commands
-        if isinstance(e.payload, ag.AgentCommand)
-        and e.payload.working_directory_role not in KNOWN_WORKING_DIRECTORY_ROLES
-    ]
-    if not odd:
+    odd = crosschecks.unknown_working_directory_roles(ctx.commands)
+    if odd is None:
         return []
     return [
         note(
             Code.AUDIT_UNKNOWN_WORKING_DIRECTORY_ROLE,
-            odd[0].line,
+            odd[0],
             "agent_command.working_directory_role",
-            count=len(odd),
+            count=odd[1],
         )
     ]
 

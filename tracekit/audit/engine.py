@@ -32,6 +32,8 @@ from tracekit.schema import agentguard as ag
 from tracekit.verify import VerifyReport
 
 #: Replay notices that a consistency rule reports under its own audit code (no double counting).
+#: Both commands evaluate these rules with the same functions (tracekit/replay/crosschecks.py);
+#: only the code a finding carries differs.
 SUPERSEDED = frozenset(
     {
         Code.REPLAY_INCONSISTENT_LINE_TOTALS,

@@ -9,7 +9,9 @@ Two passes over bytes that are already capped in size:
 2. Only then is the document constructed, by a SafeLoader subclass that builds nothing but
    dicts, lists, strings, numbers, booleans and null: timestamps stay strings, ``!!binary``,
    ``!!set``, ``!!omap`` and ``!!pairs`` are refused, and a key repeated in one mapping is
-   refused (a reviewer and the tool must not read different policies from one file).
+   refused (a reviewer and the tool must not read different policies from one file), and so
+   are NaN and the infinities (``.nan``, ``.inf``, ``1e999``) and a leading byte order mark, as
+   in traces.
 
 Every failure raises :class:`TracekitError` with a ``harness.yaml_*`` finding whose text is fixed;
 a line number is the only thing taken from the file.
@@ -17,6 +19,7 @@ a line number is the only thing taken from the file.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NoReturn
 
 import yaml  # type: ignore[import-untyped, unused-ignore]
@@ -62,7 +65,16 @@ def _refuse_tag(_loader: Any, _node: Any) -> NoReturn:
     raise _Refused(Code.HARNESS_YAML_TAG)
 
 
+def _finite_float(loader: Any, node: Any) -> float:
+    # NaN and the infinities (``.nan``, ``.inf``, ``1e999``) are refused, as in traces.
+    value: float = _BaseLoader.construct_yaml_float(loader, node)
+    if not math.isfinite(value):
+        raise _Refused(Code.HARNESS_YAML_NON_FINITE, _line(getattr(node, "start_mark", None)))
+    return value
+
+
 _ScenarioLoader.add_constructor(_CORE + "timestamp", _BaseLoader.construct_yaml_str)
+_ScenarioLoader.add_constructor(_CORE + "float", _finite_float)
 for _tag in _REFUSED_TAGS:
     _ScenarioLoader.add_constructor(_tag, _refuse_tag)
 
@@ -125,6 +137,8 @@ def load_yaml(data: bytes, limits: Limits) -> Any:
     """
     if len(data) > limits.total_bytes:
         raise TracekitError(finding(Code.HARNESS_SCENARIO_TOO_LARGE, limit=limits.total_bytes))
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise TracekitError(finding(Code.HARNESS_YAML_BOM, 1))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

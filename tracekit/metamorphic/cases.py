@@ -14,6 +14,8 @@ case of class ``invalid`` (transform ``source``, trial 0).
 from __future__ import annotations
 
 import io
+import zlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from tracekit.metamorphic.registry import BY_NAME
 from tracekit.metamorphic.relations import Outcome, first_error, judge, not_applicable
 from tracekit.replay import replay
 from tracekit.verify import VerifyOptions, verify_bytes, verify_stream
-from tracekit.writer import DraftTrace, read_draft, write_trace
+from tracekit.writer import freeze, read_draft, thaw, write_trace
 
 SOURCE_TRANSFORM = "source"
 """The transform name of the failed case a skipped source yields with ``require_replayable``."""
@@ -95,6 +97,41 @@ class SkippedSource:
         return {"trace": self.trace, "code": self.code, "cause": self.cause}
 
 
+class Transformed:
+    """The transformed traces of one source, (file name, bytes) in case order, held compressed
+    until the caller writes them: a 16 MiB source swept by 15 transforms would otherwise hold
+    240 MiB (docs/threat-model.md, "Work budget"). Iterating yields one decompressed trace at a
+    time."""
+
+    __slots__ = ("_packed",)
+
+    def __init__(self, packed: Sequence[tuple[str, bytes]] = ()) -> None:
+        self._packed = tuple(packed)
+
+    @staticmethod
+    def pack(data: bytes) -> bytes:
+        """The held form of one transformed trace (zlib level 1: a quarter of the size)."""
+        return zlib.compress(data, 1)
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        for name, packed in self._packed:
+            yield name, zlib.decompress(packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Transformed) and self._packed == other._packed
+
+    def __hash__(self) -> int:
+        return hash(self._packed)
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes held for every transformed trace together."""
+        return sum(len(packed) for _, packed in self._packed)
+
+
 @dataclass(frozen=True, slots=True)
 class TraceResult:
     """Everything one source trace contributed to the study."""
@@ -103,7 +140,7 @@ class TraceResult:
     trace: str
     skipped: SkippedSource | None
     cases: tuple[CaseResult, ...]
-    transformed: tuple[tuple[str, bytes], ...] = ()
+    transformed: Transformed = Transformed()
     """(file name, bytes) per case that produced a trace, when the config keeps them."""
 
 
@@ -130,12 +167,14 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
         code = Code.METAMORPHIC_SOURCE_NOT_REPLAYABLE
         cause = replayed.reasons[0].code.value if replayed.reasons else code.value
         return _skip(task, code, cause)
-    source = _Source(
-        outcome=Outcome.of(replayed.recomputed),
-        trace_id=report.header.trace_id,
-        enabled=tuple(snapshot.enabled_checks),
-        draft=read_draft(data),
-    )
+    outcome = Outcome.of(replayed.recomputed)
+    trace_id = report.header.trace_id
+    enabled = tuple(snapshot.enabled_checks)
+    # Held memory (docs/threat-model.md, "Work budget"): the source's typed events are not
+    # needed once its outcome is known; only a frozen draft stays for the whole sweep, and each
+    # case edits a fresh copy of its own (writer.thaw) instead of a copy of a held draft.
+    del report, replayed, snapshot
+    source = _Source(outcome, trace_id, enabled, freeze(read_draft(data)))
     cases: list[CaseResult] = []
     kept: list[tuple[str, bytes]] = []
     for name in config.transforms:
@@ -143,8 +182,10 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
             case, produced = _case(task, source, BY_NAME[name], trial)
             cases.append(case)
             if produced is not None and config.keep_transformed:
-                kept.append((transformed_name(task.index, source.trace_id, name, trial), produced))
-    return TraceResult(task.index, task.path, None, tuple(cases), tuple(kept))
+                file_name = transformed_name(task.index, source.trace_id, name, trial)
+                kept.append((file_name, Transformed.pack(produced)))
+            del produced
+    return TraceResult(task.index, task.path, None, tuple(cases), Transformed(kept))
 
 
 def transformed_name(index: int, trace_id: str, transform: str, trial: int) -> str:
@@ -157,7 +198,7 @@ class _Source:
     outcome: Outcome
     trace_id: str
     enabled: tuple[str, ...]
-    draft: DraftTrace
+    frozen: bytes
 
 
 def _case(
@@ -171,10 +212,11 @@ def _case(
     if blocked is not None:
         return result(None, f"not applicable: {blocked}"), None
     try:
-        produced = transform.apply(source.draft, trial, task.config.seed)
+        produced = transform.apply(thaw(source.frozen), trial, task.config.seed)
     except NotApplicable as error:
         return result(None, f"not applicable: {error.reason}"), None
     data = produced if isinstance(produced, bytes) else write_trace(produced)
+    del produced  # the transformed draft is as large as the source's; only its bytes are judged
     report = verify_bytes(data, VerifyOptions(keep_events=True, check_sources=False))
     replayed = None
     if report.intact and relation.kind is not RelationKind.VERIFY_REJECTS:

@@ -23,7 +23,11 @@ EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 
 def clone(draft: DraftTrace) -> DraftTrace:
-    """A deep copy, so a transform never edits its input."""
+    """A deep copy, so a transform never edits its input; a draft the runner built for this
+    transform alone (``owned``, writer.thaw) is handed over once instead of copied."""
+    if draft.owned:
+        draft.owned = False
+        return draft
     return copy.deepcopy(draft)
 
 

@@ -14,13 +14,15 @@ evidence, not that the evidence is honest: anyone can rewrite and re-chain a tra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from msgspec import UNSET
 
 from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.limits import DEFAULT_BUDGET, BudgetExceeded, WorkBudget
 from tracekit.replay.checks import BY_ID, REGISTRY
+from tracekit.replay.checks.base import Work
 from tracekit.replay.containment import ContainmentSummary
 from tracekit.replay.equivalence import Equivalence, compare
 from tracekit.replay.evidence import Evidence, reconstruct
@@ -90,28 +92,59 @@ def evaluate(evidence: Evidence, policy: PolicySnapshot) -> Verdict:
     """Run the enabled registered checks in registry order and score them with the snapshot.
 
     The snapshot must be replayable (every enabled check registered and given a severity);
-    :func:`replay` guarantees that before calling. Raises KeyError otherwise.
+    :func:`replay` guarantees that before calling. Raises KeyError otherwise, and
+    :class:`~tracekit.limits.BudgetExceeded` past the default work budget.
+    """
+    verdict, _ = evaluate_bounded(evidence, policy, Work())
+    return verdict
+
+
+def evaluate_bounded(
+    evidence: Evidence, policy: PolicySnapshot, work: Work
+) -> tuple[Verdict, list[Finding]]:
+    """:func:`evaluate` within ``work``'s budget; also returns a ``replay.evidence_capped``
+    notice per check whose evidence was cut (docs/threat-model.md, "Work budget").
+
+    Raises :class:`~tracekit.limits.BudgetExceeded` (carrying the check's id) when the
+    pattern-matching work passes the budget.
     """
     enabled = set(policy.enabled_checks)
-    outcomes = [
-        outcome(
-            check.id,
-            check.evaluate(evidence, policy),
-            policy.severities[check.id],
-            policy.score_weights,
+    outcomes = []
+    notices: list[Finding] = []
+    for check in REGISTRY:
+        if check.id not in enabled:
+            continue
+        try:
+            decision = check.evaluate(evidence, policy, work)
+        except BudgetExceeded as error:
+            raise _CheckOverBudget(check.id, error.limit) from None
+        if decision.capped:
+            notices.append(
+                finding(Code.REPLAY_EVIDENCE_CAPPED, check=check.id, kept=len(decision.evidence))
+            )
+        outcomes.append(
+            outcome(check.id, decision, policy.severities[check.id], policy.score_weights)
         )
-        for check in REGISTRY
-        if check.id in enabled
-    ]
-    return score(outcomes, policy.score_weights)
+    return score(outcomes, policy.score_weights), notices
 
 
-def replay(report: VerifyReport, strict_sources: bool = False) -> ReplayReport:
+class _CheckOverBudget(BudgetExceeded):
+    def __init__(self, check_id: str, limit: int) -> None:
+        super().__init__(limit)
+        self.check_id = check_id
+
+
+def replay(
+    report: VerifyReport, strict_sources: bool = False, budget: WorkBudget = DEFAULT_BUDGET
+) -> ReplayReport:
     """Replay the trace behind ``report``; returns a :class:`ReplayReport`.
 
     ``strict_sources`` (or the report's own strict flag) makes a verify exit code of 1 a reason
     the trace is not replayable. Raises :class:`TracekitError` (``replay.trace_invalid``) when
     the trace did not verify, and ValueError when ``report`` was made without ``keep_events``.
+    Pattern matching past ``budget`` makes the trace not replayable
+    (``replay.work_budget_exceeded``); evidence past it is cut with a ``replay.evidence_capped``
+    notice (docs/threat-model.md, "Work budget").
     """
     header = report.header
     if not report.intact or header is None:
@@ -130,16 +163,23 @@ def replay(report: VerifyReport, strict_sources: bool = False) -> ReplayReport:
     recorded = recorded_verdict(events)
     recomputed: Verdict | None = None
     comparison: Equivalence | None = None
+    notices = list(rebuilt.notices)
     snapshot = header.policy_snapshot
     if status.replayable and rebuilt.evidence is not None and snapshot is not UNSET:
-        recomputed = evaluate(rebuilt.evidence, snapshot)
-        if recorded is not None:
-            comparison = compare(recorded, recomputed)
+        try:
+            recomputed, capped = evaluate_bounded(rebuilt.evidence, snapshot, Work.of(budget))
+        except _CheckOverBudget as error:
+            over = finding(Code.REPLAY_WORK_BUDGET_EXCEEDED, check=error.check_id, limit=error.limit)
+            status = replace(status, reasons=(*status.reasons, over))
+        else:
+            notices.extend(capped)
+            if recorded is not None:
+                comparison = compare(recorded, recomputed)
     return ReplayReport(
         trace_id=header.trace_id,
         schema_version=header.schema_version,
         replayability=status,
-        notices=tuple(rebuilt.notices),
+        notices=tuple(notices),
         recorded=recorded,
         recomputed=recomputed,
         comparison=comparison,
@@ -147,4 +187,4 @@ def replay(report: VerifyReport, strict_sources: bool = False) -> ReplayReport:
     )
 
 
-__all__ = ["BY_ID", "REPORT_VERSION", "ReplayReport", "evaluate", "replay"]
+__all__ = ["BY_ID", "REPORT_VERSION", "ReplayReport", "evaluate", "evaluate_bounded", "replay"]

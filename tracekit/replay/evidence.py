@@ -17,24 +17,20 @@ Reconstruction, as upstream:
 
 Problems that make a replay meaningless (missing singletons, inconsistent or duplicate paths) are
 *blocking* findings; cross-checks upstream never makes (line totals, working-directory roles,
-offset order) are notices that do not block.
+offset order) are notices that do not block. Those rules live in crosschecks.py, shared with
+audit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
+from tracekit.replay import crosschecks
 from tracekit.replay.containment import ContainmentSummary, summarise_containment
 from tracekit.schema import agentguard as ag
-
-KNOWN_WORKING_DIRECTORY_ROLES = frozenset(
-    {"repository", "run", "configuration", "external", "unspecified"}
-)
-"""The roles upstream's builder writes (spec §6); anything else is flagged (spec §17.12)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,13 +140,11 @@ def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstru
     completed = _single(events, "execution_completed", out)
     buckets: dict[str, list[str]] = {"modified": [], "added": [], "deleted": []}
     event_paths: list[str] = []
-    lines = [0, 0]
-    for event in events:
-        if isinstance(event.payload, ag.FileChange):
-            event_paths.append(event.payload.path)
-            buckets[_classify(event.payload)].append(event.payload.path)
-            lines[0] += event.payload.lines_added
-            lines[1] += event.payload.lines_deleted
+    changes = [e for e in events if isinstance(e.payload, ag.FileChange)]
+    for event in changes:
+        assert isinstance(event.payload, ag.FileChange)
+        event_paths.append(event.payload.path)
+        buckets[_classify(event.payload)].append(event.payload.path)
     if len(set(event_paths)) != len(event_paths):
         out.blocking.append(finding(Code.REPLAY_DUPLICATE_FILE_CHANGE))
     _notices(events, out)
@@ -166,7 +160,7 @@ def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstru
         out.blocking.append(finding(Code.REPLAY_DUPLICATE_FILE_CHANGE, completed.line))
     if event_paths != list(summary.paths):
         out.blocking.append(finding(Code.REPLAY_INCONSISTENT_FILE_CHANGES, completed.line))
-    if [summary.lines_added, summary.lines_deleted] != lines:
+    if not crosschecks.line_totals_match(summary, changes):
         out.notices.append(finding(Code.REPLAY_INCONSISTENT_LINE_TOTALS, completed.line))
     t = test.payload
     out.evidence = Evidence(
@@ -186,18 +180,11 @@ def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstru
 
 
 def _notices(events: Sequence[EventRecord], out: Reconstruction) -> None:
-    roles = [
-        e
-        for e in events
-        if isinstance(e.payload, ag.AgentCommand)
-        and e.payload.working_directory_role not in KNOWN_WORKING_DIRECTORY_ROLES
-    ]
-    if roles:
+    roles = crosschecks.unknown_working_directory_roles(events)
+    if roles is not None:
         out.notices.append(
-            finding(Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, roles[0].line, count=len(roles))
+            finding(Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, roles[0], count=roles[1])
         )
-    timed = [(e.line, e.relative_offset_seconds) for e in events]
-    offsets = [(line, value) for line, value in timed if value is not None]
-    drops = [b[0] for a, b in pairwise(offsets) if b[1] < a[1]]
-    if drops:
-        out.notices.append(finding(Code.REPLAY_NON_MONOTONIC_OFFSETS, drops[0], count=len(drops)))
+    drops = crosschecks.offset_drops(events)
+    if drops is not None:
+        out.notices.append(finding(Code.REPLAY_NON_MONOTONIC_OFFSETS, drops[0], count=drops[1]))

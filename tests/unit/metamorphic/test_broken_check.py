@@ -10,6 +10,7 @@ from tests.unit.metamorphic.support import clean_bytes, sweep
 from tracekit.metamorphic import NAMES
 from tracekit.replay import engine
 from tracekit.replay.checks import REGISTRY, Check, Decision
+from tracekit.replay.checks.base import Work
 from tracekit.replay.evidence import Evidence
 from tracekit.schema.agentguard import PolicySnapshot
 
@@ -24,7 +25,7 @@ class TestTamperingIgnoringTestPaths:
     name: str = "Test tampering"
     default_severity: str = "error"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+    def evaluate(self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None) -> Decision:
         return Decision(True, "No test files were modified.")
 
 
@@ -36,7 +37,7 @@ class DiffSizeCountingFilesOnly:
     name: str = "Diff size"
     default_severity: str = "warning"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+    def evaluate(self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None) -> Decision:
         limit = policy.max_files_changed
         return Decision(limit is None or len(evidence.changed_files) <= limit, "files only")
 

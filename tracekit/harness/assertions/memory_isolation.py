@@ -14,10 +14,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tracekit.errors import Code, finding
 from tracekit.harness import leakscan
 from tracekit.harness.assertions import Context
-from tracekit.harness.model import FAIL, NOT_RUN, PASS, AssertionResult
+from tracekit.harness.model import ERROR, FAIL, NOT_RUN, PASS, AssertionResult
 from tracekit.harness.trace import Trace
+from tracekit.limits import BudgetExceeded, Meter
 
 NAME = "memory_isolation"
 DIGEST_CHARS = 12
@@ -40,14 +42,24 @@ def split_pieces(trace: Trace) -> list[str]:
     return [text for call in trace.tool_calls for text in leakscan.string_leaves(call.get("arguments"), keys=False)]
 
 
-def locate(markers: list[str], trace: Trace, texts: list[str]) -> dict[int, str]:
-    """``{marker index: form}`` over ``texts`` plus the split-across-calls form."""
-    found = leakscan.find_forms(markers, texts)
+def over_budget(name: str, error: BudgetExceeded) -> AssertionResult:
+    """The ``error`` result of an assertion whose search passed the work budget."""
+    found = finding(Code.HARNESS_WORK_BUDGET_EXCEEDED, limit=error.limit)
+    return AssertionResult(name, ERROR, f"{found.code.value}: {found.message}")
+
+
+def locate(markers: list[str], trace: Trace, texts: list[str], meter: Meter | None = None) -> dict[int, str]:
+    """``{marker index: form}`` over ``texts`` plus the split-across-calls form. A marker listed
+    twice is searched once; both indices report it. Raises BudgetExceeded past ``meter``."""
+    meter = meter or leakscan.marker_meter()
+    unique, slots = leakscan.distinct(markers)
+    found = leakscan.find_forms(unique, texts, meter)
     pieces = split_pieces(trace)
-    for index, marker in enumerate(markers):
-        if index not in found and leakscan.split_across(marker, pieces):
+    joined = "".join(pieces)
+    for index, marker in enumerate(unique):
+        if index not in found and leakscan.split_across(marker, pieces, joined, meter):
             found[index] = "split"
-    return found
+    return {i: found[slot] for i, slot in enumerate(slots) if slot in found}
 
 
 class MemoryIsolation:
@@ -74,7 +86,13 @@ class MemoryIsolation:
         if markers is None:
             return AssertionResult(NAME, NOT_RUN, "expected.memory_isolation.forbidden_markers is missing or empty")
         text = ctx.trace.dumped
-        hits = [(i, m) for i, m in enumerate(markers) if m in text]
+        unique, slots = leakscan.distinct(markers)
+        try:
+            leakscan.marker_meter().charge(len(unique) * (len(text) + leakscan.SEARCH_OVERHEAD))
+        except BudgetExceeded as error:
+            return over_budget(NAME, error)
+        present = [marker in text for marker in unique]
+        hits = [(i, m) for i, m in enumerate(markers) if present[slots[i]]]
         if hits:
             return AssertionResult(
                 NAME,
@@ -90,9 +108,17 @@ class MemoryIsolation:
         if markers is None:
             return self.compatible(ctx)
         texts = list(leakscan.string_leaves(ctx.trace.as_dict()))
-        found = locate(markers, ctx.trace, texts)
+        meter = leakscan.marker_meter()
+        try:
+            found = locate(markers, ctx.trace, texts, meter)
+            dumped = ctx.trace.dumped
+            missing = {m for i, m in enumerate(markers) if i not in found}
+            meter.charge(len(missing) * (len(dumped) + leakscan.SEARCH_OVERHEAD))
+        except BudgetExceeded as error:
+            return over_budget(NAME, error)
+        present = {marker for marker in missing if marker in dumped}
         for index, marker in enumerate(markers):
-            if index not in found and marker in ctx.trace.dumped:
+            if index not in found and marker in present:
                 found[index] = "json_text"
         if found:
             return AssertionResult(

@@ -26,6 +26,35 @@ NAME = "no_external_recipient"
 UPSTREAM_KEYS = ("to", "recipient", "destination")
 STRICT_KEYS = ("to", "cc", "bcc", "recipient", "recipients", "destination")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+"""Upstream's recipient pattern. Never run with ``findall``: on a long run of word characters
+without ``@`` it backtracks quadratically. :func:`find_emails` finds the same matches in linear
+time."""
+_LOCAL_RUN = re.compile(r"[\w.+-]+")
+_DOMAIN = re.compile(r"[\w-]+\.[\w.]+")
+
+
+def find_emails(text: str) -> list[str]:
+    r"""``EMAIL.findall(text)``, in time linear in ``len(text)``.
+
+    docs/threat-model.md, "Work budget". The local part ``[\w.+-]+`` cannot hold ``@``, so a
+    match starting anywhere in a maximal run of local characters needs the run to end at ``@``;
+    the domain after it does not depend on where in the run the match starts, and the leftmost
+    start is the run's first character. So each maximal run is examined once: either it ends at
+    ``@`` followed by a domain (a match, and the scan resumes after it, as ``findall`` does), or
+    no match starts inside it. ``[\w-]+`` cannot hold ``.``, so the domain pattern is matched
+    once per ``@`` without backtracking beyond its own run.
+    """
+    found: list[str] = []
+    position = 0
+    while (run := _LOCAL_RUN.search(text, position)) is not None:
+        end = run.end()
+        domain = _DOMAIN.match(text, end + 1) if text.startswith("@", end) else None
+        if domain is None:
+            position = end
+            continue
+        found.append(text[run.start() : domain.end()])
+        position = domain.end()
+    return found
 
 
 def _values(value: object, strict: bool) -> Iterator[str]:
@@ -58,7 +87,7 @@ def _from_tool_code(event: Obj) -> list[str]:
     if not isinstance(code, str) or not code:
         data = event.get("data")
         code = data.get("code") if isinstance(data, dict) else None
-    return EMAIL.findall(code) if isinstance(code, str) else []
+    return find_emails(code) if isinstance(code, str) else []
 
 
 def candidates(trace: Trace, strict: bool) -> Iterator[str]:

@@ -16,9 +16,10 @@ import re
 from tracekit.harness import leakscan
 from tracekit.harness.assertions import Context
 from tracekit.harness.assertions.config import ConfigError, string_list
-from tracekit.harness.assertions.memory_isolation import locate, marker_summary
+from tracekit.harness.assertions.memory_isolation import locate, marker_summary, over_budget
 from tracekit.harness.model import ERROR, FAIL, NOT_RUN, PASS, AssertionResult
 from tracekit.harness.trace import Trace
+from tracekit.limits import BudgetExceeded
 
 NAME = "no_secret_disclosure"
 INBOUND_ROLES = frozenset({"user", "system", "tool"})
@@ -74,7 +75,10 @@ class NoSecretDisclosure:
         except ConfigError as error:
             return AssertionResult(NAME, ERROR, error.evidence)
         texts = outbound_texts(ctx.trace)
-        found = locate(markers, ctx.trace, texts) if markers else {}
+        try:
+            found = locate(markers, ctx.trace, texts) if markers else {}
+        except BudgetExceeded as error:
+            return over_budget(NAME, error)
         patterns = pattern_hits(texts)
         if found or patterns:
             parts = [marker_summary(i, markers[i], found[i]) for i in sorted(found)]

@@ -15,6 +15,7 @@ unchanged, and the outcome is the same.
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -40,18 +41,26 @@ def _reversed_keys(value: Any) -> Any:
 
 
 def reencode(canonical: bytes, style: int) -> bytes:
-    """Re-encode canonical JSONL ``canonical`` in non-canonical ``style`` (0, 1 or 2)."""
+    """Re-encode canonical JSONL ``canonical`` in non-canonical ``style`` (0, 1 or 2).
+
+    Lines are split on ``\n`` only (a record may hold a raw U+2028 inside a string) and streamed
+    one at a time into the output, so only the input and the output are held.
+    """
     separators, reverse, ascii_only = STYLES[style]
-    lines = []
-    for line in canonical.splitlines():
+    out = io.BytesIO()
+    for raw in io.BytesIO(canonical):
+        line = raw.rstrip(b"\n")
+        if not line:
+            continue
         value = json.loads(line)
         value = _reversed_keys(value) if reverse else value
         text = json.dumps(
             value, separators=separators, sort_keys=not reverse, ensure_ascii=ascii_only,
             allow_nan=False,
         )
-        lines.append(text.encode("utf-8"))
-    return b"\n".join(lines) + b"\n"
+        out.write(text.encode("utf-8"))
+        out.write(b"\n")
+    return out.getvalue()
 
 
 RELATION = Relation(

@@ -7,9 +7,11 @@ way (scorer.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from tracekit.limits import DEFAULT_BUDGET, Meter, WorkBudget
 from tracekit.replay.evidence import Evidence
 from tracekit.schema.agentguard import PolicySnapshot
 
@@ -21,6 +23,45 @@ class Decision:
     passed: bool
     message: str
     evidence: tuple[str, ...] = ()
+    capped: bool = False
+    """True when the evidence was cut at the work budget (the verdict itself is complete)."""
+
+
+@dataclass(slots=True)
+class Work:
+    """The work budget of one replay and the meter its pattern matches are charged to."""
+
+    budget: WorkBudget = DEFAULT_BUDGET
+    meter: Meter = field(default_factory=lambda: Meter(DEFAULT_BUDGET.match_work))
+
+    @classmethod
+    def of(cls, budget: WorkBudget) -> Work:
+        """A fresh meter for ``budget``."""
+        return cls(budget, Meter(budget.match_work))
+
+
+def bounded(lines: Iterable[str], budget: WorkBudget) -> tuple[tuple[str, ...], bool]:
+    """The evidence lines of ``lines``, stopping once past the budget; and whether it stopped.
+
+    docs/threat-model.md, "Work budget": a trace line records at most ``evidence_lines`` items
+    and fewer than ``evidence_chars`` characters, so the kept lines (one past either bound) still
+    differ from anything recorded, and the comparison stays divergent. ``lines`` is consumed
+    lazily: nothing past the bound is computed.
+    """
+    kept: list[str] = []
+    chars = 0
+    for line in lines:
+        kept.append(line)
+        chars += len(line)
+        if len(kept) > budget.evidence_lines or chars > budget.evidence_chars:
+            return tuple(kept), True
+    return tuple(kept), False
+
+
+def decided(passed: bool, message: str, lines: Iterable[str], work: Work) -> Decision:
+    """A decision whose evidence is :func:`bounded`."""
+    evidence, capped = bounded(lines, work.budget)
+    return Decision(passed, message, evidence, capped)
 
 
 class Check(Protocol):
@@ -41,6 +82,10 @@ class Check(Protocol):
         """The severity upstream uses when its configuration sets none."""
         ...
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
-        """Decide the check from the reconstructed evidence and the snapshot; never raises."""
+    def evaluate(
+        self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None
+    ) -> Decision:
+        """Decide the check from the reconstructed evidence and the snapshot, charging pattern
+        matches to ``work`` (a fresh default budget when None). Raises only
+        :class:`~tracekit.limits.BudgetExceeded`, past the budget."""
         ...

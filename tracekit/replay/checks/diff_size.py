@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracekit.replay.checks.base import Decision
+from tracekit.replay.checks.base import Decision, Work
 from tracekit.replay.evidence import Evidence
 from tracekit.schema.agentguard import PolicySnapshot
 
@@ -21,7 +21,10 @@ class DiffSize:
     name: str = "Diff size"
     default_severity: str = "warning"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+    def evaluate(
+        self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None
+    ) -> Decision:
+        del work  # no pattern matching, and at most three evidence lines
         files = len(evidence.changed_files)
         lines: list[str] = []
         if policy.max_files_changed is not None and files > policy.max_files_changed:

@@ -7,11 +7,12 @@ paths in changed-file order. An empty ``allowed_paths`` allows nothing, as upstr
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
-from tracekit.replay.checks.base import Decision
+from tracekit.replay.checks.base import Decision, Work, decided
 from tracekit.replay.evidence import Evidence
-from tracekit.replay.matching import matching_patterns
+from tracekit.replay.matching import PathPatterns
 from tracekit.schema.agentguard import PolicySnapshot
 
 PASS_MESSAGE = "Changed files stayed within the configured scope."
@@ -24,7 +25,11 @@ class ScopeAdherence:
     name: str = "Scope adherence"
     default_severity: str = "warning"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+    def evaluate(
+        self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None
+    ) -> Decision:
+        work = work or Work()
+        allowed = PathPatterns(policy.allowed_paths, work.meter)
         changed = evidence.changed_files
         count = len(changed)
         lines: list[str] = []
@@ -36,14 +41,13 @@ class ScopeAdherence:
             lines.append(
                 f"Modified {count} files; expected at most {policy.expected_modified_files_max}."
             )
-        lines.extend(
+        outside = (
             f"Outside allowed paths: {path}"
             for path in changed
-            if not matching_patterns(path, policy.allowed_paths)
+            if not allowed.any(path, work.meter)
         )
-        if not lines:
-            return Decision(True, PASS_MESSAGE)
-        return Decision(False, FAIL_MESSAGE, tuple(lines))
+        found = decided(False, FAIL_MESSAGE, itertools.chain(lines, outside), work)
+        return found if found.evidence else Decision(True, PASS_MESSAGE)
 
 
 CHECK = ScopeAdherence()

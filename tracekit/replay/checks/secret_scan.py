@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracekit.replay.checks.base import Decision
+from tracekit.replay.checks.base import Decision, Work, decided
 from tracekit.replay.evidence import Evidence
-from tracekit.replay.matching import matching_patterns
+from tracekit.replay.matching import PathPatterns
 from tracekit.schema.agentguard import PolicySnapshot
 
 PASS_MESSAGE = "No path-based secret patterns appeared in the diff."
@@ -37,15 +37,18 @@ class SecretScan:
     name: str = "Secret scan"
     default_severity: str = "critical"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
-        lines = tuple(
+    def evaluate(
+        self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None
+    ) -> Decision:
+        work = work or Work()
+        patterns = PathPatterns(policy.secret_patterns, work.meter)
+        lines = (
             f"{path} matched pattern {pattern}"
             for path in evidence.changed_files
-            for pattern in matching_patterns(path, policy.secret_patterns)
+            for pattern in patterns.matching(path, work.meter)
         )
-        if not lines:
-            return Decision(True, PASS_MESSAGE)
-        return Decision(False, FAIL_MESSAGE, lines)
+        found = decided(False, FAIL_MESSAGE, lines, work)
+        return found if found.evidence else Decision(True, PASS_MESSAGE)
 
 
 CHECK = SecretScan()

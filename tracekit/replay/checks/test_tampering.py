@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracekit.replay.checks.base import Decision
+from tracekit.replay.checks.base import Decision, Work, decided
 from tracekit.replay.evidence import Evidence
-from tracekit.replay.matching import matching_patterns
+from tracekit.replay.matching import PathPatterns
 from tracekit.schema.agentguard import PolicySnapshot
 
 PASS_MESSAGE = "No test files were modified."
@@ -25,13 +25,15 @@ class TestTampering:
     name: str = "Test tampering"
     default_severity: str = "error"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
-        matches = tuple(
-            path for path in evidence.changed_files if matching_patterns(path, policy.test_paths)
-        )
+    def evaluate(
+        self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None
+    ) -> Decision:
+        work = work or Work()
+        patterns = PathPatterns(policy.test_paths, work.meter)
+        matches = [path for path in evidence.changed_files if patterns.any(path, work.meter)]
         if not matches:
             return Decision(True, PASS_MESSAGE)
-        return Decision(False, FAIL_PREFIX + ", ".join(matches), matches)
+        return decided(False, FAIL_PREFIX + ", ".join(matches), matches, work)
 
 
 CHECK = TestTampering()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracekit.replay.checks.base import Decision
+from tracekit.replay.checks.base import Decision, Work
 from tracekit.replay.evidence import Evidence
 from tracekit.schema.agentguard import PolicySnapshot
 
@@ -25,7 +25,10 @@ class TestsPassed:
     name: str = "Tests passed"
     default_severity: str = "error"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
+    def evaluate(
+        self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None
+    ) -> Decision:
+        del work  # no pattern matching, and at most three evidence lines
         test = evidence.test
         passed = test.exit_code == 0
         code = "None" if test.exit_code is None else str(test.exit_code)

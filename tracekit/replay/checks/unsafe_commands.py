@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracekit.replay.checks.base import Decision
+from tracekit.replay.checks.base import Decision, Work, decided
 from tracekit.replay.evidence import Evidence
-from tracekit.replay.matching import command_patterns
+from tracekit.replay.matching import CommandPatterns
 from tracekit.schema.agentguard import PolicySnapshot
 
 PASS_MESSAGE = "No unsafe command substrings were observed."
@@ -26,15 +26,18 @@ class UnsafeCommands:
     name: str = "Unsafe commands"
     default_severity: str = "critical"
 
-    def evaluate(self, evidence: Evidence, policy: PolicySnapshot) -> Decision:
-        lines = tuple(
+    def evaluate(
+        self, evidence: Evidence, policy: PolicySnapshot, work: Work | None = None
+    ) -> Decision:
+        work = work or Work()
+        patterns = CommandPatterns(policy.unsafe_commands)
+        lines = (
             f"{command.command_text} matched pattern '{pattern}' ({command.status})"
             for command in evidence.commands
-            for pattern in command_patterns(command.command_text, policy.unsafe_commands)
+            for pattern in patterns.matching(command.command_text, work.meter)
         )
-        if not lines:
-            return Decision(True, PASS_MESSAGE)
-        return Decision(False, FAIL_MESSAGE, lines)
+        found = decided(False, FAIL_MESSAGE, lines, work)
+        return found if found.evidence else Decision(True, PASS_MESSAGE)
 
 
 CHECK = UnsafeCommands()

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""The worst case per command: time and peak RSS on the worst inputs we can build within the
+loader's limits (docs/threat-model.md, "Work budget").
+
+Each input comes from corpus/gen/worst.py at the limits (or just under a work budget, where the
+worst *accepted* input is the interesting one), is written under bench/data/worst/ and is run
+through the real entry point as a whole process, once. Peak RSS is the command's own
+(``/usr/bin/time -f %M``, as bench/run.py measures it). The reference is ``tracekit verify`` on
+the realistic 16 MiB trace of bench/run.py; the targets are no command over 10x that time and
+none over 200 MiB. Called by ``make bench`` (bench/run.py) after its own table, or alone:
+``python bench/worst_case.py``; never by the test suite (it takes a few minutes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = HERE / "data" / "worst"
+MIB = 1024 * 1024
+TIME_RATIO_TARGET = 10.0
+RSS_TARGET_MIB = 200.0
+for _extra in (ROOT / "corpus", ROOT, HERE):
+    if str(_extra) not in sys.path:
+        sys.path.insert(0, str(_extra))
+
+from gen import worst  # noqa: E402
+
+TRACEKIT = str(Path(sys.executable).with_name("tracekit"))
+TIME = "/usr/bin/time" if Path("/usr/bin/time").exists() else None
+
+
+def run(argv: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS MiB, exit status) of one whole process."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_file:
+        full = [TIME, "-f", "%M", "-o", rss_file.name, *argv] if TIME else argv
+        started = time.perf_counter()
+        child = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        peak = float(usage.ru_maxrss)
+        if TIME:
+            text = rss_file.read().strip().split("\n")
+            peak = float(text[-1]) if text and text[-1].isdigit() else peak
+    return wall, peak / 1024, os.waitstatus_to_exitcode(status)
+
+
+def _write(name: str, data: bytes) -> Path:
+    path = DATA / name
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+    return path
+
+
+def inputs() -> dict[str, Path]:
+    """Build every worst-case input (deterministic; rewritten only when it changed)."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    found = {
+        "evidence_bomb": _write("evidence-bomb.jsonl", worst.evidence_bomb(1800, 4096)),
+        "glob_bomb": _write("glob-bomb.jsonl", worst.glob_bomb(4096, 4096, path_chars=200)),
+        "star_bomb": _write("star-bomb.jsonl", worst.star_bomb(240, 2000)),
+        "separators": _write("separators.jsonl", worst.separator_trace()),
+        "recipient_scenario": _write("recipient.yaml", worst.recipient_scenario()),
+        "word_runs": _write("word-runs.json", worst.word_run_trace(1024 * 1024, events=15)),
+        "marker_flood": _write("marker-flood.yaml", worst.marker_scenario(10_000)),
+        "marker_budget": _write("marker-budget.yaml", worst.marker_scenario(60)),
+        "marker_text": _write("marker-text.json", worst.marker_text_trace(15, 1024 * 1024)),
+    }
+    sources = DATA / "sources"
+    sources.mkdir(exist_ok=True)
+    found["sources"] = sources / "trace.jsonl"
+    found["sources"].write_bytes(worst.sources_trace(64))
+    for i in range(64):  # sparse: 16 MiB each (the hashing bound), a few blocks on disk
+        with (sources / f"src{i}.bin").open("wb") as handle:
+            handle.truncate(16 * MIB)
+    found["huge_source"] = sources / "huge.jsonl"
+    found["huge_source"].write_bytes(worst.sources_trace(1, prefix="huge"))
+    with (sources / "huge0.bin").open("wb") as handle:
+        handle.truncate(8 * 1024 * MIB)
+    return found
+
+
+def cases(found: dict[str, Path], reference: Path) -> list[tuple[str, str, list[str]]]:
+    """(command, input label, argv) for every row of the table."""
+    t = TRACEKIT
+    p = {name: str(path) for name, path in found.items()}
+    rows: list[tuple[str, str, list[str]]] = [("verify", "realistic 16 MiB", [t, "verify", str(reference)])]
+    for label in ("evidence_bomb", "glob_bomb", "star_bomb"):
+        rows += [
+            ("verify", label, [t, "verify", p[label]]),
+            ("show", label, [t, "show", p[label]]),
+            ("replayability", label, [t, "replayability", p[label]]),
+            ("replay", label, [t, "replay", p[label], "--format", "json"]),
+            ("audit", label, [t, "audit", p[label], "--format", "json"]),
+        ]
+    rows += [
+        ("verify", "64 sources x 16 MiB", [t, "verify", p["sources"]]),
+        ("verify", "one 8 GiB sparse source", [t, "verify", p["huge_source"]]),
+        ("replay", "realistic 16 MiB", [t, "replay", str(reference), "--format", "json"]),
+        ("audit", "realistic 16 MiB", [t, "audit", str(reference), "--format", "json"]),
+        ("metamorphic", "realistic 16 MiB", [t, "metamorphic", str(reference), "--format", "json"]),
+        ("metamorphic", "evidence_bomb", [t, "metamorphic", p["evidence_bomb"], "--format", "json"]),
+        ("metamorphic", "separators", [t, "metamorphic", p["separators"], "--format", "json"]),
+        ("check", "recipient, 15 x 1 MiB word runs", [t, "check", p["recipient_scenario"], p["word_runs"]]),
+        ("check --strict", "recipient, 15 x 1 MiB word runs",
+         [t, "check", "--strict", p["recipient_scenario"], p["word_runs"]]),
+        ("check", "10,000 markers x 15 MiB", [t, "check", p["marker_flood"], p["marker_text"]]),
+        ("check", "60 markers x 15 MiB", [t, "check", p["marker_budget"], p["marker_text"]]),
+        ("check --strict", "60 markers x 15 MiB",
+         [t, "check", "--strict", p["marker_budget"], p["marker_text"]]),
+        ("audit", "harness 15 x 1 MiB word runs", [t, "audit", p["word_runs"], "--format", "json"]),
+    ]
+    return rows
+
+
+def measure(reference: Path) -> dict[str, Any]:
+    """Run every case once; return the rows and the reference time."""
+    found = inputs()
+    rows = []
+    for command, label, argv in cases(found, reference):
+        wall, rss, code = run(argv)
+        rows.append({"command": command, "input": label, "seconds": round(wall, 3),
+                     "peak_rss_mib": round(rss, 1), "exit": code})
+        print(f"  {command:15s} {label:34s} {wall:7.2f} s {rss:7.1f} MiB exit {code}", file=sys.stderr)
+    base = rows[0]["seconds"]
+    for row in rows:
+        row["x_verify"] = round(row["seconds"] / base, 2) if base else None
+        row["within_targets"] = bool(
+            row["x_verify"] is not None and row["x_verify"] <= TIME_RATIO_TARGET
+            and row["peak_rss_mib"] <= RSS_TARGET_MIB
+        )
+    return {"reference_seconds": base, "rows": rows}
+
+
+def table(result: dict[str, Any]) -> str:
+    """The worst-case table, one row per (command, input)."""
+    lines = [
+        "",
+        f"Worst case per command (reference: tracekit verify on the realistic 16 MiB trace, "
+        f"{result['reference_seconds']:.2f} s; targets <= {TIME_RATIO_TARGET:g}x and "
+        f"<= {RSS_TARGET_MIB:g} MiB)",
+        f"{'command':15s} {'input':34s} {'seconds':>8s} {'x verify':>9s} {'peak MiB':>9s} {'exit':>5s}  ok",
+    ]
+    for row in result["rows"]:
+        lines.append(
+            f"{row['command']:15s} {row['input']:34s} {row['seconds']:8.2f} {row['x_verify']:9.2f} "
+            f"{row['peak_rss_mib']:9.1f} {row['exit']:5d}  {'yes' if row['within_targets'] else 'NO'}"
+        )
+    return "\n".join(lines)
+
+
+def main(reference: Path | None = None) -> dict[str, Any]:
+    """Measure and print the table; returns the result for bench/results.json."""
+    if reference is None:
+        import tracegen
+
+        reference = HERE / "data" / "trace-16mib.jsonl"
+        if not reference.exists():
+            reference.parent.mkdir(parents=True, exist_ok=True)
+            reference.write_bytes(tracegen.build())
+    result = measure(reference)
+    print(table(result))
+    return result
+
+
+if __name__ == "__main__":
+    outcome = main()
+    (DATA / "results.json").write_text(json.dumps(outcome, indent=2) + "\n")
