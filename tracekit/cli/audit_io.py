@@ -12,14 +12,27 @@ import io
 import os
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tracekit.errors import Code, TracekitError, finding
 
 STDIN = "-"
-Job = tuple[str, bool, dict[str, Any]]
-"""(path, named on the command line, options)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditJob:
+    """One file to audit: plain data for any executor."""
+
+    path: str
+    """As the user gave it: the report shows this."""
+    source: str
+    """Absolute, made so where the user ran tracekit (a worker may run in another folder, or on
+    another machine with a shared filesystem); ``-`` for standard input."""
+    named: bool
+    """Named on the command line (audited whatever it is), not found by walking a folder."""
+    opts: dict[str, Any]
 
 
 def _read_prefix(path: str, size: int) -> bytes:
@@ -46,15 +59,21 @@ def _read_stdin(cap: int) -> bytes:
     return data
 
 
-def audit_job(job: Job) -> dict[str, Any] | None:
-    """Audit one file; None when a file found by walking a folder is not a trace at all."""
+def audit_job(job: AuditJob) -> dict[str, Any] | None:
+    """Audit one file; None when a file found by walking a folder is not a trace at all. The
+    file is read from its absolute path (a worker may run in another folder); the report names
+    it as the user gave it."""
+    result = _audit(job.source, job.named, job.opts)
+    return None if result is None else {**result, "path": job.path}
+
+
+def _audit(path: str, named: bool, opts: dict[str, Any]) -> dict[str, Any] | None:
     from tracekit.audit import SNIFF_BYTES, audit_agentguard, audit_harness, sniff, unreadable
     from tracekit.cli import check_io
     from tracekit.harness.scenario import parse_scenario
     from tracekit.limits import HARNESS_LIMITS
     from tracekit.verify import VerifyOptions, verify_file, verify_stream
 
-    path, named, opts = job
     data: bytes | None = None
     try:
         if path == STDIN:
@@ -91,13 +110,3 @@ def audit_job(job: Job) -> dict[str, Any] | None:
         return unreadable(path, "harness", error.finding).to_dict()
     scenario = parse_scenario(scenario_bytes) if scenario_bytes is not None else None
     return audit_harness(path, body, scenario).to_dict()
-
-
-def audit_many(jobs: list[Job], workers: int) -> list[dict[str, Any] | None]:
-    """Audit every job in order, in ``workers`` processes when more than one."""
-    if workers <= 1 or len(jobs) <= 1 or any(path == STDIN for path, _, _ in jobs):
-        return [audit_job(job) for job in jobs]
-    import multiprocessing
-
-    with multiprocessing.get_context("forkserver").Pool(min(workers, len(jobs))) as pool:
-        return list(pool.imap(audit_job, jobs, chunksize=1))

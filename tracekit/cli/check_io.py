@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 
-from tracekit.cli.common import collect_inputs, is_regular_file
+from tracekit.cli.common import Inputs, collect_inputs, is_regular_file
 from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.harness.scenario import SUFFIXES
 from tracekit.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
@@ -75,7 +75,7 @@ def suite_trace(path: str) -> bytes | Finding | None:
         return error.finding
 
 
-def discover(paths: list[str]) -> list[str]:
+def discover(paths: list[str]) -> Inputs:
     """Scenario files: folders are walked (sorted, symlinked folders not followed) for
     ``*.yaml``/``*.yml``; files named on the command line are kept whatever their suffix."""
     return collect_inputs(paths, SUFFIXES)

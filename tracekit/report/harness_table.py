@@ -9,12 +9,11 @@ from __future__ import annotations
 from tracekit.harness.evaluate import SuiteResult
 from tracekit.harness.model import HarnessResult
 from tracekit.report.harness_text import terminal_safe
+from tracekit.report.text import table
 
 
 def _grid(rows: list[list[str]], headers: list[str]) -> str:
-    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
-
-    return str(tabulate([[terminal_safe(cell) for cell in row] for row in rows], headers=headers, tablefmt="simple"))
+    return table([[terminal_safe(cell) for cell in row] for row in rows], headers)
 
 
 def render(result: HarnessResult) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tracekit.report.jsonout import dumps
+from tracekit.report.text import display_path, table
 from tracekit.verify import VerifyReport
 
 REPORT_VERSION = 1
@@ -53,9 +54,6 @@ def summary(traces: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 def render_table(traces: Sequence[dict[str, Any]]) -> str:
     """One row per trace, then one row per finding that is not informational."""
-    from tabulate import tabulate
-
-    from tracekit.cli.common import display_path
 
     rows = [
         [
@@ -68,7 +66,7 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
         ]
         for t in traces
     ]
-    out = tabulate(rows, headers=["trace", "status", "exit", "trace id", "version", "events"])
+    out = table(rows, ["trace", "status", "exit", "trace id", "version", "events"])
     detail = [
         [display_path(t["path"]), f["line"] or "-", f["severity"], f["code"], f["message"]]
         for t in traces
@@ -76,7 +74,7 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
         if f["severity"] != "info"
     ]
     if detail:
-        out += "\n\n" + tabulate(detail, headers=["trace", "line", "severity", "code", "message"])
+        out += "\n\n" + table(detail, ["trace", "line", "severity", "code", "message"])
     return out + "\n"
 
 
@@ -137,9 +135,7 @@ def show_rows(report: VerifyReport) -> list[tuple[str, str]]:
 
 
 def render_show_table(report: VerifyReport) -> str:
-    from tabulate import tabulate
-
-    return tabulate(show_rows(report), tablefmt="plain") + "\n"
+    return table(show_rows(report), tablefmt="plain") + "\n"
 
 
 def render_show_json(report: VerifyReport) -> str:
