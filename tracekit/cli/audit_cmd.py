@@ -23,13 +23,14 @@ from typing import Any
 
 import typer
 
-from tracekit.cli.audit_io import AuditJob, audit_job
+from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_job
 from tracekit.cli.common import (
     CONNECT_TIMEOUT,
     EXECUTOR,
     EXIT_ERROR,
     JOBS,
     SCHEDULER,
+    TRUSTED_ROOT,
     Command,
     ExecutorName,
     ExecutorOptions,
@@ -45,7 +46,6 @@ from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, TracekitError
 
 SUFFIXES = (".jsonl", ".json")
-_ROOT_HELP = "Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...)."
 _SUMMARY_FIELDS = ("format", "exit_code", "intact", "readable", "rerunnable", "outcome", "demonstration")
 
 
@@ -57,7 +57,7 @@ class AuditFormat(enum.StrEnum):
     markdown = "markdown"
 
 
-def _jobs(paths: list[str], opts: dict[str, Any]) -> tuple[list[AuditJob], int]:
+def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
     """One job per file (files named on the command line are ``named``); folders too deep."""
     jobs: list[AuditJob] = []
     too_deep = 0
@@ -114,7 +114,7 @@ def audit(
     strict_sources: bool = typer.Option(
         False, "--strict-sources", help="An unavailable source is a failure (AgentGuard)."
     ),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", metavar="NAME=DIR", help=_ROOT_HELP),
+    trusted_root: list[str] = TRUSTED_ROOT,
     jobs: int = JOBS,
     executor: ExecutorName = EXECUTOR,
     scheduler: str = SCHEDULER,
@@ -135,12 +135,8 @@ def audit(
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     if output is not None:
         check_target(output, force)
-    roots = {k: str(v) for k, v in parse_roots(trusted_root).items()}
-    opts: dict[str, Any] = {
-        "strict_sources": strict_sources,
-        "roots": roots,
-        "scenario": _scenario_bytes(scenario),
-    }
+    roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
+    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario))
     work, too_deep = _jobs(paths, opts)
     walked = Inputs([], too_deep)
     if not work:

@@ -22,6 +22,17 @@ STDIN = "-"
 
 
 @dataclass(frozen=True, slots=True)
+class AuditOptions:
+    """What every file of one audit run is audited with: plain data for any executor."""
+
+    strict_sources: bool
+    roots: tuple[tuple[str, str], ...]
+    """``--trusted-root`` pairs (NAME, absolute folder)."""
+    scenario: bytes | None
+    """The ``--scenario`` YAML, validated once by the command."""
+
+
+@dataclass(frozen=True, slots=True)
 class AuditJob:
     """One file to audit: plain data for any executor."""
 
@@ -32,7 +43,7 @@ class AuditJob:
     another machine with a shared filesystem); ``-`` for standard input."""
     named: bool
     """Named on the command line (audited whatever it is), not found by walking a folder."""
-    opts: dict[str, Any]
+    opts: AuditOptions
 
 
 def _read_prefix(path: str, size: int) -> bytes:
@@ -67,7 +78,7 @@ def audit_job(job: AuditJob) -> dict[str, Any] | None:
     return None if result is None else {**result, "path": job.path}
 
 
-def _audit(path: str, named: bool, opts: dict[str, Any]) -> dict[str, Any] | None:
+def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
     from tracekit.audit import SNIFF_BYTES, audit_agentguard, audit_harness, sniff, unreadable
     from tracekit.cli import check_io
     from tracekit.harness.scenario import parse_scenario
@@ -88,12 +99,12 @@ def _audit(path: str, named: bool, opts: dict[str, Any]) -> dict[str, Any] | Non
         if not named:
             return None
         return unreadable(path, "unknown", finding(Code.AUDIT_UNKNOWN_FORMAT)).to_dict()
-    scenario_bytes: bytes | None = opts.get("scenario")
+    scenario_bytes = opts.scenario
     if sniffed.format == "agentguard":
         options = VerifyOptions(
             keep_events=True,
-            strict_sources=bool(opts["strict_sources"]),
-            trusted_roots={k: Path(v) for k, v in opts["roots"].items()},
+            strict_sources=opts.strict_sources,
+            trusted_roots={k: Path(v) for k, v in opts.roots},
         )
         if data is not None:
             verified = verify_stream(io.BufferedReader(io.BytesIO(data)), options)
@@ -101,7 +112,7 @@ def _audit(path: str, named: bool, opts: dict[str, Any]) -> dict[str, Any] | Non
             verified = verify_file(path, options)
         return audit_agentguard(
             verified,
-            strict_sources=bool(opts["strict_sources"]),
+            strict_sources=opts.strict_sources,
             scenario_given=scenario_bytes is not None,
         ).to_dict()
     try:

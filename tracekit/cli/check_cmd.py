@@ -11,8 +11,9 @@ import enum
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import typer
 
@@ -30,6 +31,19 @@ from tracekit.cli.sink import check_folder, check_target, emit, make_folder, wri
 from tracekit.errors import Code, TracekitError, finding
 
 SUMMARY_NAME = "summary.json"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """What ``check`` was asked to do, once the command line is known to be consistent."""
+
+    strict: bool
+    format: str
+    output: Path | None
+    force: bool
+    exit_on_fail: bool
+    include_trace: bool
+    quiet: bool
 T = TypeVar("T")
 
 
@@ -38,6 +52,7 @@ class CheckFormat(enum.StrEnum):
 
     json = "json"
     table = "table"
+    markdown = "markdown"
     junit = "junit"
     sarif = "sarif"
 
@@ -59,12 +74,12 @@ def _or_exit(role: str, action: Callable[[], T]) -> T:
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _single(scenario_path: str, trace_path: str | None, opts: dict[str, Any]) -> int:
+def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> int:
     from tracekit.cli import check_io
     from tracekit.harness import Trace, dry_run, evaluate, gates, parse_scenario, parse_trace
     from tracekit.report.harness_render import RENDERERS
 
-    strict = bool(opts["strict"])
+    strict = opts.strict
     refuse_folder(scenario_path)
     if trace_path is not None:
         refuse_folder(trace_path)
@@ -74,14 +89,14 @@ def _single(scenario_path: str, trace_path: str | None, opts: dict[str, Any]) ->
     else:
         trace = _or_exit("trace", lambda: parse_trace(check_io.read_trace(trace_path)))
         result = evaluate(scenario, trace, strict)
-    renderer = RENDERERS[opts["format"]]
-    emit(renderer.one(result, trace if opts["include_trace"] else None), opts["output"], opts["force"])
-    if not opts["quiet"]:
+    renderer = RENDERERS[opts.format]
+    emit(renderer.one(result, trace if opts.include_trace else None), opts.output, opts.force)
+    if not opts.quiet:
         print(_counts_line("assertions", [a.result for a in result.assertions]), file=sys.stderr)
-    return EXIT_FAIL if opts["exit_on_fail"] and gates(result.result, strict) else EXIT_OK
+    return EXIT_FAIL if opts.exit_on_fail and gates(result.result, strict) else EXIT_OK
 
 
-def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: dict[str, Any]) -> int:
+def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckOptions) -> int:
     from tracekit.cli import check_io
     from tracekit.harness import gates, run_suite
     from tracekit.report.harness_json import render as render_result
@@ -96,8 +111,8 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: dict[s
     if not inputs.files:
         inputs.note()
         fail(Code.CLI_NO_INPUT)
-    strict = bool(opts["strict"])
-    force = bool(opts["force"])
+    strict = opts.strict
+    force = opts.force
     if out_dir is not None:
         check_folder(out_dir, [SUMMARY_NAME], force)
     suite = run_suite(
@@ -109,7 +124,7 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: dict[s
         if SUMMARY_NAME in names:
             fail(Code.HARNESS_OUTPUT_NAME_COLLISION)
         check_folder(out_dir, [*names, SUMMARY_NAME], force)
-    emit(RENDERERS[opts["format"]].suite(suite), opts["output"], force)
+    emit(RENDERERS[opts.format].suite(suite), opts.output, force)
     if out_dir is not None:
         make_folder(out_dir)
         files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in done]
@@ -118,7 +133,7 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: dict[s
     for entry in suite.entries:
         if entry.finding is not None and entry.error_reason in ("invalid_scenario", "invalid_trace"):
             diag(entry.finding, "suite")
-    if not opts["quiet"]:
+    if not opts.quiet:
         print(_counts_line("scenarios", [e.result for e in suite.entries]), file=sys.stderr)
     if suite.invalid_input:
         return EXIT_ERROR
@@ -126,7 +141,7 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: dict[s
         # Nothing was checked at all: a CI job must not stay green (docs/cli.md, "check").
         diag(finding(Code.CLI_NOTHING_CHECKED, count=len(suite.entries)))
         return EXIT_ERROR
-    gated = EXIT_FAIL if opts["exit_on_fail"] and gates(suite.result, strict) else EXIT_OK
+    gated = EXIT_FAIL if opts.exit_on_fail and gates(suite.result, strict) else EXIT_OK
     return worst(gated, inputs.note())
 
 
@@ -183,15 +198,7 @@ def check(
     _check_usage(suite_mode, scenario, trace, dry_run, trace_dir, folder, include_trace, format)
     if output is not None:
         check_target(output, force)
-    opts: dict[str, Any] = {
-        "strict": strict,
-        "format": format.value,
-        "output": output,
-        "force": force,
-        "exit_on_fail": exit_on_fail,
-        "include_trace": include_trace,
-        "quiet": quiet,
-    }
+    opts = CheckOptions(strict, format.value, output, force, exit_on_fail, include_trace, quiet)
     code = _suite(suite, trace_dir, folder, opts) if suite_mode else _single(scenario, trace, opts)
     raise typer.Exit(code)
 

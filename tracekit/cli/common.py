@@ -47,10 +47,23 @@ class Interrupted(BaseException):
 
 
 class Format(enum.StrEnum):
-    """Output formats shared by the commands that print reports."""
+    """The output formats every command offers (check adds junit and sarif)."""
 
     table = "table"
     json = "json"
+    markdown = "markdown"
+
+
+FORMAT = typer.Option(Format.table, "--format", "-f", help="Output format.")
+OUTPUT = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout.")
+FORCE = typer.Option(False, "--force", help="Replace existing output files.")
+QUIET = typer.Option(False, "--quiet", "-q", help="No summary line on stderr.")
+TRUSTED_ROOT = typer.Option(
+    None,
+    "--trusted-root",
+    metavar="NAME=DIR",
+    help="Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...).",
+)
 
 
 def diag(found: Finding, where: str | None = None) -> None:

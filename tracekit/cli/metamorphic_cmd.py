@@ -27,7 +27,10 @@ from tracekit.cli.common import (
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    FORCE,
+    FORMAT,
     JOBS,
+    OUTPUT,
     SCHEDULER,
     Command,
     ExecutorName,
@@ -39,6 +42,7 @@ from tracekit.cli.common import (
     fail,
     worst,
 )
+from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.report.text import display_path
 
@@ -118,11 +122,12 @@ def metamorphic(
     executor: ExecutorName = EXECUTOR,
     scheduler: str = SCHEDULER,
     connect_timeout: float = CONNECT_TIMEOUT,
-    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    format: Format = FORMAT,
+    output: Path = OUTPUT,
     output_dir: Path = typer.Option(
         None, "--output-dir", metavar="DIR", help="Write metamorphic.json, metamorphic.md and transformed/ here."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace existing outputs in --output-dir."),
+    force: bool = FORCE,
     strict_sources: bool = typer.Option(
         False, "--strict-sources", help="A source with a changed or unavailable artifact is not swept."
     ),
@@ -143,6 +148,8 @@ def metamorphic(
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     walked = _inputs(paths)
     inputs = walked.files
+    if output is not None:
+        check_target(output, force)
     if output_dir is not None:
         check_output_dir(output_dir, force)
     config = StudyConfig(
@@ -161,11 +168,11 @@ def metamorphic(
             raise typer.Exit(EXIT_ERROR) from None
         report = StudyReport.of(tally, identity)
         if format is Format.json:
-            for chunk in render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped)):
-                sys.stdout.write(chunk)
+            emit(render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped)), output, force)
+        elif format is Format.markdown:
+            emit(render.render_markdown(report), output, force)
         else:
-            sys.stdout.write(render.render_table(report))
-        sys.stdout.flush()
+            emit(render.render_table(report), output, force)
         if out is not None:
             chunks = render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped))
             out.finish(render.render_markdown(report), chunks)

@@ -14,7 +14,6 @@ and never over an existing file without ``--force``.
 
 from __future__ import annotations
 
-import enum
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +24,11 @@ from tracekit.cli.common import (
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    FORCE,
+    FORMAT,
+    OUTPUT,
+    QUIET,
+    TRUSTED_ROOT,
     Command,
     Format,
     diag,
@@ -32,7 +36,7 @@ from tracekit.cli.common import (
     parse_roots,
     refuse_folder,
 )
-from tracekit.cli.sink import check_folder, emit, make_folder, write_files
+from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, Severity
 
 if TYPE_CHECKING:
@@ -40,14 +44,6 @@ if TYPE_CHECKING:
 
 OUTPUT_NAMES = ("replay.json", "replay.md")
 
-
-class ReplayFormat(enum.StrEnum):
-    """Output formats of ``tracekit replay``."""
-
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-_ROOT_HELP = "Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...)."
 
 
 def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | None) -> ReplayReport:
@@ -70,36 +66,47 @@ def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | No
 
 def replayability(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
-    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    format: Format = FORMAT,
     strict_sources: bool = typer.Option(
         False,
         "--strict-sources",
         help="A changed or unavailable source makes the trace not replayable.",
     ),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", metavar="NAME=DIR", help=_ROOT_HELP),
+    trusted_root: list[str] = TRUSTED_ROOT,
+    output: Path = OUTPUT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
 ) -> None:
     """Can the trace be replayed offline? Exit 0 yes, 1 intact but not replayable, 2 invalid."""
     from tracekit.report.replay_render import (
         render_replayability_json,
+        render_replayability_markdown,
         render_replayability_table,
     )
 
+    if output is not None:
+        check_target(output, force)
     report = _replay_report(path, strict_sources, trusted_root)
-    emit(
-        render_replayability_json(report)
-        if format is Format.json
-        else render_replayability_table(report)
-    )
+    renderers = {
+        Format.json: render_replayability_json,
+        Format.table: render_replayability_table,
+        Format.markdown: render_replayability_markdown,
+    }
+    emit(renderers[format](report), output, force)
+    if not quiet:
+        verdict = "replayable" if report.replayable else f"not replayable ({len(report.reasons)} reason(s))"
+        print(f"tracekit replayability: {verdict}", file=sys.stderr)
     raise typer.Exit(EXIT_OK if report.replayable else EXIT_FAIL)
 
 
 def replay(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
-    format: ReplayFormat = typer.Option(ReplayFormat.table, "--format", "-f", help="Output format."),
+    format: Format = FORMAT,
     output_dir: Path = typer.Option(
         None, "--output-dir", metavar="DIR", help="Also write replay.json and replay.md into this folder."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace existing replay.json / replay.md."),
+    output: Path = OUTPUT,
+    force: bool = FORCE,
     strict_sources: bool = typer.Option(
         False,
         "--strict-sources",
@@ -116,8 +123,8 @@ def replay(
     require_equivalence: bool = typer.Option(
         False, "--require-equivalence", hidden=True, help="The default; kept for old scripts."
     ),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", metavar="NAME=DIR", help=_ROOT_HELP),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    trusted_root: list[str] = TRUSTED_ROOT,
+    quiet: bool = QUIET,
 ) -> None:
     """Recompute the policy verdict from the trace alone and compare it with the recorded one."""
     from tracekit.report.replay_render import (
@@ -127,23 +134,21 @@ def replay(
         summary_line,
     )
 
+    if output is not None:
+        check_target(output, force)
     if output_dir is not None:
         check_folder(output_dir, OUTPUT_NAMES, force)
     report = _replay_report(path, strict_sources, trusted_root)
     if not report.replayable:
-        if format is ReplayFormat.json:
-            emit(render_json(report))
+        if format is Format.json:
+            emit(render_json(report), output, force)
         for reason in report.reasons:
             diag(reason, path)
         if not quiet:
             print(summary_line(report), file=sys.stderr)
         raise typer.Exit(EXIT_ERROR)
-    renderer = {
-        ReplayFormat.json: render_json,
-        ReplayFormat.table: render_table,
-        ReplayFormat.markdown: render_markdown,
-    }[format]
-    emit(renderer(report))
+    renderer = {Format.json: render_json, Format.table: render_table, Format.markdown: render_markdown}[format]
+    emit(renderer(report), output, force)
     if output_dir is not None:
         make_folder(output_dir)
         write_files(

@@ -34,18 +34,25 @@ def _parent(path: Path) -> Path:
     return path.parent if str(path.parent) else Path(".")
 
 
-def check_target(path: Path, force: bool) -> None:
-    """Refuse an output file that cannot or must not be written (rules 1 to 3 above)."""
+def _mode(path: Path) -> int | None:
+    """The target's lstat mode; None when it is absent and its parent folder exists."""
     try:
-        mode = os.lstat(path).st_mode
+        return os.lstat(path).st_mode
     except FileNotFoundError:
         if not _parent(path).is_dir():
             fail(Code.CLI_OUTPUT_PARENT_MISSING)
-        return
+        return None
     except NotADirectoryError:
         fail(Code.CLI_OUTPUT_PARENT_MISSING)
     except (OSError, ValueError):
         fail(Code.CLI_OUTPUT_UNWRITABLE)
+
+
+def check_target(path: Path, force: bool) -> None:
+    """Refuse an output file that cannot or must not be written (rules 1 to 3 above)."""
+    mode = _mode(path)
+    if mode is None:
+        return
     if stat.S_ISLNK(mode):
         fail(Code.CLI_OUTPUT_UNSAFE)
     if stat.S_ISDIR(mode):
@@ -59,16 +66,9 @@ def check_target(path: Path, force: bool) -> None:
 def check_folder(folder: Path, names: Iterable[str], force: bool) -> None:
     """Refuse an ``--output-dir`` that is a symlink or not a folder, whose parent is missing, or
     any of whose ``names`` cannot be written."""
-    try:
-        mode = os.lstat(folder).st_mode
-    except FileNotFoundError:
-        if not _parent(folder).is_dir():
-            fail(Code.CLI_OUTPUT_PARENT_MISSING)
+    mode = _mode(folder)
+    if mode is None:
         return
-    except NotADirectoryError:
-        fail(Code.CLI_OUTPUT_PARENT_MISSING)
-    except (OSError, ValueError):
-        fail(Code.CLI_OUTPUT_UNWRITABLE)
     if stat.S_ISLNK(mode) or not stat.S_ISDIR(mode):
         fail(Code.CLI_OUTPUT_UNSAFE)
     for name in names:

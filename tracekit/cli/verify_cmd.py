@@ -13,8 +13,13 @@ from tracekit.cli.common import (
     CONNECT_TIMEOUT,
     EXECUTOR,
     EXIT_ERROR,
+    FORCE,
+    FORMAT,
     JOBS,
+    OUTPUT,
+    QUIET,
     SCHEDULER,
+    TRUSTED_ROOT,
     Command,
     ExecutorName,
     ExecutorOptions,
@@ -29,8 +34,6 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, Severity, TracekitError
-
-_ROOT_HELP = "Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,25 +68,31 @@ WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.verify", "tracekit.report
 
 def verify(
     paths: list[str] = typer.Argument(..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl); - for stdin."),
-    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    format: Format = FORMAT,
     strict_sources: bool = typer.Option(False, "--strict-sources", help="An unavailable source fails (exit 1)."),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", metavar="NAME=DIR", help=_ROOT_HELP),
+    trusted_root: list[str] = TRUSTED_ROOT,
     canonical: bool = typer.Option(False, "--canonical", help="Make non-canonical lines fatal."),
     jobs: int = JOBS,
     executor: ExecutorName = EXECUTOR,
     scheduler: str = SCHEDULER,
     connect_timeout: float = CONNECT_TIMEOUT,
-    output: Path = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout."),
-    force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    output: Path = OUTPUT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
 ) -> None:
     """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
-    from tracekit.report.verify_render import render_json, render_table, summary_line, worst_exit
+    from tracekit.report.verify_render import (
+        render_json,
+        render_markdown,
+        render_table,
+        summary_line,
+        worst_exit,
+    )
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     if output is not None:
         check_target(output, force)
-    roots = tuple((k, str(v)) for k, v in parse_roots(trusted_root).items())
+    roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
     inputs = collect_inputs(paths)
     if not inputs.files:
         inputs.note()
@@ -95,8 +104,8 @@ def verify(
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
-    render = render_json if format is Format.json else render_table
-    emit(render(traces), output, force)
+    renderers = {Format.json: render_json, Format.table: render_table, Format.markdown: render_markdown}
+    emit(renderers[format](traces), output, force)
     if not quiet:
         print(summary_line(traces), file=sys.stderr)
     raise typer.Exit(worst(worst_exit(traces), inputs.note()))
@@ -104,23 +113,39 @@ def verify(
 
 def show(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
-    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", metavar="NAME=DIR", help=_ROOT_HELP),
+    format: Format = FORMAT,
+    trusted_root: list[str] = TRUSTED_ROOT,
+    output: Path = OUTPUT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
 ) -> None:
     """Summarise a verified trace (never raw output or file content); exit 2 if it is invalid."""
-    from tracekit.report.verify_render import render_show_json, render_show_table
+    from tracekit.report.verify_render import (
+        render_show_json,
+        render_show_markdown,
+        render_show_table,
+    )
     from tracekit.verify import VerifyOptions, verify_file
 
     refuse_folder(path)
+    if output is not None:
+        check_target(output, force)
     report = verify_file(path, VerifyOptions(keep_events=True, trusted_roots=parse_roots(trusted_root)))
     if not report.intact:
         for found in report.findings:
             diag(found, path)
         raise typer.Exit(EXIT_ERROR)
-    emit(render_show_json(report) if format is Format.json else render_show_table(report))
+    renderers = {
+        Format.json: render_show_json,
+        Format.table: render_show_table,
+        Format.markdown: render_show_markdown,
+    }
+    emit(renderers[format](report), output, force)
     for found in report.findings:  # say why the exit is 1 (a changed or missing source)
         if found.severity is Severity.WARNING:
             diag(found, path)
+    if not quiet:
+        print(f"tracekit show: intact, {report.event_count} event(s); exit {report.exit_code}", file=sys.stderr)
     raise typer.Exit(report.exit_code)
 
 

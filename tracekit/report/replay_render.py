@@ -217,6 +217,12 @@ def render_replayability_table(report: ReplayReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_replayability_markdown(report: ReplayReport) -> str:
+    """The replayability verdict as a Markdown list, every line escaped."""
+    lines = render_replayability_table(report).splitlines()
+    return "\n".join(["# tracekit replayability", "", *(f"- {_md(line, 400)}" for line in lines), ""])
+
+
 def render_replayability_json(report: ReplayReport) -> str:
     """The replayability verdict as JSON (report_version 1)."""
     data: dict[str, Any] = {

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from tracekit.report.jsonout import dumps
-from tracekit.report.text import display_path, table
+from tracekit.report.text import display_path, md_table, table
 from tracekit.verify import VerifyReport
 
 REPORT_VERSION = 1
@@ -78,6 +80,24 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
     return out + "\n"
 
 
+def render_markdown(traces: Sequence[dict[str, Any]]) -> str:
+    """The table's content as Markdown: one row per trace, then the findings."""
+    rows = [
+        [t["path"], t["status"], t["exit_code"], (t["trace_id"] or "-")[:16], t["event_count"]]
+        for t in traces
+    ]
+    out = ["# tracekit verify", "", *md_table(["trace", "status", "exit", "trace id", "events"], rows)]
+    detail = [
+        [t["path"], f["line"] or "-", f["severity"], f["code"], f["message"]]
+        for t in traces
+        for f in t["findings"]
+        if f["severity"] != "info"
+    ]
+    if detail:
+        out += ["", "## Findings", "", *md_table(["trace", "line", "severity", "code", "message"], detail)]
+    return "\n".join(out) + "\n"
+
+
 def summary_line(traces: Sequence[dict[str, Any]]) -> str:
     """The one-line summary printed on stderr."""
     s = summary(traces)
@@ -138,8 +158,59 @@ def render_show_table(report: VerifyReport) -> str:
     return table(show_rows(report), tablefmt="plain") + "\n"
 
 
+class ShowSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """``show``'s summary of a verified trace, typed: numbers are numbers, keys have no spaces,
+    and the per-kind event counts live once, in the report's ``counts``."""
+
+    trace_id: str
+    schema_version: int
+    execution: str
+    task: str
+    benchmark: str
+    agent: str
+    model: str
+    result: str | None
+    score: float | int | None
+    events: int
+    truncated_payloads: int
+    redaction_markers: int
+    root_digest: str
+
+
+def show_summary(report: VerifyReport) -> ShowSummary:
+    """The typed summary behind :func:`show_rows`."""
+    from tracekit.schema import agentguard as ag
+
+    h = report.header
+    assert h is not None
+    completed = next(
+        (e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted)), None
+    )
+    return ShowSummary(
+        trace_id=h.trace_id,
+        schema_version=h.schema_version,
+        execution=shown(h.execution_id),
+        task=shown(h.task_id),
+        benchmark=f"{shown(h.benchmark_id)} v{shown(h.benchmark_version)}",
+        agent=f"{shown(h.agent_name)} ({shown(h.agent_adapter)})",
+        model=shown(h.agent_model),
+        result=completed.result if completed else None,
+        score=completed.score if completed else None,
+        events=report.event_count,
+        truncated_payloads=report.truncated_payloads,
+        redaction_markers=report.redaction_markers,
+        root_digest=h.integrity.root_hash,
+    )
+
+
 def render_show_json(report: VerifyReport) -> str:
+    """The trace's verify report plus its typed summary, derived by msgspec."""
     data = trace_dict(report)
-    data["summary"] = {label.strip(): value for label, value in show_rows(report)}
+    data["summary"] = msgspec.to_builtins(show_summary(report))
     data["counts"] = dict(sorted(report.counts.items()))
     return dumps({"report_version": REPORT_VERSION, **data})
+
+
+def render_show_markdown(report: VerifyReport) -> str:
+    """The same summary as a Markdown table."""
+    return "\n".join(["# tracekit show", "", *md_table(["field", "value"], show_rows(report)), ""])
