@@ -361,3 +361,64 @@ def test_audit_streams_per_trace_results(tmp_path: Path) -> None:
     assert summarise(views, skipped=doc["summary"]["skipped_non_trace_files"]) == doc["summary"]
     kept = json.dumps(views)
     assert '"message":' not in kept and '"evidence":' not in kept and len(kept) < len(result.stdout) // 2
+
+
+# ------------------------------------------------------------------------------ formats
+
+
+@pytest.mark.parametrize(
+    ("args", "tests", "failures", "errors"),
+    [
+        (("verify", str(CORPUS / "valid" / "v2__clean_run.jsonl"), str(CORPUS / "invalid" / "chain__tampered_payload.jsonl")), 2, 0, 1),
+        (("audit", str(CORPUS / "audit" / "agentguard" / "consistent__clean_run.jsonl"), str(CORPUS / "audit" / "agentguard" / "forgery__duplicate_check_name.jsonl")), 2, 1, 0),
+        (("replay", str(SEMANTIC)), 1, 1, 0),
+    ],
+)
+def test_junit_and_sarif_for_findings_commands(args: tuple[str, ...], tests: int, failures: int, errors: int) -> None:
+    from xml.etree.ElementTree import fromstring
+
+    junit = run_cli(*args, "-f", "junit", "-q")
+    suite = fromstring(junit.stdout).find("testsuite")
+    assert suite is not None and b"Traceback" not in junit.stderr
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == (str(tests), str(failures), str(errors))
+    sarif = json.loads(run_cli(*args, "-f", "sarif", "-q").stdout)
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    rules = {r["id"] for r in run["tool"]["driver"]["rules"]}
+    assert run["results"] and {r["ruleId"] for r in run["results"]} == rules
+    assert all(r["level"] in ("error", "warning", "note") for r in run["results"])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("verify", str(FIXTURE)),
+        ("show", str(FIXTURE)),
+        ("replayability", str(EXACT)),
+        ("replay", str(EXACT)),
+        ("audit", str(FIXTURE)),
+        ("metamorphic", str(EXACT), "-t", "add_test_file"),
+    ],
+)
+def test_every_json_report_has_the_one_report_version(args: tuple[str, ...]) -> None:
+    from tracekit import REPORT_VERSION
+
+    doc = json.loads(run_cli(*args, "-f", "json", "-q").stdout)
+    assert doc["report_version"] == REPORT_VERSION
+
+
+def test_show_json_is_typed() -> None:
+    doc = json.loads(run_cli("show", str(FIXTURE), "-f", "json").stdout)
+    summary = doc["summary"]
+    assert all(" " not in key for key in summary) and "counts" not in summary
+    assert isinstance(summary["score"], int | float) and isinstance(summary["events"], int)
+    assert summary["root_digest"] and doc["counts"]["check_result"] == 1
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "replayability", "replay", "audit", "check", "metamorphic"])
+def test_every_command_offers_table_json_and_markdown(command: str) -> None:
+    text = run_cli(command, "--help").stdout.decode()
+    for name in ("table", "json", "markdown"):
+        assert name in text.split("--format", 1)[1].split("\n", 1)[0]
+    for flag in ("--output", "--force", "--quiet"):
+        assert flag in text

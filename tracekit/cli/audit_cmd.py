@@ -15,7 +15,6 @@ skipped and counted in the summary.
 
 from __future__ import annotations
 
-import enum
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,12 +27,14 @@ from tracekit.cli.common import (
     CONNECT_TIMEOUT,
     EXECUTOR,
     EXIT_ERROR,
+    FINDINGS_FORMAT,
     JOBS,
     SCHEDULER,
     TRUSTED_ROOT,
     Command,
     ExecutorName,
     ExecutorOptions,
+    FindingsFormat,
     Inputs,
     absolute,
     collect_inputs,
@@ -47,14 +48,6 @@ from tracekit.errors import Code, TracekitError
 
 SUFFIXES = (".jsonl", ".json")
 _SUMMARY_FIELDS = ("format", "exit_code", "intact", "readable", "rerunnable", "outcome", "demonstration")
-
-
-class AuditFormat(enum.StrEnum):
-    """Output formats of ``tracekit audit``."""
-
-    table = "table"
-    json = "json"
-    markdown = "markdown"
 
 
 def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
@@ -110,7 +103,7 @@ def audit(
     scenario: Path = typer.Option(
         None, "--scenario", metavar="FILE", help="Harness scenario YAML: also run its assertions on harness traces."
     ),
-    format: AuditFormat = typer.Option(AuditFormat.table, "--format", "-f", help="Output format."),
+    format: FindingsFormat = FINDINGS_FORMAT,
     strict_sources: bool = typer.Option(
         False, "--strict-sources", help="An unavailable source is a failure (AgentGuard)."
     ),
@@ -165,9 +158,14 @@ def audit(
         def traces() -> Iterator[dict[str, Any]]:
             return spool.read(spool.cases)
 
-        if format is AuditFormat.json:
+        if format is FindingsFormat.json:
             emit(audit_render.json_chunks(traces(), summary, exit_code), output, force)
-        elif format is AuditFormat.markdown:
+        elif format in (FindingsFormat.junit, FindingsFormat.sarif):
+            from tracekit.report import findings
+
+            render = findings.render_junit if format is FindingsFormat.junit else findings.render_sarif
+            emit(render("audit", findings.from_dicts(traces())), output, force)
+        elif format is FindingsFormat.markdown:
             emit(audit_render.markdown_chunks(traces(), summary), output, force)
         else:
             emit(audit_render.table_chunks(traces(), summary), output, force)

@@ -54,7 +54,19 @@ class Format(enum.StrEnum):
     markdown = "markdown"
 
 
+class FindingsFormat(enum.StrEnum):
+    """The formats of commands whose result is pass/fail findings per trace (verify, audit,
+    replay): every command's, plus JUnit XML and SARIF 2.1.0 for CI."""
+
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    junit = "junit"
+    sarif = "sarif"
+
+
 FORMAT = typer.Option(Format.table, "--format", "-f", help="Output format.")
+FINDINGS_FORMAT = typer.Option(FindingsFormat.table, "--format", "-f", help="Output format.")
 OUTPUT = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout.")
 FORCE = typer.Option(False, "--force", help="Replace existing output files.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No summary line on stderr.")

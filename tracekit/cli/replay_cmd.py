@@ -24,12 +24,14 @@ from tracekit.cli.common import (
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    FINDINGS_FORMAT,
     FORCE,
     FORMAT,
     OUTPUT,
     QUIET,
     TRUSTED_ROOT,
     Command,
+    FindingsFormat,
     Format,
     diag,
     fail,
@@ -62,6 +64,15 @@ def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | No
                 diag(found, path)
         fail(Code.REPLAY_TRACE_INVALID)
     return replay(verified, strict_sources=strict_sources)
+
+
+def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int) -> str:
+    from tracekit.report import findings
+
+    rows = [findings.from_replay(path, report, code)]
+    if format is FindingsFormat.junit:
+        return findings.render_junit("replay", rows)
+    return findings.render_sarif("replay", rows)
 
 
 def replayability(
@@ -101,7 +112,7 @@ def replayability(
 
 def replay(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
-    format: Format = FORMAT,
+    format: FindingsFormat = FINDINGS_FORMAT,
     output_dir: Path = typer.Option(
         None, "--output-dir", metavar="DIR", help="Also write replay.json and replay.md into this folder."
     ),
@@ -140,15 +151,27 @@ def replay(
         check_folder(output_dir, OUTPUT_NAMES, force)
     report = _replay_report(path, strict_sources, trusted_root)
     if not report.replayable:
-        if format is Format.json:
+        if format is FindingsFormat.json:
             emit(render_json(report), output, force)
+        elif format in (FindingsFormat.junit, FindingsFormat.sarif):
+            emit(_findings(format, path, report, EXIT_ERROR), output, force)
         for reason in report.reasons:
             diag(reason, path)
         if not quiet:
             print(summary_line(report), file=sys.stderr)
         raise typer.Exit(EXIT_ERROR)
-    renderer = {Format.json: render_json, Format.table: render_table, Format.markdown: render_markdown}[format]
-    emit(renderer(report), output, force)
+    exact = report.equivalence == "exact"
+    allowed = allow_divergence or no_require_equivalence
+    code = EXIT_OK if exact or allowed else EXIT_FAIL
+    if format in (FindingsFormat.junit, FindingsFormat.sarif):
+        emit(_findings(format, path, report, code), output, force)
+    else:
+        renderers = {
+            FindingsFormat.json: render_json,
+            FindingsFormat.table: render_table,
+            FindingsFormat.markdown: render_markdown,
+        }
+        emit(renderers[format](report), output, force)
     if output_dir is not None:
         make_folder(output_dir)
         write_files(
@@ -160,9 +183,7 @@ def replay(
         )
     if not quiet:
         print(summary_line(report), file=sys.stderr)
-    exact = report.equivalence == "exact"
-    allowed = allow_divergence or no_require_equivalence
-    raise typer.Exit(EXIT_OK if exact or allowed else EXIT_FAIL)
+    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from tracekit.cli.common import (
     CONNECT_TIMEOUT,
     EXECUTOR,
     EXIT_ERROR,
+    FINDINGS_FORMAT,
     FORCE,
     FORMAT,
     JOBS,
@@ -23,6 +25,7 @@ from tracekit.cli.common import (
     Command,
     ExecutorName,
     ExecutorOptions,
+    FindingsFormat,
     Format,
     absolute,
     collect_inputs,
@@ -68,7 +71,7 @@ WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.verify", "tracekit.report
 
 def verify(
     paths: list[str] = typer.Argument(..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl); - for stdin."),
-    format: Format = FORMAT,
+    format: FindingsFormat = FINDINGS_FORMAT,
     strict_sources: bool = typer.Option(False, "--strict-sources", help="An unavailable source fails (exit 1)."),
     trusted_root: list[str] = TRUSTED_ROOT,
     canonical: bool = typer.Option(False, "--canonical", help="Make non-canonical lines fatal."),
@@ -104,7 +107,15 @@ def verify(
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
-    renderers = {Format.json: render_json, Format.table: render_table, Format.markdown: render_markdown}
+    from tracekit.report import findings
+
+    renderers: dict[FindingsFormat, Callable[[list[dict[str, Any]]], str]] = {
+        FindingsFormat.json: render_json,
+        FindingsFormat.table: render_table,
+        FindingsFormat.markdown: render_markdown,
+        FindingsFormat.junit: lambda t: findings.render_junit("verify", findings.from_dicts(t)),
+        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", findings.from_dicts(t)),
+    }
     emit(renderers[format](traces), output, force)
     if not quiet:
         print(summary_line(traces), file=sys.stderr)

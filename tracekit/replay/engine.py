@@ -19,6 +19,7 @@ from typing import Any
 
 from msgspec import UNSET
 
+from tracekit import REPORT_VERSION
 from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.replay.checks import BY_ID, REGISTRY
 from tracekit.replay.containment import ContainmentSummary
@@ -29,8 +30,6 @@ from tracekit.replay.results import Verdict, recorded_verdict
 from tracekit.replay.scorer import outcome, score
 from tracekit.schema.agentguard import PolicySnapshot
 from tracekit.verify import VerifyReport
-
-REPORT_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)

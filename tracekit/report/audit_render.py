@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from tracekit import REPORT_VERSION
 from tracekit.audit.campaign import worst_exit
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
 
-REPORT_VERSION = 1
 Trace = Mapping[str, Any]
 SEVERITY_ORDER = {"error": 0, "warning": 1, "notice": 2, "info": 3}
 TOP_FIELDS = 12

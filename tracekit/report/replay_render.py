@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tracekit import REPORT_VERSION
 from tracekit.replay import ReplayReport
 from tracekit.replay.results import CheckOutcome, Verdict
 from tracekit.report.jsonout import dumps
@@ -226,7 +227,7 @@ def render_replayability_markdown(report: ReplayReport) -> str:
 def render_replayability_json(report: ReplayReport) -> str:
     """The replayability verdict as JSON (report_version 1)."""
     data: dict[str, Any] = {
-        "report_version": 1,
+        "report_version": REPORT_VERSION,
         "trace_id": report.trace_id,
         "schema_version": report.schema_version,
         **report.replayability.to_dict(),

@@ -7,11 +7,10 @@ from typing import Any
 
 import msgspec
 
+from tracekit import REPORT_VERSION
 from tracekit.report.jsonout import dumps
 from tracekit.report.text import display_path, md_table, table
 from tracekit.verify import VerifyReport
-
-REPORT_VERSION = 1
 
 
 def trace_dict(report: VerifyReport) -> dict[str, Any]:
