@@ -580,6 +580,21 @@ def finding(
     return Finding(code, severity or info.severity, message, line)
 
 
+class ExitCode(enum.IntEnum):
+    """The one exit-code table (README "Exit codes", docs/cli.md): 0 ok, 1 needs action, 2
+    malformed, tampered, usage, output or internal error, 130 interrupted."""
+
+    OK = 0
+    FAIL = 1
+    ERROR = 2
+    INTERRUPTED = 130
+
+
+def worst(*codes: int) -> ExitCode:
+    """The worst of several exit codes: 2 beats 1 beats 0 (130 is never combined)."""
+    return ExitCode(max((int(c) for c in codes), default=0))
+
+
 class TracekitError(Exception):
     """Raised when tracekit cannot proceed; carries the finding that explains why."""
 

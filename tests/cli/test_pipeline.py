@@ -422,3 +422,18 @@ def test_every_command_offers_table_json_and_markdown(command: str) -> None:
         assert name in text.split("--format", 1)[1].split("\n", 1)[0]
     for flag in ("--output", "--force", "--quiet"):
         assert flag in text
+
+
+@pytest.mark.parametrize("command", ["show", "replayability", "replay", "verify", "audit"])
+def test_dash_reads_one_trace_from_standard_input(command: str) -> None:
+    from_file = run_cli(command, str(EXACT), "-f", "json", "-q")
+    from_stdin = run_cli(command, "-", "-f", "json", "-q", stdin=EXACT.read_bytes())
+    assert from_stdin.returncode == from_file.returncode == 0, from_stdin.stderr
+    assert b"Traceback" not in from_stdin.stderr and json.loads(from_stdin.stdout)
+
+
+def test_check_reads_its_trace_from_standard_input() -> None:
+    piped = run_cli("check", str(BASIC), "-", "-q", stdin=DENIED.read_bytes())
+    named = run_cli("check", str(BASIC), str(DENIED), "-q")
+    assert piped.returncode == named.returncode == 0
+    assert piped.stdout == named.stdout

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 import stat
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,13 +62,6 @@ def _read_prefix(path: str, size: int) -> bytes:
             raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
 
 
-def _read_stdin(cap: int) -> bytes:
-    data = sys.stdin.buffer.read(cap + 1)
-    if len(data) > cap:
-        raise TracekitError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=cap))
-    return data
-
-
 def audit_job(job: AuditJob) -> dict[str, Any] | None:
     """Audit one file; None when a file found by walking a folder is not a trace at all. The
     file is read from its absolute path (a worker may run in another folder); the report names
@@ -88,7 +80,7 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
     data: bytes | None = None
     try:
         if path == STDIN:
-            data = _read_stdin(HARNESS_LIMITS.total_bytes)
+            data = check_io.read_stdin(HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
             prefix = data[:SNIFF_BYTES]
         else:
             prefix = _read_prefix(path, SNIFF_BYTES)

@@ -15,31 +15,19 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from tracekit.errors import Code, Finding, finding
+from tracekit.errors import Code, ExitCode, Finding, finding, worst
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
     from tracekit.executors import Executor
 
-
-class ExitCode(enum.IntEnum):
-    """The one exit-code table (README "Exit codes", docs/cli.md)."""
-
-    OK = 0
-    FAIL = 1
-    ERROR = 2
-    INTERRUPTED = 130
+__all__ = ["ExitCode", "worst"]  # re-exported: commands import them from here
 
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = ExitCode.OK, ExitCode.FAIL, ExitCode.ERROR
 EXIT_INTERRUPTED = ExitCode.INTERRUPTED
 WALK_MAX_DEPTH = 64
 """Folders nested deeper than this below an input folder are not searched (cli.walk_too_deep)."""
-
-
-def worst(*codes: int) -> ExitCode:
-    """The worst of several exit codes: 2 beats 1 beats 0 (130 is never combined)."""
-    return ExitCode(max((int(c) for c in codes), default=0))
 
 
 class Interrupted(BaseException):

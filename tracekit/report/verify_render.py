@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from tracekit import REPORT_VERSION
+from tracekit.errors import worst
 from tracekit.report.jsonout import dumps
 from tracekit.report.text import display_path, md_table, table
 from tracekit.verify import VerifyReport
@@ -29,8 +30,7 @@ def trace_dict(report: VerifyReport) -> dict[str, Any]:
 
 def worst_exit(reports: Sequence[VerifyReport | dict[str, Any]]) -> int:
     """The overall exit code: the worst of all traces (2 beats 1 beats 0)."""
-    codes = [r["exit_code"] if isinstance(r, dict) else r.exit_code for r in reports]
-    return max(codes, default=0)
+    return worst(*(r["exit_code"] if isinstance(r, dict) else r.exit_code for r in reports))
 
 
 def render_json(traces: Sequence[dict[str, Any]]) -> str:
