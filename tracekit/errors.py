@@ -313,7 +313,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.HARNESS_TRACE_DIR_MISSING: CodeInfo(_E, "The --trace-dir folder does not exist."),
     Code.HARNESS_DUPLICATE_SCENARIO_ID: CodeInfo(_E, "Two scenarios in the suite share one id."),
     Code.HARNESS_OUTPUT_NAME_COLLISION: CodeInfo(
-        _E, "A scenario id would overwrite summary.json in --out-dir."
+        _E, "A scenario id would overwrite summary.json in --output-dir."
     ),
     # -- replay ----------------------------------------------------------------------------------
     Code.REPLAY_TRACE_INVALID: CodeInfo(_E, "The trace did not verify; it cannot be replayed."),
