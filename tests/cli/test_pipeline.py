@@ -437,3 +437,10 @@ def test_check_reads_its_trace_from_standard_input() -> None:
     named = run_cli("check", str(BASIC), str(DENIED), "-q")
     assert piped.returncode == named.returncode == 0
     assert piped.stdout == named.stdout
+
+
+def test_audit_table_wraps_long_messages() -> None:
+    """The message column used to reach 190 characters; it wraps at 72."""
+    result = run_cli("audit", str(FIXTURE), "-q")
+    rows = result.stdout.decode().split("severity", 1)[1].splitlines()
+    assert rows and max(len(row) for row in rows) < 190

@@ -119,6 +119,8 @@ MARKDOWN_NOTE = (
 SCENARIO_NOTE = "scenario {id}: {result} ({assertions})"
 GAP_HEADERS = ["format", "field", "missing", "partial", "not carried", "needed to rerun"]
 FINDING_HEADERS = ["severity", "code", "line", "where", "message"]
+FINDING_WIDTHS = [None, None, None, 40, 72]
+"""The message and location columns wrap, so a finding row stays readable in a terminal."""
 FIELD_HEADERS = ["field", "status", "needed to rerun", "where"]
 
 
@@ -144,7 +146,7 @@ def table_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterato
         if trace["completeness"]:
             lines += ["", table(_completeness(trace), FIELD_HEADERS)]
         if trace["findings"]:
-            lines += ["", table(_findings(trace), FINDING_HEADERS)]
+            lines += ["", table(_findings(trace), FINDING_HEADERS, widths=FINDING_WIDTHS)]
         yield ("" if first else "\n\n") + "\n".join(lines)
         first = False
     if summary["total"] != 1:

@@ -41,13 +41,24 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[s
 
 
 def table(
-    rows: Sequence[Sequence[object]], headers: Sequence[str] = (), tablefmt: str = "simple"
+    rows: Sequence[Sequence[object]],
+    headers: Sequence[str] = (),
+    tablefmt: str = "simple",
+    widths: Sequence[int | None] | None = None,
 ) -> str:
     """A plain-text table. Number parsing is off: a column mixing ``False`` and ``1.5`` (or
-    text that looks like a number) is shown as given, never re-parsed or re-formatted."""
+    text that looks like a number) is shown as given, never re-parsed or re-formatted.
+    ``widths`` wraps the columns given a width at word boundaries."""
     from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
     cells = [list(row) for row in rows]
-    if headers:
-        return str(tabulate(cells, headers=list(headers), tablefmt=tablefmt, disable_numparse=True))
-    return str(tabulate(cells, tablefmt=tablefmt, disable_numparse=True))
+    wrap = list(widths) if widths and cells else None
+    return str(
+        tabulate(
+            cells,
+            headers=list(headers) if headers else (),
+            tablefmt=tablefmt,
+            disable_numparse=True,
+            maxcolwidths=wrap,
+        )
+    )
