@@ -444,3 +444,29 @@ def test_audit_table_wraps_long_messages() -> None:
     result = run_cli("audit", str(FIXTURE), "-q")
     rows = result.stdout.decode().split("severity", 1)[1].splitlines()
     assert rows and max(len(row) for row in rows) < 190
+
+
+# ------------------------------------------------------------------------------ adversarial corpus
+
+HOSTILE = sorted((CORPUS / "hostile" / "agentguard").glob("*.jsonl"))
+FINDINGS_FORMATS = ("table", "json", "markdown", "junit", "sarif")
+
+
+@pytest.mark.parametrize("command", ["verify", "audit"])
+@pytest.mark.parametrize("fmt", FINDINGS_FORMATS)
+def test_every_format_over_the_adversarial_corpus(command: str, fmt: str) -> None:
+    result = run_cli(command, str(CORPUS / "hostile"), str(CORPUS / "invalid"), "-f", fmt, "-q")
+    assert result.returncode == 2 and result.stdout
+    assert b"internal.error" not in result.stderr and b"Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["show", "replayability", "replay"])
+def test_one_trace_commands_over_the_adversarial_corpus(command: str) -> None:
+    """Every hostile trace once, the formats taken in turn (each format several times)."""
+    formats = FINDINGS_FORMATS if command == "replay" else FINDINGS_FORMATS[:3]
+    for n, path in enumerate(HOSTILE):
+        fmt = formats[n % len(formats)]
+        result = run_cli(command, str(path), "-f", fmt, "-q")
+        assert result.returncode in (0, 1, 2), (path.name, fmt)
+        assert b"internal.error" not in result.stderr and b"Traceback" not in result.stderr, (path.name, fmt)
