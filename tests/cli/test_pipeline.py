@@ -470,3 +470,11 @@ def test_one_trace_commands_over_the_adversarial_corpus(command: str) -> None:
         result = run_cli(command, str(path), "-f", fmt, "-q")
         assert result.returncode in (0, 1, 2), (path.name, fmt)
         assert b"internal.error" not in result.stderr and b"Traceback" not in result.stderr, (path.name, fmt)
+
+
+def test_status_names_a_missing_source_not_a_changed_one() -> None:
+    missing = json.loads(run_cli("verify", str(CORPUS / "sources" / "required_missing" / "trace.jsonl"), "-f", "json", "-q").stdout)
+    changed = json.loads(run_cli("verify", str(CORPUS / "sources" / "changed" / "trace.jsonl"), "-f", "json", "-q").stdout)
+    assert missing["traces"][0]["status"] == "source_missing" and missing["exit_code"] == 1
+    assert missing["summary"]["source_missing"] == 1 and missing["summary"]["source_changed"] == 0
+    assert changed["traces"][0]["status"] == "source_changed" and changed["summary"]["source_changed"] == 1

@@ -44,7 +44,7 @@ def test_json_report_shape() -> None:
         "line": 3,
         "message": "Trace event 2 hash is invalid.",
     }
-    assert doc["summary"] == {"total": 2, "intact": 1, "source_changed": 0, "invalid": 1}
+    assert doc["summary"] == {"total": 2, "intact": 1, "source_changed": 0, "source_missing": 0, "invalid": 1}
 
 
 def test_folder_recursion_and_worst_exit_code() -> None:

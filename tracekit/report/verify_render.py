@@ -47,7 +47,7 @@ def render_json(traces: Sequence[dict[str, Any]]) -> str:
 
 def summary(traces: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Counts by status."""
-    result = {"total": len(traces), "intact": 0, "source_changed": 0, "invalid": 0}
+    result = {"total": len(traces), "intact": 0, "source_changed": 0, "source_missing": 0, "invalid": 0}
     for trace in traces:
         result[trace["status"]] += 1
     return result
@@ -102,7 +102,8 @@ def summary_line(traces: Sequence[dict[str, Any]]) -> str:
     s = summary(traces)
     return (
         f"tracekit verify: {s['total']} trace(s): {s['intact']} intact, "
-        f"{s['source_changed']} source changed, {s['invalid']} invalid"
+        f"{s['source_changed']} source changed, {s['source_missing']} source missing, "
+        f"{s['invalid']} invalid"
     )
 
 
