@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-from xml.etree.ElementTree import Element, SubElement, tostring
 
 import msgspec
 
@@ -53,6 +52,8 @@ def from_dicts(traces: Iterable[Mapping[str, Any]]) -> list[TraceFindings]:
 def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
     """One testcase per trace: a ``failure`` for exit 1, an ``error`` for exit 2, with one line
     per finding that is not informational."""
+    from xml.etree.ElementTree import Element, SubElement, tostring
+
     failures = sum(1 for t in traces if t.exit_code == 1)
     errors = sum(1 for t in traces if t.exit_code >= 2)
     root = Element("testsuites", name=f"tracekit {command}")

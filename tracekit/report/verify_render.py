@@ -9,23 +9,57 @@ import msgspec
 
 from tracekit import REPORT_VERSION
 from tracekit.errors import worst
+from tracekit.report.findings import FindingRow
 from tracekit.report.jsonout import dumps
 from tracekit.report.text import display_path, md_table, table
 from tracekit.verify import VerifyReport
 
 
+class SourceRow(msgspec.Struct, frozen=True):
+    """One recorded source's outcome: no path, and the role only when it is a known role."""
+
+    index: int
+    role: str
+    required: bool
+    status: str
+
+
+class VerifyTrace(msgspec.Struct, frozen=True):
+    """One trace's verification, typed; its JSON form is derived by msgspec."""
+
+    path: str
+    exit_code: int
+    status: str
+    trace_id: str | None
+    schema_version: int | None
+    event_count: int
+    findings: tuple[FindingRow, ...]
+    sources: tuple[SourceRow, ...]
+
+
+def verify_trace(report: VerifyReport) -> VerifyTrace:
+    """The typed report of one trace."""
+    from tracekit.sources import KNOWN_ROLES
+
+    return VerifyTrace(
+        path=report.path,
+        exit_code=report.exit_code,
+        status=report.status,
+        trace_id=report.trace_id,
+        schema_version=report.schema_version,
+        event_count=report.event_count,
+        findings=tuple(FindingRow(f.code.value, f.severity.value, f.line, f.message) for f in report.findings),
+        sources=tuple(
+            SourceRow(s.index, s.role if s.role in KNOWN_ROLES else "other", s.required, s.status)
+            for s in report.sources
+        ),
+    )
+
+
 def trace_dict(report: VerifyReport) -> dict[str, Any]:
-    """The JSON form of one trace's verification."""
-    return {
-        "path": report.path,
-        "exit_code": report.exit_code,
-        "status": report.status,
-        "trace_id": report.trace_id,
-        "schema_version": report.schema_version,
-        "event_count": report.event_count,
-        "findings": [f.as_dict() for f in report.findings],
-        "sources": [s.as_dict() for s in report.sources],
-    }
+    """The JSON form of one trace's verification (plain data for any executor)."""
+    data: dict[str, Any] = msgspec.to_builtins(verify_trace(report))
+    return data
 
 
 def worst_exit(reports: Sequence[VerifyReport | dict[str, Any]]) -> int:
