@@ -478,3 +478,25 @@ def test_status_names_a_missing_source_not_a_changed_one() -> None:
     assert missing["traces"][0]["status"] == "source_missing" and missing["exit_code"] == 1
     assert missing["summary"]["source_missing"] == 1 and missing["summary"]["source_changed"] == 0
     assert changed["traces"][0]["status"] == "source_changed" and changed["summary"]["source_changed"] == 1
+
+
+def test_former_names_in_cli_common_still_work(tmp_path: Path) -> None:
+    """Commands written against the former cli.common API keep working through the sink."""
+    import typer
+
+    from tracekit.cli.common import (
+        check_output_file,
+        collect_inputs,
+        prepare_output_dir,
+        write_atomic,
+    )
+
+    target = tmp_path / "out.txt"
+    write_atomic(target, b"one", force=False)
+    assert target.read_bytes() == b"one"
+    with pytest.raises(typer.Exit):
+        check_output_file(target, force=False)
+    prepare_output_dir(tmp_path / "dir", ["a.json"], force=False)
+    assert (tmp_path / "dir").is_dir()
+    found = collect_inputs([str(CORPUS / "valid")])
+    assert found and len(found) == len(list(found)) and found[0].endswith(".jsonl")

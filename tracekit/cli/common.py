@@ -21,7 +21,7 @@ from tracekit.report.text import display_path
 if TYPE_CHECKING:
     from tracekit.executors import Executor
 
-__all__ = ["ExitCode", "worst"]  # re-exported: commands import them from here
+__all__ = ["ExitCode", "display_path", "worst"]  # re-exported: commands import them from here
 
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = ExitCode.OK, ExitCode.FAIL, ExitCode.ERROR
@@ -97,6 +97,20 @@ class Inputs:
 
     files: list[str]
     too_deep: int = 0
+
+    # Read like the list of files it holds, as collect_inputs returned before it counted
+    # folders too deep to search.
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, index: int) -> str:
+        return self.files[index]
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
 
     def note(self) -> ExitCode:
         """Report folders left unsearched (a warning finding); the exit code it implies."""
@@ -242,3 +256,44 @@ class Command(typer.core.TyperCommand):
     def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's own vendored Context
         pieces = super().collect_usage_pieces(ctx)
         return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
+
+
+# -- the sink's and the executors' functions under their former names in this module, for
+# commands written before cli/sink.py and tracekit/executors existed (docs/cli.md) -------------
+
+
+def emit(text: str | Iterable[str], output: Path | None = None, force: bool = False) -> None:
+    """See :func:`tracekit.cli.sink.emit`."""
+    from tracekit.cli import sink
+
+    sink.emit(text, output, force)
+
+
+def write_atomic(path: Path, data: bytes | Iterable[bytes], force: bool) -> None:
+    """See :func:`tracekit.cli.sink.write_atomic`."""
+    from tracekit.cli import sink
+
+    sink.write_atomic(path, data, force)
+
+
+def check_output_file(path: Path, force: bool) -> None:
+    """See :func:`tracekit.cli.sink.check_target`."""
+    from tracekit.cli import sink
+
+    sink.check_target(path, force)
+
+
+def prepare_output_dir(folder: Path, names: Iterable[str], force: bool) -> None:
+    """Check ``folder`` and ``names`` (:func:`tracekit.cli.sink.check_folder`), then create the
+    folder (never its parents)."""
+    from tracekit.cli import sink
+
+    sink.check_folder(folder, names, force)
+    sink.make_folder(folder)
+
+
+def ignore_sigint() -> None:
+    """See :func:`tracekit.executors.local.ignore_sigint`."""
+    from tracekit.executors.local import ignore_sigint as ignore
+
+    ignore()
