@@ -1,4 +1,5 @@
-"""The layout rules of STYLE.md, checked: pure core, codes documented, registries complete."""
+"""The layout rules, checked: pure core, layers, codes documented, registries complete
+(docs/cli.md, "Layers")."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from tracekit.errors import CODE_INFO, Code
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tracekit"
-# Only these may touch the filesystem (STYLE rule 1); everything else takes bytes or records.
+# Only these may touch the filesystem; everything else takes bytes or records.
 IO_ALLOWED = {"loader.py", "sources.py", "docgen.py", "reading.py"}
 # The campaign store's I/O edge: it opens the database file and hashes campaign files
 # (docs/campaign-store.md); the rest of tracekit/store/ works on a connection.
@@ -67,3 +68,45 @@ def test_modules_stay_small() -> None:
         if p.name not in TABLES and len(p.read_text(encoding="utf-8").splitlines()) > 450
     ]
     assert big == []
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports (at any depth: lazy imports inside functions count)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def _layer_offenders(layer_of: str, forbidden: tuple[str, ...]) -> list[str]:
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE)
+        layer = relative.parts[0] if len(relative.parts) > 1 else relative.name
+        if layer_of == "core" and layer in ("cli", "report", "__main__.py"):
+            continue
+        if layer_of != "core" and layer != layer_of:
+            continue
+        bad = sorted(m for m in _imported_modules(path) if m.startswith(forbidden))
+        offenders += [f"{relative}: {m}" for m in bad]
+    return offenders
+
+
+def test_layering_core_never_imports_report_or_cli() -> None:
+    """docs/cli.md, "Layers": core (everything but report/ and cli/) -> report/ -> cli/."""
+    assert _layer_offenders("core", ("tracekit.report", "tracekit.cli")) == []
+
+
+def test_layering_report_never_imports_cli() -> None:
+    assert _layer_offenders("report", ("tracekit.cli",)) == []
+
+
+def test_executors_are_one_layer_for_every_campaign_command() -> None:
+    """verify, audit and metamorphic reach their workers through tracekit/executors only."""
+    for name in ("verify_cmd.py", "audit_cmd.py", "audit_io.py", "metamorphic_cmd.py"):
+        source = (PACKAGE / "cli" / name).read_text(encoding="utf-8")
+        assert "multiprocessing" not in source and "distributed" not in source, name

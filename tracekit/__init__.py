@@ -10,6 +10,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+REPORT_VERSION = 1
+"""The one version of every JSON report tracekit prints (docs/cli.md, "Conventions")."""
 
 _EXPORTS = {
     "Code": "tracekit.errors",

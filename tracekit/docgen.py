@@ -8,6 +8,8 @@ from pathlib import Path
 from tracekit.errors import CODE_INFO, Code, Severity
 
 _EXIT = {Severity.ERROR: "2", Severity.WARNING: "1", Severity.NOTICE: "0", Severity.INFO: "0"}
+_EXIT_OF_CODE = {Code.CLI_INTERRUPTED: "130"}
+"""Codes whose exit code is not their severity's."""
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "error-codes.md"
 
 
@@ -30,7 +32,7 @@ def render() -> str:
         for code in codes:
             info = CODE_INFO[code]
             message = info.message.replace("|", "\\|")
-            lines.append(f"| `{code.value}` | {info.severity.value} | {_EXIT[info.severity]} | {message} |")
+            lines.append(f"| `{code.value}` | {info.severity.value} | {_EXIT_OF_CODE.get(code, _EXIT[info.severity])} | {message} |")
         lines.append("")
     return "\n".join(lines)
 

@@ -305,6 +305,22 @@ class Code(enum.StrEnum):
     HARNESS_WORK_BUDGET_EXCEEDED = "harness.work_budget_exceeded"
     HARNESS_YAML_NON_FINITE = "harness.yaml_non_finite"
     HARNESS_YAML_BOM = "harness.yaml_bom"
+    # -- command pipeline: inputs, usage and the output sink (docs/cli.md) -----------------------
+    CLI_WALK_TOO_DEEP = "cli.walk_too_deep"
+    CLI_NOT_A_FILE = "cli.not_a_file"
+    CLI_STDIN_TWICE = "cli.stdin_twice"
+    CLI_MISSING_ARGUMENT = "cli.missing_argument"
+    CLI_OPTION_CONFLICT = "cli.option_conflict"
+    CLI_OPTION_NEEDS = "cli.option_needs"
+    CLI_TRUSTED_ROOT_SYNTAX = "cli.trusted_root_syntax"
+    CLI_TRUSTED_ROOT_NAME = "cli.trusted_root_name"
+    CLI_TRUSTED_ROOT_MISSING = "cli.trusted_root_missing"
+    CLI_FOLDER_MISSING = "cli.folder_missing"
+    CLI_OUTPUT_PARENT_MISSING = "cli.output_parent_missing"
+    CLI_OUTPUT_IS_FOLDER = "cli.output_is_folder"
+    CLI_OUTPUT_NOT_REGULAR = "cli.output_not_regular"
+    CLI_OUTPUT_UNWRITABLE = "cli.output_unwritable"
+    CLI_NOTHING_CHECKED = "cli.nothing_checked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,7 +358,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _N, "Trace line is valid but not in canonical form (spacing, key order or escapes)."
     ),
     Code.CANONICAL_CRLF: CodeInfo(_N, "Trace line ends in CRLF, not LF."),
-    Code.SCHEMA_UNKNOWN_FIELD: CodeInfo(_E, "Record holds {count} unknown field(s)."),
+    Code.SCHEMA_UNKNOWN_FIELD: CodeInfo(_E, "Record holds a field the schema does not define."),
     Code.SCHEMA_MISSING_FIELD: CodeInfo(_E, "Record is missing a required field."),
     Code.SCHEMA_WRONG_TYPE: CodeInfo(_E, "A field has the wrong JSON type."),
     Code.SCHEMA_INVALID_VALUE: CodeInfo(_E, "A field holds a value outside its allowed range or set."),
@@ -413,7 +429,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.HARNESS_TRACE_DIR_MISSING: CodeInfo(_E, "The --trace-dir folder does not exist."),
     Code.HARNESS_DUPLICATE_SCENARIO_ID: CodeInfo(_E, "Two scenarios in the suite share one id."),
     Code.HARNESS_OUTPUT_NAME_COLLISION: CodeInfo(
-        _E, "A scenario id would overwrite summary.json in --out-dir."
+        _E, "A scenario id would overwrite summary.json in --output-dir."
     ),
     # -- replay ----------------------------------------------------------------------------------
     Code.REPLAY_TRACE_INVALID: CodeInfo(_E, "The trace did not verify; it cannot be replayed."),
@@ -781,6 +797,41 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _E, "Scenario holds NaN or an infinite number; tracekit refuses them."
     ),
     Code.HARNESS_YAML_BOM: CodeInfo(_E, "Scenario starts with a byte order mark; tracekit refuses it."),
+    Code.CLI_WALK_TOO_DEEP: CodeInfo(
+        _W,
+        "{count} folder(s) nested deeper than {limit} levels below an input folder were not "
+        "searched; the traces above them were checked.",
+    ),
+    Code.CLI_NOT_A_FILE: CodeInfo(_E, "This command reads one trace file; a folder was given."),
+    Code.CLI_STDIN_TWICE: CodeInfo(_E, "Standard input (-) can be read only once per command."),
+    Code.CLI_MISSING_ARGUMENT: CodeInfo(_E, "Missing {what}."),
+    Code.CLI_OPTION_CONFLICT: CodeInfo(_E, "{option} cannot be used with {other}."),
+    Code.CLI_OPTION_NEEDS: CodeInfo(_E, "{option} needs {other}."),
+    Code.CLI_TRUSTED_ROOT_SYNTAX: CodeInfo(_E, "--trusted-root takes NAME=DIR."),
+    Code.CLI_TRUSTED_ROOT_NAME: CodeInfo(
+        _E, "--trusted-root: unknown NAME; known names: {names}."
+    ),
+    Code.CLI_TRUSTED_ROOT_MISSING: CodeInfo(
+        _E, "--trusted-root {name}: the folder does not exist or is not a folder."
+    ),
+    Code.CLI_FOLDER_MISSING: CodeInfo(_E, "{option}: the folder does not exist."),
+    Code.CLI_OUTPUT_PARENT_MISSING: CodeInfo(
+        _E, "The output's parent folder does not exist; tracekit creates no parent folders."
+    ),
+    Code.CLI_OUTPUT_IS_FOLDER: CodeInfo(_E, "The output names an existing folder, not a file."),
+    Code.CLI_OUTPUT_NOT_REGULAR: CodeInfo(
+        _E,
+        "The output exists and is not a regular file (a FIFO, device or socket); tracekit never "
+        "replaces one, even with --force.",
+    ),
+    Code.CLI_NOTHING_CHECKED: CodeInfo(
+        _E, "No scenario had a trace to check ({count} missing_trace); nothing was checked."
+    ),
+    Code.CLI_OUTPUT_UNWRITABLE: CodeInfo(
+        _E,
+        "The output could not be written (permission denied, read-only or special file system, "
+        "or no space); no output file was changed.",
+    ),
 }
 
 
@@ -814,6 +865,21 @@ def finding(
     info = CODE_INFO[code]
     message = info.message.format(**params) if params else info.message
     return Finding(code, severity or info.severity, message, line)
+
+
+class ExitCode(enum.IntEnum):
+    """The one exit-code table (README "Exit codes", docs/cli.md): 0 ok, 1 needs action, 2
+    malformed, tampered, usage, output or internal error, 130 interrupted."""
+
+    OK = 0
+    FAIL = 1
+    ERROR = 2
+    INTERRUPTED = 130
+
+
+def worst(*codes: int) -> ExitCode:
+    """The worst of several exit codes: 2 beats 1 beats 0 (130 is never combined)."""
+    return ExitCode(max((int(c) for c in codes), default=0))
 
 
 class TracekitError(Exception):

@@ -87,6 +87,12 @@ class VerifyReport:
 
     @property
     def status(self) -> str:
+        """intact, source_changed, source_missing (every warning is a source that is missing or
+        unavailable, as required) or invalid: the status names what happened."""
+        if self.exit_code == EXIT_SOURCE:
+            warnings = {f.code for f in self.findings if f.severity is Severity.WARNING}
+            missing = {Code.SOURCE_UNAVAILABLE, Code.SOURCE_REQUIRED_UNAVAILABLE}
+            return "source_missing" if warnings <= missing else "source_changed"
         return ("intact", "source_changed", "invalid")[self.exit_code]
 
 

@@ -70,7 +70,7 @@ def test_observed_pairs_through_the_installed_cli_suite(tmp_path: Path) -> None:
             assert entry["detail"]["assertions"] == pair["assertions"]
             checked += 1
         assert run.stderr.decode().strip().endswith(
-            f"summary: {len(batch)} scenarios, {doc['counts']['pass']} pass, {doc['counts']['fail']} fail, "
+            f"tracekit check: {len(batch)} scenarios, {doc['counts']['pass']} pass, {doc['counts']['fail']} fail, "
             f"{doc['counts']['error']} error, {doc['counts']['not_run']} not_run"
         )
     assert checked == 32
@@ -82,7 +82,7 @@ def test_single_run_installed_cli_is_byte_compatible() -> None:
     doc = json.loads(run.stdout)
     assert run.stdout.decode() == json.dumps(doc, indent=2, sort_keys=True) + "\n"
     assert "trace" not in doc
-    assert run.stderr.decode() == "summary: 3 assertions, 0 pass, 2 fail, 0 error, 1 not_run\n"
+    assert run.stderr.decode() == "tracekit check: 3 assertions, 0 pass, 2 fail, 0 error, 1 not_run\n"
 
 
 @pytest.mark.parametrize(
@@ -121,12 +121,23 @@ def test_dry_run_and_include_trace() -> None:
     assert doc["trace"]["events"] == [{"type": "goal", "id": "send_email"}]
 
 
-@pytest.mark.parametrize("args", [(), (BASIC,), (BASIC, DENIED, "--dry-run"), ("--suite", BASIC), (BASIC, DENIED, "--out-dir", "x"),
-                                  (BASIC, DENIED, "--include-trace", "--format", "table")])
-def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "named"),
+    [
+        ((), "cli.missing_argument", "SCENARIO"),
+        ((BASIC,), "cli.missing_argument", "TRACE"),
+        ((BASIC, DENIED, "--dry-run"), "cli.option_conflict", "--dry-run"),
+        (("--suite", BASIC), "cli.option_needs", "--trace-dir"),
+        ((BASIC, "--suite", BASIC, "--trace-dir", "."), "cli.option_conflict", "--suite"),
+        ((BASIC, DENIED, "--out-dir", "x"), "cli.option_needs", "--output-dir"),
+        ((BASIC, DENIED, "--include-trace", "--format", "table"), "cli.option_needs", "--include-trace"),
+    ],
+)
+def test_usage_errors_name_the_option(args: tuple[str, ...], code: str, named: str) -> None:
     result = invoke(*args)
     assert result.exit_code == 2
-    assert "cli.usage" in result.stderr
+    assert f"error[{code}]" in result.stderr and named in result.stderr
+    assert "The command line is not valid." not in result.stderr
 
 
 def test_formats(tmp_path: Path) -> None:
@@ -172,7 +183,7 @@ def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
         ((str(long_scalar), DENIED), "harness.yaml_scalar_too_long"),
         ((BASIC, str(huge_string)), "json.string_too_long"),
         ((BASIC, str(oversized)), "harness.trace_too_large"),
-        ((BASIC, str(tmp_path)), "harness.trace_unreadable"),
+        ((BASIC, str(tmp_path)), "cli.not_a_file"),
         ((BASIC, str(tmp_path / "missing.json")), "harness.trace_unreadable"),
         ((str(tmp_path / "scenario.txt"), DENIED), "harness.scenario_suffix"),
     ):
@@ -217,7 +228,7 @@ def test_suite_error_reasons_and_out_dir(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["goal_hijack.basic_001.json", "summary.json"]
     assert json.loads((out / "summary.json").read_text()) == doc
     stderr = run.stderr.decode()
-    assert stderr.endswith("summary: 5 scenarios, 0 pass, 1 fail, 4 error, 0 not_run\n")
+    assert stderr.endswith("tracekit check: 5 scenarios, 0 pass, 1 fail, 4 error, 0 not_run\n")
     assert CANARY not in stderr and CANARY not in run.stdout.decode()
     again = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
     assert again.returncode == 2 and b"cli.output_exists" in again.stderr

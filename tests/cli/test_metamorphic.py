@@ -49,12 +49,20 @@ def test_json_report_shape_and_study_id(tmp_path: Path) -> None:
     assert doc["sources"]["skipped"] == 1
 
 
-@pytest.mark.parametrize("value", ["CANARY_transform", "add_test_file,add_test_file"])
-def test_unknown_or_duplicate_transform_exits_2_without_echo(value: str) -> None:
+@pytest.mark.parametrize("value", ["CANARY_transform\x1b[31m", "add_test_file,add_test_file"])
+def test_unknown_or_duplicate_transform_exits_2(value: str) -> None:
     result = run_cli("metamorphic", str(CLEAN), "--transform", value)
-    assert result.returncode == 2
-    assert b"CANARY" not in result.stderr and result.stdout == b""
+    assert result.returncode == 2 and result.stdout == b""
     assert b"metamorphic." in result.stderr and b"Traceback" not in result.stderr
+    assert b"\x1b" not in result.stderr  # the user's own argument is named, escaped
+    if "CANARY" in value:
+        assert b"not a transform: CANARY_transform\\x1b[31m" in result.stderr
+
+
+def test_empty_transform_is_refused() -> None:
+    result = run_cli("metamorphic", str(CLEAN), "-t", "")
+    assert result.returncode == 2 and result.stdout == b""
+    assert b"error[cli.missing_argument]" in result.stderr and b"--transform" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -62,7 +70,7 @@ def test_unknown_or_duplicate_transform_exits_2_without_echo(value: str) -> None
     [
         (["-"], b"metamorphic.stdin_unsupported"),
         (["missing.jsonl"], b"load.unreadable"),
-        ([str(CLEAN), "--scheduler", "tcp://127.0.0.1:9"], b"metamorphic.scheduler_needs_dask"),
+        ([str(CLEAN), "--scheduler", "tcp://127.0.0.1:9"], b"cli.option_needs"),
         ([str(CLEAN), "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "1"],
          b"metamorphic.dask_connection_failed"),
         ([str(CLEAN), "--trials", "0"], b""),

@@ -89,7 +89,10 @@ def test_not_replayable_replay_prints_json_and_exits_2() -> None:
 
 
 def test_output_dir_written_atomically_and_never_overwritten(tmp_path: Path) -> None:
-    out = tmp_path / "out" / "nested"
+    missing_parent = run_cli("replay", str(SEMANTIC), "--output-dir", str(tmp_path / "no" / "out"))
+    assert missing_parent.returncode == 2 and b"cli.output_parent_missing" in missing_parent.stderr
+    assert not (tmp_path / "no").exists()  # one rule: tracekit never creates parent folders
+    out = tmp_path / "out"
     first = run_cli("replay", str(SEMANTIC), "--output-dir", str(out))
     assert first.returncode == 1
     doc = json.loads((out / "replay.json").read_text())

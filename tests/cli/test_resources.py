@@ -1,4 +1,4 @@
-"""Resource bounds, measured on the real entry point (issue 7): endless and huge hostile streams
+"""Resource bounds, measured on the real entry point (docs/threat-model.md): endless and huge hostile streams
 end after at most the total limit plus one line with bounded memory; interrupted runs leave no
 output file behind."""
 

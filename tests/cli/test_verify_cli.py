@@ -44,7 +44,7 @@ def test_json_report_shape() -> None:
         "line": 3,
         "message": "Trace event 2 hash is invalid.",
     }
-    assert doc["summary"] == {"total": 2, "intact": 1, "source_changed": 0, "invalid": 1}
+    assert doc["summary"] == {"total": 2, "intact": 1, "source_changed": 0, "source_missing": 0, "invalid": 1}
 
 
 def test_folder_recursion_and_worst_exit_code() -> None:
@@ -154,7 +154,7 @@ def test_unexpected_exception_maps_to_internal_error(tmp_path: Path) -> None:
     script = (
         "import tracekit.cli.verify_cmd as v\n"
         "def boom(*a, **k):\n    raise RuntimeError('secret detail')\n"
-        "v.verify_many = boom\n"
+        "v.verify_job = boom\n"
         "import sys; sys.argv = ['tracekit', 'verify', sys.argv[1]]\n"
         "from tracekit.cli.app import main; main()\n"
     )

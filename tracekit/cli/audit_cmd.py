@@ -15,36 +15,68 @@ skipped and counted in the summary.
 
 from __future__ import annotations
 
-import enum
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from tracekit.cli.common import check_output_file, collect_inputs, emit, fail, parse_roots
+from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_job
+from tracekit.cli.common import (
+    CONNECT_TIMEOUT,
+    EXECUTOR,
+    EXIT_ERROR,
+    FINDINGS_FORMAT,
+    JOBS,
+    SCHEDULER,
+    TRUSTED_ROOT,
+    Command,
+    ExecutorName,
+    ExecutorOptions,
+    FindingsFormat,
+    Inputs,
+    absolute,
+    collect_inputs,
+    diag,
+    fail,
+    parse_roots,
+    worst,
+)
+from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, TracekitError
 
 SUFFIXES = (".jsonl", ".json")
-_ROOT_HELP = "Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...)."
+_SUMMARY_FIELDS = ("format", "exit_code", "intact", "readable", "rerunnable", "outcome", "demonstration")
 
 
-class AuditFormat(enum.StrEnum):
-    """Output formats of ``tracekit audit``."""
-
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
-
-def _jobs(paths: list[str], opts: dict[str, Any]) -> list[tuple[str, bool, dict[str, Any]]]:
-    jobs = []
+def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
+    """One job per file (files named on the command line are ``named``); folders too deep."""
+    jobs: list[AuditJob] = []
+    too_deep = 0
     for raw in paths:
         if raw != "-" and Path(raw).is_dir():
-            jobs += [(found, False, opts) for found in collect_inputs([raw], SUFFIXES)]
+            found = collect_inputs([raw], SUFFIXES)
+            too_deep += found.too_deep
+            jobs += [AuditJob(path, absolute(path), False, opts) for path in found.files]
         else:
-            jobs.append((raw, True, opts))
-    return jobs
+            jobs.append(AuditJob(raw, absolute(raw), True, opts))
+    if sum(1 for job in jobs if job.path == "-") > 1:
+        fail(Code.CLI_STDIN_TWICE)
+    return jobs, too_deep
+
+
+def _summary_view(trace: dict[str, Any]) -> dict[str, Any]:
+    """What the campaign summary reads of one trace: codes and counts, no messages or evidence,
+    so memory holds a few hundred bytes per trace while full results stream to a spool."""
+    view = {name: trace.get(name) for name in _SUMMARY_FIELDS}
+    view["findings"] = [{"code": f["code"], "severity": f["severity"]} for f in trace["findings"]]
+    view["completeness"] = [
+        {"field": r["field"], "status": r["status"], "needed_to_rerun": r["needed_to_rerun"]}
+        for r in trace["completeness"]
+    ]
+    view["finding_digests"] = trace.get("finding_digests", [])
+    return view
 
 
 def _scenario_bytes(path: Path | None) -> bytes | None:
@@ -66,75 +98,95 @@ def _scenario_bytes(path: Path | None) -> bytes | None:
 
 def audit(
     paths: list[str] = typer.Argument(
-        ..., help="Trace files or folders (recursing into *.jsonl and *.json); - for stdin."
+        ..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl and *.json); - for stdin."
     ),
     scenario: Path = typer.Option(
-        None, "--scenario", help="Harness scenario YAML: also run its assertions on harness traces."
+        None, "--scenario", metavar="FILE", help="Harness scenario YAML: also run its assertions on harness traces."
     ),
-    format: AuditFormat = typer.Option(AuditFormat.table, "--format", "-f", help="Output format."),
+    format: FindingsFormat = FINDINGS_FORMAT,
     strict_sources: bool = typer.Option(
         False, "--strict-sources", help="An unavailable source is a failure (AgentGuard)."
     ),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=256, help="Worker processes."),
+    trusted_root: list[str] = TRUSTED_ROOT,
+    jobs: int = JOBS,
+    executor: ExecutorName = EXECUTOR,
+    scheduler: str = SCHEDULER,
+    connect_timeout: float = CONNECT_TIMEOUT,
     output: Path = typer.Option(
-        None, "--output", "-o", help="Write the report here instead of stdout."
+        None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout."
     ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
     db: Path = typer.Option(
-        None, "--db", help="Audit one campaign folder into this store (DuckDB): only new or "
+        None, "--db", metavar="FILE", help="Audit one campaign folder into this store (DuckDB): only new or "
         "changed files are read; query it with `tracekit db`."
     ),
-    executor: str = typer.Option(
-        "local", "--executor", help="With --db: local or dask (imported when used)."
-    ),
-    scheduler: str = typer.Option(None, "--scheduler", help="With --db: Dask scheduler address."),
 ) -> None:
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
 
     Exit 0 all clean, 1 any warning or worse, 2 a trace unreadable, unknown or not intact."""
     from tracekit.audit import summarise, worst_exit
-    from tracekit.cli.audit_io import audit_many
+    from tracekit.cli.spool import Spool
     from tracekit.report import audit_render
 
+    run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     if output is not None:
-        check_output_file(output, force)
-    roots = {k: str(v) for k, v in parse_roots(trusted_root).items()}
-    opts: dict[str, Any] = {
-        "strict_sources": strict_sources,
-        "roots": roots,
-        "scenario": _scenario_bytes(scenario),
-    }
+        check_target(output, force)
+    roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
+    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario))
     if db is not None:
         # docs/campaign-store.md: the store run, handed off whole to the db command module.
         from tracekit.cli.db_cmd import audit_into_store
 
-        if len(paths) != 1 or output is not None or executor not in ("local", "dask"):
+        if len(paths) != 1 or output is not None:
             fail(Code.STORE_CAMPAIGN_ROOT if len(paths) != 1 else Code.CLI_USAGE)
-        if scheduler is not None and executor != "dask":
-            fail(Code.METAMORPHIC_SCHEDULER_NEEDS_DASK)
-        audit_into_store(paths[0], opts, db, jobs=jobs, executor=executor, scheduler=scheduler,
-                         format=format.value, quiet=quiet)
-    work = _jobs(paths, opts)
+        audit_into_store(paths[0], opts, db, run=run, format=format.value, quiet=quiet)
+    work, too_deep = _jobs(paths, opts)
+    walked = Inputs([], too_deep)
     if not work:
+        walked.note()
         fail(Code.CLI_NO_INPUT)
-    results = audit_many(work, jobs)
-    traces = [r for r in results if r is not None]
-    if not traces:
-        fail(Code.CLI_NO_INPUT)
-    summary = summarise(traces, skipped=len(results) - len(traces))
-    renderer = {
-        AuditFormat.json: audit_render.render_json,
-        AuditFormat.table: audit_render.render_table,
-        AuditFormat.markdown: audit_render.render_markdown,
-    }[format]
-    emit(renderer(traces, summary), output, force)
+    chosen = run.make(len(work), stdin=any(job.path == "-" for job in work))
+    spool = Spool()
+    try:
+        views: list[dict[str, Any]] = []
+        skipped = 0
+        try:
+            for result in chosen.map_ordered(audit_job, work):
+                if result is None:
+                    skipped += 1
+                    continue
+                spool.add(spool.cases, [result])
+                views.append(_summary_view(result))
+        except TracekitError as error:
+            diag(error.finding)
+            raise typer.Exit(EXIT_ERROR) from None
+        if not views:
+            fail(Code.CLI_NO_INPUT)
+        summary = summarise(views, skipped=skipped)
+        exit_code = worst_exit(views)
+
+        def traces() -> Iterator[dict[str, Any]]:
+            return spool.read(spool.cases)
+
+        if format is FindingsFormat.json:
+            emit(audit_render.json_chunks(traces(), summary, exit_code), output, force)
+        elif format in (FindingsFormat.junit, FindingsFormat.sarif):
+            from tracekit.report import findings
+
+            render = findings.render_junit if format is FindingsFormat.junit else findings.render_sarif
+            emit(render("audit", findings.from_dicts(traces())), output, force)
+        elif format is FindingsFormat.markdown:
+            emit(audit_render.markdown_chunks(traces(), summary), output, force)
+        else:
+            emit(audit_render.table_chunks(traces(), summary), output, force)
+    finally:
+        spool.close()
     if not quiet:
-        print(audit_render.summary_line(traces, summary), file=sys.stderr)
-    raise typer.Exit(worst_exit(traces))
+        print(audit_render.summary_line(views, summary), file=sys.stderr)
+    raise typer.Exit(worst(exit_code, walked.note()))
 
 
 def register(app: typer.Typer) -> None:
     """Add ``audit`` to the app."""
-    app.command("audit")(audit)
+    app.command("audit", cls=Command)(audit)

@@ -11,15 +11,38 @@ from __future__ import annotations
 import io
 import os
 import stat
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tracekit.errors import Code, TracekitError, finding
 
 STDIN = "-"
-Job = tuple[str, bool, dict[str, Any]]
-"""(path, named on the command line, options)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditOptions:
+    """What every file of one audit run is audited with: plain data for any executor."""
+
+    strict_sources: bool
+    roots: tuple[tuple[str, str], ...]
+    """``--trusted-root`` pairs (NAME, absolute folder)."""
+    scenario: bytes | None
+    """The ``--scenario`` YAML, validated once by the command."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditJob:
+    """One file to audit: plain data for any executor."""
+
+    path: str
+    """As the user gave it: the report shows this."""
+    source: str
+    """Absolute, made so where the user ran tracekit (a worker may run in another folder, or on
+    another machine with a shared filesystem); ``-`` for standard input."""
+    named: bool
+    """Named on the command line (audited whatever it is), not found by walking a folder."""
+    opts: AuditOptions
 
 
 def _read_prefix(path: str, size: int) -> bytes:
@@ -39,26 +62,25 @@ def _read_prefix(path: str, size: int) -> bytes:
             raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
 
 
-def _read_stdin(cap: int) -> bytes:
-    data = sys.stdin.buffer.read(cap + 1)
-    if len(data) > cap:
-        raise TracekitError(finding(Code.HARNESS_TRACE_TOO_LARGE, limit=cap))
-    return data
+def audit_job(job: AuditJob) -> dict[str, Any] | None:
+    """Audit one file; None when a file found by walking a folder is not a trace at all. The
+    file is read from its absolute path (a worker may run in another folder); the report names
+    it as the user gave it."""
+    result = _audit(job.source, job.named, job.opts)
+    return None if result is None else {**result, "path": job.path}
 
 
-def audit_job(job: Job) -> dict[str, Any] | None:
-    """Audit one file; None when a file found by walking a folder is not a trace at all."""
+def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
     from tracekit.audit import SNIFF_BYTES, audit_agentguard, audit_harness, sniff, unreadable
     from tracekit.cli import check_io
     from tracekit.harness.scenario import parse_scenario
     from tracekit.limits import HARNESS_LIMITS
     from tracekit.verify import VerifyOptions, verify_file, verify_stream
 
-    path, named, opts = job
     data: bytes | None = None
     try:
         if path == STDIN:
-            data = _read_stdin(HARNESS_LIMITS.total_bytes)
+            data = check_io.read_stdin(HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
             prefix = data[:SNIFF_BYTES]
         else:
             prefix = _read_prefix(path, SNIFF_BYTES)
@@ -69,12 +91,12 @@ def audit_job(job: Job) -> dict[str, Any] | None:
         if not named:
             return None
         return unreadable(path, "unknown", finding(Code.AUDIT_UNKNOWN_FORMAT)).to_dict()
-    scenario_bytes: bytes | None = opts.get("scenario")
+    scenario_bytes = opts.scenario
     if sniffed.format == "agentguard":
         options = VerifyOptions(
             keep_events=True,
-            strict_sources=bool(opts["strict_sources"]),
-            trusted_roots={k: Path(v) for k, v in opts["roots"].items()},
+            strict_sources=opts.strict_sources,
+            trusted_roots={k: Path(v) for k, v in opts.roots},
         )
         if data is not None:
             verified = verify_stream(io.BufferedReader(io.BytesIO(data)), options)
@@ -82,7 +104,7 @@ def audit_job(job: Job) -> dict[str, Any] | None:
             verified = verify_file(path, options)
         return audit_agentguard(
             verified,
-            strict_sources=bool(opts["strict_sources"]),
+            strict_sources=opts.strict_sources,
             scenario_given=scenario_bytes is not None,
         ).to_dict()
     try:
@@ -91,13 +113,3 @@ def audit_job(job: Job) -> dict[str, Any] | None:
         return unreadable(path, "harness", error.finding).to_dict()
     scenario = parse_scenario(scenario_bytes) if scenario_bytes is not None else None
     return audit_harness(path, body, scenario).to_dict()
-
-
-def audit_many(jobs: list[Job], workers: int) -> list[dict[str, Any] | None]:
-    """Audit every job in order, in ``workers`` processes when more than one."""
-    if workers <= 1 or len(jobs) <= 1 or any(path == STDIN for path, _, _ in jobs):
-        return [audit_job(job) for job in jobs]
-    import multiprocessing
-
-    with multiprocessing.get_context("forkserver").Pool(min(workers, len(jobs))) as pool:
-        return list(pool.imap(audit_job, jobs, chunksize=1))

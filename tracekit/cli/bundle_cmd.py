@@ -132,7 +132,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
 def verify_bundles(
     paths: list[str],
     trusted_keys: list[str] | None,
-    format: Format,
+    format: str,
     output: Path | None,
     force: bool,
     quiet: bool,
@@ -140,7 +140,7 @@ def verify_bundles(
     """``tracekit verify`` on bundles (steps 1-10); returns the worst exit code."""
     trusted = _trusted(trusted_keys)
     rows = [_report_dict(p, _verify_path(p, trusted)) for p in paths]
-    if format is Format.json:
+    if format == "json":
         text = json.dumps({"report_version": REPORT_VERSION, "bundles": rows}, indent=2, sort_keys=True)
     else:
         text = _table(rows)

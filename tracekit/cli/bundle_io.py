@@ -74,12 +74,11 @@ def predicate_results(
             report = verify_file(path, VerifyOptions())
             entry = {"exit": report.exit_code, "codes": sorted({f.code.value for f in report.findings})}
         elif name == "audit" and fmt in ("agentguard", "harness"):
-            from tracekit.cli.audit_io import audit_job
+            from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_job
+            from tracekit.cli.common import absolute
 
-            opts: dict[str, Any] = {"strict_sources": False, "roots": {}}
-            if scenario is not None:
-                opts["scenario"] = scenario
-            result = audit_job((path, True, opts))
+            options = AuditOptions(strict_sources=False, roots=(), scenario=scenario)
+            result = audit_job(AuditJob(path, absolute(path), True, options))
             if result is not None:
                 entry = {"exit": result["exit_code"], "codes": _codes(result["findings"])}
         elif name == "check" and fmt == "harness" and scenario is not None:

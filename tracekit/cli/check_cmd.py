@@ -8,10 +8,12 @@ trace is unreadable or invalid, or the command line is. Upstream exits 1 for inv
 from __future__ import annotations
 
 import enum
+import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import typer
 
@@ -19,16 +21,29 @@ from tracekit.cli.common import (
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
-    check_output_file,
+    Command,
     diag,
-    emit,
     fail,
-    prepare_output_dir,
-    write_atomic,
+    refuse_folder,
+    worst,
 )
-from tracekit.errors import Code, TracekitError
+from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
+from tracekit.errors import Code, TracekitError, finding
 
 SUMMARY_NAME = "summary.json"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """What ``check`` was asked to do, once the command line is known to be consistent."""
+
+    strict: bool
+    format: str
+    output: Path | None
+    force: bool
+    exit_on_fail: bool
+    include_trace: bool
+    quiet: bool
 T = TypeVar("T")
 
 
@@ -37,6 +52,7 @@ class CheckFormat(enum.StrEnum):
 
     json = "json"
     table = "table"
+    markdown = "markdown"
     junit = "junit"
     sarif = "sarif"
 
@@ -44,7 +60,7 @@ class CheckFormat(enum.StrEnum):
 def _counts_line(noun: str, results: list[str]) -> str:
     tally = {kind: results.count(kind) for kind in ("pass", "fail", "error", "not_run")}
     return (
-        f"summary: {len(results)} {noun}, {tally['pass']} pass, {tally['fail']} fail, "
+        f"tracekit check: {len(results)} {noun}, {tally['pass']} pass, {tally['fail']} fail, "
         f"{tally['error']} error, {tally['not_run']} not_run"
     )
 
@@ -58,70 +74,119 @@ def _or_exit(role: str, action: Callable[[], T]) -> T:
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _single(scenario_path: str, trace_path: str | None, opts: dict[str, Any]) -> int:
+def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> int:
     from tracekit.cli import check_io
     from tracekit.harness import Trace, dry_run, evaluate, gates, parse_scenario, parse_trace
     from tracekit.report.harness_render import RENDERERS
 
-    strict = bool(opts["strict"])
+    strict = opts.strict
+    refuse_folder(scenario_path)
+    if trace_path is not None:
+        refuse_folder(trace_path)
     scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
     if trace_path is None:
         trace, result = Trace(), dry_run(scenario, strict)
     else:
         trace = _or_exit("trace", lambda: parse_trace(check_io.read_trace(trace_path)))
         result = evaluate(scenario, trace, strict)
-    renderer = RENDERERS[opts["format"]]
-    emit(renderer.one(result, trace if opts["include_trace"] else None), opts["output"], opts["force"])
-    if not opts["quiet"]:
+    renderer = RENDERERS[opts.format]
+    emit(renderer.one(result, trace if opts.include_trace else None), opts.output, opts.force)
+    if not opts.quiet:
         print(_counts_line("assertions", [a.result for a in result.assertions]), file=sys.stderr)
-    return EXIT_FAIL if opts["exit_on_fail"] and gates(result.result, strict) else EXIT_OK
+    return EXIT_FAIL if opts.exit_on_fail and gates(result.result, strict) else EXIT_OK
 
 
-def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: dict[str, Any]) -> int:
+def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckOptions) -> int:
     from tracekit.cli import check_io
     from tracekit.harness import gates, run_suite
     from tracekit.report.harness_json import render as render_result
     from tracekit.report.harness_render import RENDERERS
 
+    for raw in paths:
+        if not os.path.exists(raw):
+            fail(Code.CLI_FOLDER_MISSING, option="--suite")
     if not trace_dir.is_dir():
         fail(Code.HARNESS_TRACE_DIR_MISSING)
-    files = check_io.discover(paths)
-    if not files:
+    inputs = check_io.discover(paths)
+    if not inputs.files:
+        inputs.note()
         fail(Code.CLI_NO_INPUT)
-    strict = bool(opts["strict"])
-    suite = run_suite(((p, check_io.suite_scenario(p)) for p in files), str(trace_dir), check_io.suite_trace, strict)
+    strict = opts.strict
+    force = opts.force
+    if out_dir is not None:
+        check_folder(out_dir, [SUMMARY_NAME], force)
+    suite = run_suite(
+        ((p, check_io.suite_scenario(p)) for p in inputs.files), str(trace_dir), check_io.suite_trace, strict
+    )
     done = [e.outcome for e in suite.entries if e.outcome is not None]
-    force = bool(opts["force"])
     if out_dir is not None:
         names = [f"{outcome.scenario_id}.json" for outcome in done]
         if SUMMARY_NAME in names:
             fail(Code.HARNESS_OUTPUT_NAME_COLLISION)
-        prepare_output_dir(out_dir, [*names, SUMMARY_NAME], force)
-    emit(RENDERERS[opts["format"]].suite(suite), opts["output"], force)
+        check_folder(out_dir, [*names, SUMMARY_NAME], force)
+    emit(RENDERERS[opts.format].suite(suite), opts.output, force)
     if out_dir is not None:
-        for outcome in done:
-            write_atomic(out_dir / f"{outcome.scenario_id}.json", render_result(outcome).encode("utf-8"), force)
-        write_atomic(out_dir / SUMMARY_NAME, RENDERERS["json"].suite(suite).encode("utf-8"), force)
+        make_folder(out_dir)
+        files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in done]
+        files.append((out_dir / SUMMARY_NAME, RENDERERS["json"].suite(suite).encode("utf-8")))
+        write_files(files, force)
     for entry in suite.entries:
         if entry.finding is not None and entry.error_reason in ("invalid_scenario", "invalid_trace"):
             diag(entry.finding, "suite")
-    if not opts["quiet"]:
+    if not opts.quiet:
         print(_counts_line("scenarios", [e.result for e in suite.entries]), file=sys.stderr)
     if suite.invalid_input:
         return EXIT_ERROR
-    return EXIT_FAIL if opts["exit_on_fail"] and gates(suite.result, strict) else EXIT_OK
+    if suite.entries and all(e.error_reason == "missing_trace" for e in suite.entries):
+        # Nothing was checked at all: a CI job must not stay green (docs/cli.md, "check").
+        diag(finding(Code.CLI_NOTHING_CHECKED, count=len(suite.entries)))
+        return EXIT_ERROR
+    gated = EXIT_FAIL if opts.exit_on_fail and gates(suite.result, strict) else EXIT_OK
+    return worst(gated, inputs.note())
+
+
+def _check_usage(
+    suite_mode: bool, scenario: str | None, trace: str | None, dry_run: bool,
+    trace_dir: Path | None, folder: Path | None, include_trace: bool, format: CheckFormat,
+) -> None:
+    """Name the option that is wrong and what is wrong with it (docs/cli.md, "check")."""
+    if suite_mode:
+        if scenario is not None or trace is not None:
+            fail(Code.CLI_OPTION_CONFLICT, option="--suite", other="SCENARIO or TRACE arguments")
+        if dry_run:
+            fail(Code.CLI_OPTION_CONFLICT, option="--dry-run", other="--suite")
+        if include_trace:
+            fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="--suite")
+        if trace_dir is None:
+            fail(Code.CLI_OPTION_NEEDS, option="--suite", other="--trace-dir")
+        return
+    if trace_dir is not None:
+        fail(Code.CLI_OPTION_NEEDS, option="--trace-dir", other="--suite")
+    if folder is not None:
+        fail(Code.CLI_OPTION_NEEDS, option="--output-dir", other="--suite")
+    if scenario is None:
+        fail(Code.CLI_MISSING_ARGUMENT, what="a SCENARIO argument (or --suite DIR --trace-dir DIR)")
+    if trace is None and not dry_run:
+        fail(Code.CLI_MISSING_ARGUMENT, what="a TRACE argument (or --dry-run)")
+    if trace is not None and dry_run:
+        fail(Code.CLI_OPTION_CONFLICT, option="--dry-run", other="a TRACE argument")
+    if include_trace and format is not CheckFormat.json:
+        fail(Code.CLI_OPTION_NEEDS, option="--include-trace", other="--format json")
 
 
 def check(
-    scenario: str = typer.Argument(None, help="Scenario YAML file (not with --suite)."),
-    trace: str = typer.Argument(None, help="Recorded trace JSON to judge (or use --dry-run)."),
+    scenario: str = typer.Argument(None, metavar="SCENARIO", help="Scenario YAML file (not with --suite)."),
+    trace: str = typer.Argument(None, metavar="TRACE", help="Recorded trace JSON to judge (or use --dry-run)."),
     strict: bool = typer.Option(False, "--strict", help="tracekit's stricter semantics (docs/harness.md)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate the scenario; mark every assertion not_run."),
-    suite: list[str] = typer.Option(None, "--suite", help="Scenario file or folder for suite mode (repeatable)."),
-    trace_dir: Path = typer.Option(None, "--trace-dir", help="Suite mode: folder holding <scenario id>.json traces."),
-    out_dir: Path = typer.Option(None, "--out-dir", help="Suite mode: write <id>.json per scenario and summary.json."),
+    suite: list[str] = typer.Option(None, "--suite", metavar="PATH", help="Scenario file or folder for suite mode (repeatable)."),
+    trace_dir: Path = typer.Option(None, "--trace-dir", metavar="DIR", help="Suite mode: folder holding <scenario id>.json traces."),
+    output_dir: Path = typer.Option(
+        None, "--output-dir", metavar="DIR", help="Suite mode: write <id>.json per scenario and summary.json."
+    ),
+    out_dir: Path = typer.Option(None, "--out-dir", hidden=True, help="Old spelling of --output-dir."),
     format: CheckFormat = typer.Option(CheckFormat.json, "--format", "-f", help="Output format."),
-    output: Path = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
+    output: Path = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the result here instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Replace existing output files."),
     exit_on_fail: bool = typer.Option(False, "--exit-on-fail", help="Exit 1 on fail or error (strict: and not_run)."),
     include_trace: bool = typer.Option(False, "--include-trace", help="Echo the trace in JSON output, as upstream does."),
@@ -129,27 +194,15 @@ def check(
 ) -> None:
     """Judge harness traces against scenario assertions: exit 0 ran, 1 gated verdict, 2 bad input."""
     suite_mode = bool(suite)
-    usage_ok = (
-        (suite_mode and trace_dir is not None and scenario is None and trace is None and not dry_run)
-        or (not suite_mode and scenario is not None and (trace is None) == dry_run and trace_dir is None and out_dir is None)
-    ) and not (include_trace and (format is not CheckFormat.json or suite_mode))
-    if not usage_ok:
-        fail(Code.CLI_USAGE)
+    folder = output_dir if output_dir is not None else out_dir
+    _check_usage(suite_mode, scenario, trace, dry_run, trace_dir, folder, include_trace, format)
     if output is not None:
-        check_output_file(output, force)
-    opts: dict[str, Any] = {
-        "strict": strict,
-        "format": format.value,
-        "output": output,
-        "force": force,
-        "exit_on_fail": exit_on_fail,
-        "include_trace": include_trace,
-        "quiet": quiet,
-    }
-    code = _suite(suite, trace_dir, out_dir, opts) if suite_mode else _single(scenario, trace, opts)
+        check_target(output, force)
+    opts = CheckOptions(strict, format.value, output, force, exit_on_fail, include_trace, quiet)
+    code = _suite(suite, trace_dir, folder, opts) if suite_mode else _single(scenario, trace, opts)
     raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:
     """Add ``check`` to the app."""
-    app.command("check")(check)
+    app.command("check", cls=Command)(check)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
-from tracekit.cli.common import collect_inputs, is_regular_file
+from tracekit.cli.common import Inputs, collect_inputs, is_regular_file
 from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.harness.scenario import SUFFIXES
 from tracekit.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
@@ -36,6 +37,14 @@ def read_bounded(path: str, cap: int, unreadable: Code, too_large: Code) -> byte
     return data
 
 
+def read_stdin(cap: int, too_large: Code) -> bytes:
+    """Standard input, at most ``cap`` bytes (``too_large`` beyond), never buffered whole."""
+    data = sys.stdin.buffer.read(cap + 1)
+    if len(data) > cap:
+        raise TracekitError(finding(too_large, limit=cap))
+    return data
+
+
 def read_scenario(path: str) -> bytes:
     """A scenario's bytes; its name must end in .yaml or .yml, as upstream requires."""
     if not path.lower().endswith(SUFFIXES):
@@ -49,7 +58,9 @@ def read_scenario(path: str) -> bytes:
 
 
 def read_trace(path: str) -> bytes:
-    """A harness trace's bytes, capped at ``HARNESS_LIMITS.total_bytes``."""
+    """A harness trace's bytes (``-``: standard input), capped at ``HARNESS_LIMITS.total_bytes``."""
+    if path == "-":
+        return read_stdin(HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
     return read_bounded(
         path, HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_UNREADABLE, Code.HARNESS_TRACE_TOO_LARGE
     )
@@ -75,7 +86,7 @@ def suite_trace(path: str) -> bytes | Finding | None:
         return error.finding
 
 
-def discover(paths: list[str]) -> list[str]:
+def discover(paths: list[str]) -> Inputs:
     """Scenario files: folders are walked (sorted, symlinked folders not followed) for
     ``*.yaml``/``*.yml``; files named on the command line are kept whatever their suffix."""
     return collect_inputs(paths, SUFFIXES)

@@ -1,7 +1,6 @@
-"""What every command shares: inputs, output files, diagnostics on stderr and exit codes.
+"""What every command shares: inputs, diagnostics on stderr and exit codes (docs/cli.md).
 
-Output files are written atomically (a temporary file in the same folder, fsync, rename), after
-the verdict, never through a symlink, and never over an existing file without ``--force``.
+Output files go through the one sink in sink.py.
 """
 
 from __future__ import annotations
@@ -9,44 +8,62 @@ from __future__ import annotations
 import enum
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from tracekit.errors import Code, Finding, finding
+from tracekit.errors import Code, ExitCode, Finding, finding, worst
+from tracekit.report.text import display_path
 
-EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
-EXIT_INTERRUPTED = 130
+if TYPE_CHECKING:
+    from tracekit.executors import Executor
+
+__all__ = ["ExitCode", "display_path", "worst"]  # re-exported: commands import them from here
+
+
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = ExitCode.OK, ExitCode.FAIL, ExitCode.ERROR
+EXIT_INTERRUPTED = ExitCode.INTERRUPTED
+WALK_MAX_DEPTH = 64
+"""Folders nested deeper than this below an input folder are not searched (cli.walk_too_deep)."""
 
 
 class Interrupted(BaseException):
     """Raised by tracekit's SIGINT handler; not a KeyboardInterrupt, so nothing swallows it."""
 
 
-def ignore_sigint() -> None:
-    """Pool worker initializer: the parent handles Ctrl-C and stops the pool."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class Format(enum.StrEnum):
-    """Output formats shared by the commands that print reports."""
+    """The output formats every command offers (check adds junit and sarif)."""
 
     table = "table"
     json = "json"
+    markdown = "markdown"
 
 
-def display_path(path: str | Path) -> str:
-    """A path for humans: non-printable characters escaped so a file name cannot drive the
-    terminal. Paths come from the user's own command line or folders, never from a trace."""
-    text = str(path)
-    if text.isprintable():
-        return text
-    return text.encode("unicode_escape", "backslashreplace").decode("ascii")
+class FindingsFormat(enum.StrEnum):
+    """The formats of commands whose result is pass/fail findings per trace (verify, audit,
+    replay): every command's, plus JUnit XML and SARIF 2.1.0 for CI."""
+
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    junit = "junit"
+    sarif = "sarif"
+
+
+FORMAT = typer.Option(Format.table, "--format", "-f", help="Output format.")
+FINDINGS_FORMAT = typer.Option(FindingsFormat.table, "--format", "-f", help="Output format.")
+OUTPUT = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout.")
+FORCE = typer.Option(False, "--force", help="Replace existing output files.")
+QUIET = typer.Option(False, "--quiet", "-q", help="No summary line on stderr.")
+TRUSTED_ROOT = typer.Option(
+    None,
+    "--trusted-root",
+    metavar="NAME=DIR",
+    help="Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...).",
+)
 
 
 def diag(found: Finding, where: str | None = None) -> None:
@@ -74,29 +91,92 @@ def interrupted() -> NoReturn:
     sys.exit(EXIT_INTERRUPTED)
 
 
-def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """The files a command will read, and how many folders were too deep to search."""
+
+    files: list[str]
+    too_deep: int = 0
+
+    # Read like the list of files it holds, as collect_inputs returned before it counted
+    # folders too deep to search.
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, index: int) -> str:
+        return self.files[index]
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+    def note(self) -> ExitCode:
+        """Report folders left unsearched (a warning finding); the exit code it implies."""
+        if not self.too_deep:
+            return ExitCode.OK
+        diag(finding(Code.CLI_WALK_TOO_DEEP, count=self.too_deep, limit=WALK_MAX_DEPTH))
+        return ExitCode.FAIL
+
+
+def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)) -> Inputs:
     """Expand folders into the files below them whose names end in ``suffixes``, sorted.
 
-    Files named on the command line are kept whatever their suffix; ``-`` is standard input.
-    Symlinked folders are not followed, so a campaign folder cannot loop.
+    Files named on the command line are kept whatever their suffix; ``-`` is standard input
+    (at most once). Symlinked folders are not followed, so a campaign folder cannot loop.
     """
     found: list[str] = []
+    too_deep = 0
     for raw in paths:
         path = Path(raw)
         if raw != "-" and path.is_dir():
-            found.extend(str(p) for p in _walk(path, suffixes))
+            deep = [0]
+            found.extend(str(p) for p in _walk(path, suffixes, deep))
+            too_deep += deep[0]
         else:
             found.append(raw)
-    return found
+    if found.count("-") > 1:
+        fail(Code.CLI_STDIN_TWICE)
+    return Inputs(found, too_deep)
 
 
-def _walk(folder: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            path = Path(root) / name
-            if name.endswith(suffixes) and is_regular_file(path):
-                yield path
+def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> Iterator[Path]:
+    """Depth-first, sorted, iterative (no recursion limit to hit): folders deeper than
+    WALK_MAX_DEPTH are counted in ``too_deep[0]`` and not entered."""
+    stack: list[tuple[Path, int]] = [(folder, 0)]
+    while stack:
+        current, depth = stack.pop()
+        try:
+            with os.scandir(current) as entries:
+                listed = sorted(entries, key=lambda e: e.name)
+        except OSError:
+            continue
+        subfolders: list[Path] = []
+        for entry in listed:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                subfolders.append(Path(entry.path))
+            elif entry.name.endswith(suffixes) and is_regular_file(entry.path):
+                yield Path(entry.path)
+        if depth >= WALK_MAX_DEPTH:
+            too_deep[0] += len(subfolders)
+            continue
+        stack.extend((sub, depth + 1) for sub in reversed(subfolders))
+
+
+def absolute(path: str) -> str:
+    """``path`` made absolute for a worker that may run elsewhere; ``-`` stays standard input."""
+    return path if path == "-" else os.path.abspath(path)
+
+
+def refuse_folder(path: str) -> None:
+    """A one-trace command given a folder: a usage error, not a failed trace."""
+    if path != "-" and os.path.isdir(path):
+        fail(Code.CLI_NOT_A_FILE)
 
 
 def is_regular_file(path: str | Path) -> bool:
@@ -118,98 +198,102 @@ def parse_roots(values: list[str] | None) -> dict[str, Path]:
     roots: dict[str, Path] = {}
     for value in values or []:
         name, sep, folder = value.partition("=")
-        if not sep or name not in ROOT_NAMES or not folder or not Path(folder).is_dir():
-            fail(Code.CLI_USAGE)
+        if not sep or not folder:
+            fail(Code.CLI_TRUSTED_ROOT_SYNTAX)
+        if name not in ROOT_NAMES:
+            fail(Code.CLI_TRUSTED_ROOT_NAME, names=", ".join(sorted(ROOT_NAMES)))
+        if not Path(folder).is_dir():
+            fail(Code.CLI_TRUSTED_ROOT_MISSING, name=name)
         roots[name] = Path(folder)
     return roots
 
 
-def check_output_file(path: Path, force: bool) -> None:
-    """Refuse early (before any work) an output that exists without --force, or a symlink."""
-    if path.is_symlink():
-        fail(Code.CLI_OUTPUT_UNSAFE)
-    if path.exists() and not force:
-        fail(Code.CLI_OUTPUT_EXISTS)
+class ExecutorName(enum.StrEnum):
+    """Where a campaign command's per-trace work runs (docs/cli.md, "Executors")."""
+
+    local = "local"
+    dask = "dask"
+
+
+JOBS = typer.Option(1, "--jobs", "-j", metavar="N", min=1, max=256, help="Worker processes (or local Dask workers).")
+EXECUTOR = typer.Option(ExecutorName.local, "--executor", help="Where the work runs.")
+SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786.")
+CONNECT_TIMEOUT = typer.Option(
+    20.0, "--connect-timeout", metavar="SECONDS", min=0.1, max=3600, help="Seconds to reach the Dask scheduler."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorOptions:
+    """The executor flags every campaign command shares."""
+
+    name: ExecutorName = ExecutorName.local
+    jobs: int = 1
+    scheduler: str | None = None
+    connect_timeout: float = 20.0
+
+    def __post_init__(self) -> None:
+        if self.scheduler is not None and self.name is not ExecutorName.dask:
+            fail(Code.CLI_OPTION_NEEDS, option="--scheduler", other="--executor dask")
+
+    def make(self, tasks: int, stdin: bool = False, preload: tuple[str, ...] = ()) -> Executor:
+        """The executor for ``tasks`` tasks; in-process when standard input is one of them."""
+        from tracekit.executors import make_executor
+        from tracekit.executors.local import LocalExecutor
+
+        if self.name is ExecutorName.dask:
+            if stdin:
+                fail(Code.CLI_OPTION_CONFLICT, option="--executor dask", other="standard input (-)")
+            return make_executor("dask", self.jobs, self.scheduler, self.connect_timeout)
+        jobs = 1 if stdin else max(1, min(self.jobs, tasks))
+        return LocalExecutor(jobs, preload=preload)
+
+
+class Command(typer.core.TyperCommand):
+    """Every command's class: the usage line shows ``TRACE...`` rather than typer's
+    ``{TRACE...}`` for a required argument."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's own vendored Context
+        pieces = super().collect_usage_pieces(ctx)
+        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
+
+
+# -- the sink's and the executors' functions under their former names in this module, for
+# commands written before cli/sink.py and tracekit/executors existed (docs/cli.md) -------------
+
+
+def emit(text: str | Iterable[str], output: Path | None = None, force: bool = False) -> None:
+    """See :func:`tracekit.cli.sink.emit`."""
+    from tracekit.cli import sink
+
+    sink.emit(text, output, force)
 
 
 def write_atomic(path: Path, data: bytes | Iterable[bytes], force: bool) -> None:
-    """Write ``data`` (bytes, or chunks of bytes streamed without joining them) to ``path``
-    atomically; never through a symlink, never over a file without ``force``.
+    """See :func:`tracekit.cli.sink.write_atomic`."""
+    from tracekit.cli import sink
 
-    On Linux the data goes into an unnamed ``O_TMPFILE`` that is linked into place only when
-    complete, so a killed process leaves no file at all; elsewhere (or with ``force``, which must
-    replace) a named temporary file in the same folder is renamed over the target."""
-    check_output_file(path, force)
-    chunks: Iterable[bytes] = [data] if isinstance(data, bytes) else data
-    folder = path.parent if str(path.parent) else Path(".")
-    flag = getattr(os, "O_TMPFILE", 0)
-    try:
-        fd = os.open(folder, flag | os.O_RDWR, 0o644) if flag else -1
-    except OSError:
-        fd = -1
-    if fd < 0:
-        _write_named(folder, path, chunks, force)
-        return
-    with os.fdopen(fd, "w+b") as handle:
-        for chunk in chunks:
-            handle.write(chunk)
-        handle.flush()
-        os.fsync(handle.fileno())
-        if not force and _link_unnamed(handle.fileno(), path):
-            return
-        handle.seek(0)
-        _write_named(folder, path, iter(lambda: handle.read(1024 * 1024), b""), force)
+    sink.write_atomic(path, data, force)
 
 
-def _link_unnamed(fd: int, path: Path) -> bool:
-    """Give an O_TMPFILE a name. link() refuses an existing name, so this never overwrites
-    (nor follows a symlink planted since the check); False where the kernel refuses."""
-    root = os.open("/", os.O_RDONLY)
-    try:
-        os.link(f"/proc/self/fd/{fd}", path, src_dir_fd=root, follow_symlinks=True)
-    except FileExistsError:
-        fail(Code.CLI_OUTPUT_EXISTS)
-    except OSError:
-        return False
-    finally:
-        os.close(root)
-    return True
+def check_output_file(path: Path, force: bool) -> None:
+    """See :func:`tracekit.cli.sink.check_target`."""
+    from tracekit.cli import sink
 
-
-def _write_named(folder: Path, path: Path, chunks: Iterable[bytes], force: bool) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        if path.is_symlink():
-            fail(Code.CLI_OUTPUT_UNSAFE)
-        if not force and path.exists():
-            fail(Code.CLI_OUTPUT_EXISTS)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    sink.check_target(path, force)
 
 
 def prepare_output_dir(folder: Path, names: Iterable[str], force: bool) -> None:
-    """Create ``folder`` (parents too) or accept an existing real folder; refuse a symlink at
-    any level we create, and refuse existing output files without ``force``."""
-    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        fail(Code.CLI_OUTPUT_UNSAFE)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        check_output_file(folder / name, force)
+    """Check ``folder`` and ``names`` (:func:`tracekit.cli.sink.check_folder`), then create the
+    folder (never its parents)."""
+    from tracekit.cli import sink
+
+    sink.check_folder(folder, names, force)
+    sink.make_folder(folder)
 
 
-def emit(text: str, output: Path | None = None, force: bool = False) -> None:
-    """Send a rendered result to stdout, or atomically to ``output``."""
-    if output is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
-    else:
-        write_atomic(output, text.encode("utf-8"), force)
+def ignore_sigint() -> None:
+    """See :func:`tracekit.executors.local.ignore_sigint`."""
+    from tracekit.executors.local import ignore_sigint as ignore
+
+    ignore()

@@ -16,11 +16,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn
 
 import typer
 
-from tracekit.cli.common import EXIT_ERROR, diag, emit, fail
+from tracekit.cli.audit_io import AuditJob, AuditOptions
+from tracekit.cli.common import EXIT_ERROR, ExecutorOptions, diag, emit, fail
 from tracekit.errors import Code, TracekitError
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
@@ -155,7 +156,7 @@ AUDITED = frozenset({"agentguard", "harness"})
 """Formats ``tracekit audit`` audits in full; the others are stored per episode from evidence."""
 
 
-def store_job(job: tuple[str, bool, dict[str, Any]]) -> dict[str, Any] | None:
+def store_job(job: AuditJob) -> dict[str, Any] | None:
     """One campaign file's store result, in a worker: an imported format (Inspect, OTel,
     AgentDojo, garak) detected by the format layer becomes one row per episode
     (tracekit/store/episodes.py); anything else is audited as ``tracekit audit`` does."""
@@ -166,7 +167,7 @@ def store_job(job: tuple[str, bool, dict[str, Any]]) -> dict[str, Any] | None:
     from tracekit.store.episodes import evidence_result, format_error_result
 
     try:
-        with open_source(job[0]) as source:
+        with open_source(job.source) as source:
             fmt = registry.detect(registry.read_prefix(source), source.name_suffix)
             if fmt is not None and fmt.name not in AUDITED:
                 source.handle.seek(0)
@@ -199,16 +200,14 @@ def _fault_hook() -> Any:
 
 
 def audit_into_store(
-    root: str, opts: dict[str, Any], db: Path, *, jobs: int, executor: str,
-    scheduler: str | None, format: str, quiet: bool,
+    root: str, opts: AuditOptions, db: Path, *, run: ExecutorOptions, format: str, quiet: bool,
 ) -> NoReturn:
     """``tracekit audit ROOT --db DB``: audit the campaign folder into the store, reading only
     new or changed files; print the run's summary and exit with the worst file's code."""
     from blake3 import blake3
 
     from tracekit import __version__
-    from tracekit.cli.common import collect_inputs
-    from tracekit.metamorphic.executors import make_executor
+    from tracekit.cli.common import absolute, collect_inputs
     from tracekit.report.store_render import render_summary
     from tracekit.store.db import open_store
     from tracekit.store.incremental import RunOptions
@@ -220,18 +219,15 @@ def audit_into_store(
     paths = collect_inputs([root], SUFFIXES)
     if not paths:
         fail(Code.CLI_NO_INPUT)
-    scenario: bytes | None = opts.get("scenario")
     options = RunOptions(
-        strict_sources=bool(opts["strict_sources"]),
-        roots=tuple(sorted((str(k), os.path.abspath(v)) for k, v in opts["roots"].items())),
-        scenario=blake3(scenario).hexdigest() if scenario is not None else None,
+        strict_sources=opts.strict_sources,
+        roots=tuple(sorted(opts.roots)),
+        scenario=blake3(opts.scenario).hexdigest() if opts.scenario is not None else None,
     )
-    chosen = make_executor(executor, jobs, scheduler)
+    chosen = run.make(len(paths))
 
     def audit(files: list[str]) -> Iterator[dict[str, Any] | None]:
-        work = cast(Any, store_job)
-        return cast(Iterator[dict[str, Any] | None],
-                    chosen.map_ordered(work, [cast(Any, (f, False, opts)) for f in files]))
+        return chosen.map_ordered(store_job, [AuditJob(f, absolute(f), False, opts) for f in files])
 
     started = time.perf_counter()
     try:

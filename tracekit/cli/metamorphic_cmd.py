@@ -1,6 +1,6 @@
 """``tracekit metamorphic``: metamorphic robustness sweeps, locally or on a Dask cluster.
 
-Exit codes (spec §11, docs/metamorphic.md):
+Exit codes (docs/metamorphic.md, docs/cli.md):
 
 * 0: every applicable relation held (or ``--allow-robustness-failures``);
 * 1: some relation did not hold, or ``--require-replayable`` and some source was skipped, or
@@ -15,7 +15,6 @@ as passed cases) and do not change the exit code unless ``--require-replayable``
 
 from __future__ import annotations
 
-import enum
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,41 +22,54 @@ from typing import TYPE_CHECKING
 import typer
 
 from tracekit.cli.common import (
+    CONNECT_TIMEOUT,
+    EXECUTOR,
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    FORCE,
+    FORMAT,
+    JOBS,
+    OUTPUT,
+    SCHEDULER,
+    Command,
+    ExecutorName,
+    ExecutorOptions,
     Format,
+    Inputs,
     collect_inputs,
     diag,
     fail,
+    worst,
 )
+from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
+from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
     from tracekit.cli.metamorphic_output import OutputDir, Spool
+    from tracekit.executors import Executor
     from tracekit.metamorphic import StudyConfig, Tally
-    from tracekit.metamorphic.executors import Executor
-
-
-class ExecutorName(enum.StrEnum):
-    """Where the cases run."""
-
-    local = "local"
-    dask = "dask"
 
 
 def _selection(values: list[str] | None) -> tuple[str, ...]:
     from tracekit.metamorphic import NAMES, select
 
+    names = [item.strip() for raw in values or [] for item in raw.split(",")]
+    if values is not None and values and not any(names):
+        fail(Code.CLI_MISSING_ARGUMENT, what="a transform name after -t/--transform")
     try:
         return select(values)
     except TracekitError as error:
         diag(error.finding)
+        unknown = [name for name in names if name and name not in NAMES]
+        if unknown:  # the user's own argument, escaped for the terminal
+            print("tracekit: not a transform: " + display_path(unknown[0]), file=sys.stderr)
         print("tracekit: known transforms: " + ", ".join(NAMES), file=sys.stderr)
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _inputs(paths: list[str]) -> list[str]:
+def _inputs(paths: list[str]) -> Inputs:
     for raw in paths:
         if raw == "-":
             fail(Code.METAMORPHIC_STDIN_UNSUPPORTED)
@@ -65,7 +77,8 @@ def _inputs(paths: list[str]) -> list[str]:
             diag(finding(Code.LOAD_UNREADABLE), raw)
             raise typer.Exit(EXIT_ERROR)
     inputs = collect_inputs(paths)
-    if not inputs:
+    if not inputs.files:
+        inputs.note()
         fail(Code.CLI_NO_INPUT)
     return inputs
 
@@ -99,23 +112,22 @@ def _sweep(
 
 
 def metamorphic(
-    paths: list[str] = typer.Argument(..., help="Trace files or folders (recursing into *.jsonl)."),
+    paths: list[str] = typer.Argument(..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl)."),
     transform: list[str] = typer.Option(
-        None, "--transform", "-t", help="Transforms to run, comma-separated (default: all)."
+        None, "--transform", "-t", metavar="NAMES", help="Transforms to run, comma-separated (default: all)."
     ),
-    trials: int = typer.Option(1, "--trials", min=1, max=10_000, help="Trials per transform."),
-    seed: int = typer.Option(0, "--seed", min=0, max=2**31 - 1, help="Seed for seeded transforms."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, max=256, help="Worker processes (or local Dask workers)."),
-    executor: ExecutorName = typer.Option(ExecutorName.local, "--executor", help="Where cases run."),
-    scheduler: str = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
-    connect_timeout: float = typer.Option(
-        20.0, "--connect-timeout", min=0.1, max=3600, help="Seconds to reach the Dask scheduler."
-    ),
-    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    trials: int = typer.Option(1, "--trials", metavar="N", min=1, max=10_000, help="Trials per transform."),
+    seed: int = typer.Option(0, "--seed", metavar="N", min=0, max=2**31 - 1, help="Seed for seeded transforms."),
+    jobs: int = JOBS,
+    executor: ExecutorName = EXECUTOR,
+    scheduler: str = SCHEDULER,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    format: Format = FORMAT,
+    output: Path = OUTPUT,
     output_dir: Path = typer.Option(
-        None, "--output-dir", help="Write metamorphic.json, metamorphic.md and transformed/ here."
+        None, "--output-dir", metavar="DIR", help="Write metamorphic.json, metamorphic.md and transformed/ here."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace existing outputs in --output-dir."),
+    force: bool = FORCE,
     strict_sources: bool = typer.Option(
         False, "--strict-sources", help="A source with a changed or unavailable artifact is not swept."
     ),
@@ -130,13 +142,14 @@ def metamorphic(
     """Rewrite traces with metamorphic transforms and check that verdicts move only as declared."""
     from tracekit.cli.metamorphic_output import OutputDir, Spool, check_output_dir
     from tracekit.metamorphic import StudyConfig, StudyReport, study_id, study_path
-    from tracekit.metamorphic.executors import make_executor
     from tracekit.report import metamorphic_render as render
 
     selection = _selection(transform)
-    if scheduler is not None and executor is not ExecutorName.dask:
-        fail(Code.METAMORPHIC_SCHEDULER_NEEDS_DASK)
-    inputs = _inputs(paths)
+    run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
+    walked = _inputs(paths)
+    inputs = walked.files
+    if output is not None:
+        check_target(output, force)
     if output_dir is not None:
         check_output_dir(output_dir, force)
     config = StudyConfig(
@@ -148,18 +161,18 @@ def metamorphic(
     out: OutputDir | None = OutputDir(output_dir, force) if output_dir is not None else None
     try:
         try:
-            chosen = make_executor(executor.value, jobs, scheduler, connect_timeout)
+            chosen = run.make(len(inputs))
             tally = _sweep(inputs, config, chosen, spool, out, quiet)
         except TracekitError as error:
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None
         report = StudyReport.of(tally, identity)
         if format is Format.json:
-            for chunk in render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped)):
-                sys.stdout.write(chunk)
+            emit(render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped)), output, force)
+        elif format is Format.markdown:
+            emit(render.render_markdown(report), output, force)
         else:
-            sys.stdout.write(render.render_table(report))
-        sys.stdout.flush()
+            emit(render.render_table(report), output, force)
         if out is not None:
             chunks = render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped))
             out.finish(render.render_markdown(report), chunks)
@@ -168,6 +181,7 @@ def metamorphic(
         spool.close()
         if out is not None:
             out.abandon()
+    deep = walked.note()
     if tally.failed:
         diag(finding(Code.METAMORPHIC_RELATIONS_FAILED, failed=tally.failed, total=tally.total))
     if not quiet:
@@ -178,11 +192,12 @@ def metamorphic(
         invalid = any(code == Code.METAMORPHIC_SOURCE_INVALID.value for code, _ in tally.skipped)
         found = finding(Code.METAMORPHIC_NOTHING_SWEPT, skipped=tally.skipped_total)
         diag(found if invalid else Finding(found.code, Severity.WARNING, found.message))
-        raise typer.Exit(EXIT_ERROR if invalid else EXIT_FAIL)
+        raise typer.Exit(worst(EXIT_ERROR if invalid else EXIT_FAIL, deep))
     failing = tally.failed > 0 or (require_replayable and tally.skipped_total > 0)
-    raise typer.Exit(EXIT_FAIL if failing and not allow_robustness_failures else EXIT_OK)
+    verdict = EXIT_FAIL if failing and not allow_robustness_failures else EXIT_OK
+    raise typer.Exit(worst(verdict, deep))
 
 
 def register(app: typer.Typer) -> None:
     """Add metamorphic to the app."""
-    app.command("metamorphic")(metamorphic)
+    app.command("metamorphic", cls=Command)(metamorphic)

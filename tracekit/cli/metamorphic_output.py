@@ -9,44 +9,24 @@ written through a symlink or over an existing output without ``--force``.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
 
-from tracekit.cli.common import check_output_file, fail, write_atomic
+from tracekit.cli.common import fail
+from tracekit.cli.sink import check_folder, make_folder, write_files
+from tracekit.cli.spool import Spool
 from tracekit.errors import Code
+
+__all__ = ["OUTPUT_NAMES", "OutputDir", "Progress", "Spool", "check_output_dir"]
 
 OUTPUT_NAMES = ("metamorphic.json", "metamorphic.md", "transformed")
 PROGRESS_INTERVAL = 0.1
-
-
-class Spool:
-    """Append-only JSON-lines spools for cases and skipped sources; read back in order."""
-
-    def __init__(self) -> None:
-        # Closed by close(); the spools live as long as the study, not one block.
-        self.cases: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        self.skipped: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-
-    def add(self, handle: IO[bytes], items: Iterable[dict[str, Any]]) -> None:
-        for item in items:
-            handle.write(json.dumps(item, sort_keys=True, ensure_ascii=True).encode("ascii") + b"\n")
-
-    def read(self, handle: IO[bytes]) -> Iterator[dict[str, Any]]:
-        handle.flush()
-        handle.seek(0)
-        for line in handle:
-            yield json.loads(line)
-
-    def close(self) -> None:
-        self.cases.close()
-        self.skipped.close()
 
 
 class Progress:
@@ -81,10 +61,20 @@ class Progress:
 def check_output_dir(folder: Path, force: bool) -> None:
     """Refuse before any work: a symlinked or non-folder output, or existing outputs without
     --force."""
-    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+    check_folder(folder, OUTPUT_NAMES[:2], force)
+    _check_transformed(folder / "transformed", force)
+
+
+def _check_transformed(target: Path, force: bool) -> None:
+    """The transformed/ folder: replaced only with --force, never through a symlink."""
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return
+    if stat.S_ISLNK(mode) or not stat.S_ISDIR(mode):
         fail(Code.CLI_OUTPUT_UNSAFE)
-    for name in OUTPUT_NAMES:
-        check_output_file(folder / name, force)
+    if not force:
+        fail(Code.CLI_OUTPUT_EXISTS)
 
 
 class OutputDir:
@@ -93,8 +83,7 @@ class OutputDir:
     def __init__(self, folder: Path, force: bool) -> None:
         self.folder = folder
         self.force = force
-        self.created = not folder.exists()
-        folder.mkdir(parents=True, exist_ok=True)
+        self.created = make_folder(folder)
         self.staging = Path(tempfile.mkdtemp(prefix=".tracekit-transformed-", dir=folder))
 
     def add_transformed(self, name: str, data: bytes) -> None:
@@ -104,8 +93,8 @@ class OutputDir:
 
     def finish(self, markdown: str, json_chunks: Iterable[str]) -> None:
         """Move the transformed traces into place, then write metamorphic.md and .json."""
+        check_output_dir(self.folder, self.force)
         target = self.folder / "transformed"
-        check_output_file(target, self.force)
         if target.exists():
             retired = Path(tempfile.mkdtemp(prefix=".tracekit-old-", dir=self.folder))
             os.replace(target, retired / "transformed")
@@ -113,8 +102,13 @@ class OutputDir:
             shutil.rmtree(retired)
         else:
             os.replace(self.staging, target)
-        write_atomic(self.folder / "metamorphic.md", markdown.encode("utf-8"), self.force)
-        write_atomic(self.folder / "metamorphic.json", (c.encode("utf-8") for c in json_chunks), self.force)
+        write_files(
+            [
+                (self.folder / "metamorphic.md", markdown.encode("utf-8")),
+                (self.folder / "metamorphic.json", (c.encode("utf-8") for c in json_chunks)),
+            ],
+            self.force,
+        )
 
     def abandon(self) -> None:
         """Remove the staging folder (and the output folder if this run created it empty)."""

@@ -1,9 +1,10 @@
-"""``tracekit replayability`` and ``tracekit replay`` (docs/replay.md, spec §11).
+"""``tracekit replayability`` and ``tracekit replay`` (docs/replay.md, docs/cli.md).
 
 Exit codes, as upstream's ``trace replayability`` / ``trace replay``:
 
 * replayability: 0 replayable, 1 intact but not replayable (reasons listed), 2 invalid;
-* replay: 0 exact (or any equivalence with ``--no-require-equivalence`` / ``--allow-divergence``),
+* replay: 0 exact (or any equivalence with ``--allow-divergence``; ``--no-require-equivalence``
+  is its hidden old spelling),
   1 semantic or divergent while equivalence is required, 2 invalid, not replayable, or an output
   that exists without ``--force``.
 
@@ -23,22 +24,28 @@ from tracekit.cli.common import (
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    FINDINGS_FORMAT,
+    FORCE,
+    FORMAT,
+    OUTPUT,
+    QUIET,
+    TRUSTED_ROOT,
+    Command,
+    FindingsFormat,
     Format,
-    check_output_file,
     diag,
-    emit,
     fail,
     parse_roots,
-    prepare_output_dir,
-    write_atomic,
+    refuse_folder,
 )
+from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, Severity
 
 if TYPE_CHECKING:
     from tracekit.replay import ReplayReport
 
 OUTPUT_NAMES = ("replay.json", "replay.md")
-_ROOT_HELP = "Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...)."
+
 
 
 def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | None) -> ReplayReport:
@@ -46,6 +53,7 @@ def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | No
     from tracekit.replay import replay
     from tracekit.verify import VerifyOptions, verify_file
 
+    refuse_folder(path)
     options = VerifyOptions(
         keep_events=True, strict_sources=strict_sources, trusted_roots=parse_roots(trusted_root)
     )
@@ -58,62 +66,76 @@ def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | No
     return replay(verified, strict_sources=strict_sources)
 
 
-def _early_output_check(folder: Path, force: bool) -> None:
-    """Refuse before any work: a symlinked or non-folder output, or existing files without
-    --force. Nothing is created until the verdict is known."""
-    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        fail(Code.CLI_OUTPUT_UNSAFE)
-    for name in OUTPUT_NAMES:
-        check_output_file(folder / name, force)
+def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int) -> str:
+    from tracekit.report import findings
+
+    rows = [findings.from_replay(path, report, code)]
+    if format is FindingsFormat.junit:
+        return findings.render_junit("replay", rows)
+    return findings.render_sarif("replay", rows)
 
 
 def replayability(
-    path: str = typer.Argument(..., help="A trace file, or - for stdin."),
-    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
+    format: Format = FORMAT,
     strict_sources: bool = typer.Option(
         False,
         "--strict-sources",
         help="A changed or unavailable source makes the trace not replayable.",
     ),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
+    trusted_root: list[str] = TRUSTED_ROOT,
+    output: Path = OUTPUT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
 ) -> None:
     """Can the trace be replayed offline? Exit 0 yes, 1 intact but not replayable, 2 invalid."""
     from tracekit.report.replay_render import (
         render_replayability_json,
+        render_replayability_markdown,
         render_replayability_table,
     )
 
+    if output is not None:
+        check_target(output, force)
     report = _replay_report(path, strict_sources, trusted_root)
-    emit(
-        render_replayability_json(report)
-        if format is Format.json
-        else render_replayability_table(report)
-    )
+    renderers = {
+        Format.json: render_replayability_json,
+        Format.table: render_replayability_table,
+        Format.markdown: render_replayability_markdown,
+    }
+    emit(renderers[format](report), output, force)
+    if not quiet:
+        verdict = "replayable" if report.replayable else f"not replayable ({len(report.reasons)} reason(s))"
+        print(f"tracekit replayability: {verdict}", file=sys.stderr)
     raise typer.Exit(EXIT_OK if report.replayable else EXIT_FAIL)
 
 
 def replay(
-    path: str = typer.Argument(..., help="A trace file, or - for stdin."),
-    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
+    format: FindingsFormat = FINDINGS_FORMAT,
     output_dir: Path = typer.Option(
-        None, "--output-dir", help="Also write replay.json and replay.md into this folder."
+        None, "--output-dir", metavar="DIR", help="Also write replay.json and replay.md into this folder."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace existing replay.json / replay.md."),
+    output: Path = OUTPUT,
+    force: bool = FORCE,
     strict_sources: bool = typer.Option(
         False,
         "--strict-sources",
         help="A changed or unavailable source makes the trace not replayable.",
     ),
-    require_equivalence: bool = typer.Option(
-        True,
-        "--require-equivalence/--no-require-equivalence",
-        help="Exit 1 unless the replay is exact (the default).",
-    ),
     allow_divergence: bool = typer.Option(
-        False, "--allow-divergence", help="Exit 0 even when the replay is semantic or divergent."
+        False,
+        "--allow-divergence",
+        help="Exit 0 even when the replay is semantic or divergent.",
     ),
-    trusted_root: list[str] = typer.Option(None, "--trusted-root", help=_ROOT_HELP),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    no_require_equivalence: bool = typer.Option(
+        False, "--no-require-equivalence", hidden=True, help="Old spelling of --allow-divergence."
+    ),
+    require_equivalence: bool = typer.Option(
+        False, "--require-equivalence", hidden=True, help="The default; kept for old scripts."
+    ),
+    trusted_root: list[str] = TRUSTED_ROOT,
+    quiet: bool = QUIET,
 ) -> None:
     """Recompute the policy verdict from the trace alone and compare it with the recorded one."""
     from tracekit.report.replay_render import (
@@ -123,29 +145,48 @@ def replay(
         summary_line,
     )
 
+    if output is not None:
+        check_target(output, force)
     if output_dir is not None:
-        _early_output_check(output_dir, force)
+        check_folder(output_dir, OUTPUT_NAMES, force)
     report = _replay_report(path, strict_sources, trusted_root)
     if not report.replayable:
-        if format is Format.json:
-            emit(render_json(report))
+        if format is FindingsFormat.json:
+            emit(render_json(report), output, force)
+        elif format in (FindingsFormat.junit, FindingsFormat.sarif):
+            emit(_findings(format, path, report, EXIT_ERROR), output, force)
         for reason in report.reasons:
             diag(reason, path)
         if not quiet:
             print(summary_line(report), file=sys.stderr)
         raise typer.Exit(EXIT_ERROR)
-    emit(render_json(report) if format is Format.json else render_table(report))
+    exact = report.equivalence == "exact"
+    allowed = allow_divergence or no_require_equivalence
+    code = EXIT_OK if exact or allowed else EXIT_FAIL
+    if format in (FindingsFormat.junit, FindingsFormat.sarif):
+        emit(_findings(format, path, report, code), output, force)
+    else:
+        renderers = {
+            FindingsFormat.json: render_json,
+            FindingsFormat.table: render_table,
+            FindingsFormat.markdown: render_markdown,
+        }
+        emit(renderers[format](report), output, force)
     if output_dir is not None:
-        prepare_output_dir(output_dir, OUTPUT_NAMES, force)
-        write_atomic(output_dir / "replay.json", render_json(report).encode("utf-8"), force)
-        write_atomic(output_dir / "replay.md", render_markdown(report).encode("utf-8"), force)
+        make_folder(output_dir)
+        write_files(
+            [
+                (output_dir / "replay.json", render_json(report).encode("utf-8")),
+                (output_dir / "replay.md", render_markdown(report).encode("utf-8")),
+            ],
+            force,
+        )
     if not quiet:
         print(summary_line(report), file=sys.stderr)
-    exact = report.equivalence == "exact"
-    raise typer.Exit(EXIT_OK if exact or not require_equivalence or allow_divergence else EXIT_FAIL)
+    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:
     """Add replayability and replay to the app."""
-    app.command("replayability")(replayability)
-    app.command("replay")(replay)
+    app.command("replayability", cls=Command)(replayability)
+    app.command("replay", cls=Command)(replay)

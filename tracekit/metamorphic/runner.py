@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 
+from tracekit.executors import Executor
+from tracekit.executors.local import LocalExecutor
 from tracekit.metamorphic.cases import StudyConfig, TraceResult, TraceTask, run_trace
-from tracekit.metamorphic.executors import Executor
-from tracekit.metamorphic.executors.local import LocalExecutor
 from tracekit.metamorphic.study import study_path
 
 

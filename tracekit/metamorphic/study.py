@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from tracekit import REPORT_VERSION
 from tracekit.metamorphic.base import Klass
 from tracekit.metamorphic.cases import SOURCE_TRANSFORM, CaseResult, StudyConfig, TraceResult
 from tracekit.metamorphic.registry import BY_NAME
 
-REPORT_VERSION = 1
 SAMPLE_LIMIT = 1000
 """How many failed cases and skipped sources a report lists in full (JSON lists them all)."""
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from msgspec import UNSET
 
+from tracekit import REPORT_VERSION
 from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.limits import DEFAULT_BUDGET, BudgetExceeded, WorkBudget
 from tracekit.replay.checks import BY_ID, REGISTRY
@@ -31,8 +32,6 @@ from tracekit.replay.results import Verdict, recorded_verdict
 from tracekit.replay.scorer import outcome, score
 from tracekit.schema.agentguard import PolicySnapshot
 from tracekit.verify import VerifyReport
-
-REPORT_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,13 +7,14 @@ scenario assertion evidence (which may quote the trace, as upstream's does) appe
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from tracekit import REPORT_VERSION
 from tracekit.audit.campaign import worst_exit
-from tracekit.report.jsonout import dumps
+from tracekit.report.jsonout import dumps_chunks
+from tracekit.report.text import display_path, md_escape, md_table, table
 
-REPORT_VERSION = 1
 Trace = Mapping[str, Any]
 SEVERITY_ORDER = {"error": 0, "warning": 1, "notice": 2, "info": 3}
 TOP_FIELDS = 12
@@ -21,19 +22,16 @@ TOP_FIELDS = 12
 
 def render_json(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
     """``{report_version, exit_code, traces, summary}``, byte-stable."""
-    return dumps(
-        {
-            "report_version": REPORT_VERSION,
-            "exit_code": worst_exit(traces),
-            "traces": [dict(t) for t in traces],
-            "summary": dict(summary),
-        }
-    )
+    return "".join(json_chunks(traces, summary, worst_exit(traces)))
+
+
+def json_chunks(traces: Iterable[Trace], summary: Mapping[str, Any], exit_code: int) -> Iterator[str]:
+    """:func:`render_json` in chunks, streaming ``traces`` (from a spool) without holding them."""
+    head = {"report_version": REPORT_VERSION, "exit_code": exit_code, "summary": dict(summary)}
+    return dumps_chunks(head, {"traces": traces})
 
 
 def _path(trace: Trace) -> str:
-    from tracekit.cli.common import display_path
-
     return display_path(str(trace["path"]))
 
 
@@ -121,6 +119,8 @@ MARKDOWN_NOTE = (
 SCENARIO_NOTE = "scenario {id}: {result} ({assertions})"
 GAP_HEADERS = ["format", "field", "missing", "partial", "not carried", "needed to rerun"]
 FINDING_HEADERS = ["severity", "code", "line", "where", "message"]
+FINDING_WIDTHS = [None, None, None, 40, 72]
+"""The message and location columns wrap, so a finding row stays readable in a terminal."""
 FIELD_HEADERS = ["field", "status", "needed to rerun", "where"]
 
 
@@ -128,61 +128,62 @@ def _scenario(trace: Trace) -> str | None:
     harness = trace.get("harness")
     if not harness:
         return None
-    from tracekit.cli.common import display_path  # escapes control characters from the YAML
-
     listed = ", ".join(f"{a['id']}={a['result']}" for a in harness["assertions"])
     return display_path(
         SCENARIO_NOTE.format(id=harness["scenario_id"], result=harness["result"], assertions=listed)
     )
 
 
-def render_table(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
+def table_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterator[str]:
     """Per trace: a verdict line, the completeness table and the findings by severity; then the
-    campaign summary."""
-    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
-
-    blocks = []
+    campaign summary (left out for a single trace, where it would repeat the trace's block).
+    One chunk per trace, so a campaign streams without being held."""
+    first = True
     for trace in traces:
         lines = [f"== {_path(trace)}", verdict_line(trace)]
         if (scenario := _scenario(trace)) is not None:
             lines.append(scenario)
         if trace["completeness"]:
-            lines += ["", tabulate(_completeness(trace), headers=FIELD_HEADERS)]
+            lines += ["", table(_completeness(trace), FIELD_HEADERS)]
         if trace["findings"]:
-            lines += ["", tabulate(_findings(trace), headers=FINDING_HEADERS)]
-        blocks.append("\n".join(lines))
-    tail = ["== campaign summary", tabulate(_summary_rows(summary), tablefmt="plain")]
-    if summary["fields_missing_most"]:
-        tail += ["", "fields missing most:", tabulate(_gap_rows(summary), headers=GAP_HEADERS)]
-    blocks.append("\n".join(tail))
-    return "\n\n".join(blocks) + "\n"
+            lines += ["", table(_findings(trace), FINDING_HEADERS, widths=FINDING_WIDTHS)]
+        yield ("" if first else "\n\n") + "\n".join(lines)
+        first = False
+    if summary["total"] != 1:
+        tail = ["== campaign summary", table(_summary_rows(summary), tablefmt="plain")]
+        if summary["fields_missing_most"]:
+            tail += ["", "fields missing most:", table(_gap_rows(summary), GAP_HEADERS)]
+        yield ("" if first else "\n\n") + "\n".join(tail)
+    yield "\n"
 
 
-def _md_cell(value: object) -> str:
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+def render_table(traces: Iterable[Trace], summary: Mapping[str, Any]) -> str:
+    """:func:`table_chunks` as one string."""
+    return "".join(table_chunks(traces, summary))
 
 
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
-    return out
-
-
-def render_markdown(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
-    """The same content as Markdown, for a review document."""
-    out = ["# tracekit audit", "", MARKDOWN_NOTE, ""]
+def markdown_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterator[str]:
+    """The same content as Markdown, for a review document; every cell escaped."""
+    yield "\n".join(["# tracekit audit", "", MARKDOWN_NOTE, ""]) + "\n"
     for trace in traces:
-        out += [f"## `{_md_cell(_path(trace))}`", "", verdict_line(trace), ""]
+        out = [f"## {md_escape(_path(trace))}", "", md_escape(verdict_line(trace)), ""]
         if (scenario := _scenario(trace)) is not None:
-            out += [_md_cell(scenario), ""]
+            out += [md_escape(scenario), ""]
         if trace["completeness"]:
-            out += ["### Completeness", "", *_md_table(FIELD_HEADERS, _completeness(trace)), ""]
+            out += ["### Completeness", "", *md_table(FIELD_HEADERS, _completeness(trace)), ""]
         if trace["findings"]:
-            out += ["### Findings", "", *_md_table(FINDING_HEADERS, _findings(trace)), ""]
-    out += ["## Campaign summary", "", *_md_table(["measure", "value"], _summary_rows(summary)), ""]
-    if summary["fields_missing_most"]:
-        out += ["### Fields missing most", "", *_md_table(GAP_HEADERS, _gap_rows(summary)), ""]
-    return "\n".join(out)
+            out += ["### Findings", "", *md_table(FINDING_HEADERS, _findings(trace)), ""]
+        yield "\n".join(out) + "\n"
+    if summary["total"] != 1:
+        out = ["## Campaign summary", "", *md_table(["measure", "value"], _summary_rows(summary)), ""]
+        if summary["fields_missing_most"]:
+            out += ["### Fields missing most", "", *md_table(GAP_HEADERS, _gap_rows(summary)), ""]
+        yield "\n".join(out) + "\n"
+
+
+def render_markdown(traces: Iterable[Trace], summary: Mapping[str, Any]) -> str:
+    """:func:`markdown_chunks` as one string."""
+    return "".join(markdown_chunks(traces, summary))
 
 
 def summary_line(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:

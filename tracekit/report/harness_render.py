@@ -19,11 +19,18 @@ class Renderer:
 
 
 def _registry() -> dict[str, Renderer]:
-    from tracekit.report import harness_json, harness_junit, harness_sarif, harness_table
+    from tracekit.report import (
+        harness_json,
+        harness_junit,
+        harness_markdown,
+        harness_sarif,
+        harness_table,
+    )
 
     return {
         "json": Renderer(harness_json.render, harness_json.render_suite),
         "table": Renderer(lambda r, _t: harness_table.render(r), harness_table.render_suite),
+        "markdown": Renderer(lambda r, _t: harness_markdown.render(r), harness_markdown.render_suite),
         "junit": Renderer(lambda r, _t: harness_junit.render(r), harness_junit.render_suite),
         "sarif": Renderer(lambda r, _t: harness_sarif.render(r), harness_sarif.render_suite),
     }

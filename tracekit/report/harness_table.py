@@ -9,24 +9,27 @@ from __future__ import annotations
 from tracekit.harness.evaluate import SuiteResult
 from tracekit.harness.model import HarnessResult
 from tracekit.report.harness_text import terminal_safe
+from tracekit.report.text import table
 
 
 def _grid(rows: list[list[str]], headers: list[str]) -> str:
-    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
-
-    return str(tabulate([[terminal_safe(cell) for cell in row] for row in rows], headers=headers, tablefmt="simple"))
+    return table([[terminal_safe(cell) for cell in row] for row in rows], headers)
 
 
 def render(result: HarnessResult) -> str:
     """One scenario: a heading line, then one row per assertion."""
     semantics = "strict" if result.strict else "compatible"
     head = terminal_safe(f"scenario {result.scenario_id}: {result.result} (mode {result.mode}, {semantics})")
-    rows = [[a.id, a.result, a.evidence or ""] for a in result.assertions]
-    return head + "\n" + _grid(rows, ["assertion", "result", "evidence"]) + "\n"
+    return head + "\n" + _grid(result_rows(result), ["assertion", "result", "evidence"]) + "\n"
 
 
-def render_suite(suite: SuiteResult) -> str:
-    """A suite: one row per scenario, failing assertions or the error reason as the note."""
+def result_rows(result: HarnessResult) -> list[list[str]]:
+    """One row per assertion: id, result, evidence."""
+    return [[a.id, a.result, a.evidence or ""] for a in result.assertions]
+
+
+def suite_rows(suite: SuiteResult) -> list[list[str]]:
+    """One row per scenario: path, id, result, and the failing assertions or the error reason."""
     rows: list[list[str]] = []
     for entry in suite.entries:
         scenario_id = entry.scenario.id if entry.scenario else ""
@@ -35,9 +38,18 @@ def render_suite(suite: SuiteResult) -> str:
         else:
             note = f"{entry.error_reason}: {entry.finding.message if entry.finding else ''}"
         rows.append([entry.scenario_path, scenario_id, entry.result, note])
+    return rows
+
+
+def suite_tail(suite: SuiteResult) -> str:
+    """The suite's counts line."""
     counts = suite.counts
-    tail = (
+    return (
         f"suite: {suite.result} ({counts['total']} scenarios, {counts['pass']} pass, {counts['fail']} fail, "
         f"{counts['error']} error, {counts['not_run']} not_run)"
     )
-    return _grid(rows, ["scenario", "id", "result", "notes"]) + "\n" + tail + "\n"
+
+
+def render_suite(suite: SuiteResult) -> str:
+    """A suite: one row per scenario, failing assertions or the error reason as the note."""
+    return _grid(suite_rows(suite), ["scenario", "id", "result", "notes"]) + "\n" + suite_tail(suite) + "\n"

@@ -11,30 +11,15 @@ trace content); non-printable characters are escaped before they reach a termina
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tracekit.metamorphic.study import StudyReport
-from tracekit.report.jsonout import dumps
+from tracekit.report.jsonout import dumps_chunks
+from tracekit.report.text import md_table, table
 
-CASES_SENTINEL = "\x00tracekit-cases\x00"
-SKIPPED_SENTINEL = "\x00tracekit-skipped\x00"
 TABLE_FAILURES = 50
 CLASSES = ("preserving", "changing", "invalid")
-
-
-def _element(value: dict[str, Any]) -> str:
-    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)
-    return "\n".join("    " + line for line in text.splitlines())
-
-
-def _list_chunks(items: Iterable[dict[str, Any]]) -> Iterator[str]:
-    first = True
-    for item in items:
-        yield ("[\n" if first else ",\n") + _element(item)
-        first = False
-    yield "[]" if first else "\n  ]"
 
 
 def json_chunks(
@@ -44,18 +29,7 @@ def json_chunks(
 
     Joined, the chunks equal ``jsonout.dumps({**head, "cases": [...], "skipped_sources": [...]})``.
     """
-    skeleton = dumps({**head, "cases": CASES_SENTINEL, "skipped_sources": SKIPPED_SENTINEL})
-    markers = {json.dumps(CASES_SENTINEL): cases, json.dumps(SKIPPED_SENTINEL): skipped}
-    rest = skeleton
-    while True:
-        found = [(rest.find(marker), marker) for marker in markers if marker in rest]
-        if not found:
-            yield rest
-            return
-        position, marker = min(found)
-        yield rest[:position]
-        yield from _list_chunks(markers.pop(marker))
-        rest = rest[position + len(marker):]
+    return dumps_chunks(head, {"cases": cases, "skipped_sources": skipped})
 
 
 def render_json(
@@ -109,8 +83,6 @@ def _failure_rows(report: StudyReport, limit: int) -> list[list[Any]]:
 
 def render_table(report: StudyReport) -> str:
     """The terminal table: per transform, per class, skipped sources, failed cases."""
-    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
-
     head = report.head
     sources = head["sources"]
     parts = [
@@ -120,32 +92,26 @@ def render_table(report: StudyReport) -> str:
             f"{head['trials']} trial(s), seed {head['seed']}"
         ),
         "",
-        tabulate(_transform_rows(head), ["transform", "class", "relation", "passed", "total", "n/a"]),
+        table(_transform_rows(head), ["transform", "class", "relation", "passed", "total", "n/a"]),
         "",
-        tabulate(_class_rows(head), ["class", "passed", "total", "n/a"]),
+        table(_class_rows(head), ["class", "passed", "total", "n/a"]),
     ]
     causes = sources["skipped_by_cause"]
     if causes:
         rows = [[c["code"], c["cause"], c["count"]] for c in causes]
-        parts += ["", "skipped sources (not swept):", tabulate(rows, ["code", "cause", "count"])]
+        parts += ["", "skipped sources (not swept):", table(rows, ["code", "cause", "count"])]
     if report.failed_total:
         shown = min(TABLE_FAILURES, len(report.failures))
         parts += [
             "",
             f"failed cases ({shown} of {report.failed_total} shown):",
-            tabulate(_failure_rows(report, TABLE_FAILURES), ["trace", "transform", "trial", "reason"]),
+            table(_failure_rows(report, TABLE_FAILURES), ["trace", "transform", "trial", "reason"]),
         ]
     return "\n".join(parts) + "\n"
 
 
-def _md_cell(value: Any) -> str:
-    return _printable(str(value)).replace("\\", "\\\\").replace("|", "\\|")
-
-
 def _md_table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in rows]
-    return lines
+    return md_table(header, rows)
 
 
 def render_markdown(report: StudyReport) -> str:

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tracekit import REPORT_VERSION
 from tracekit.replay import ReplayReport
 from tracekit.replay.results import CheckOutcome, Verdict
 from tracekit.report.jsonout import dumps
+from tracekit.report.text import md_escape, md_table, table
 
 CELL_LIMIT = 96
 
@@ -35,7 +37,7 @@ def cell(value: object, limit: int = CELL_LIMIT) -> str:
 
 
 def _md(value: object, limit: int = CELL_LIMIT) -> str:
-    return cell(value, limit).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    return md_escape(cell(value, limit))
 
 
 def _status(check: CheckOutcome | None) -> str:
@@ -134,24 +136,16 @@ def _head(report: ReplayReport) -> list[tuple[str, str]]:
 
 def render_table(report: ReplayReport) -> str:
     """Recorded vs recomputed, per check and for the run, then every difference."""
-    from tabulate import tabulate
-
-    parts = [tabulate(_head(report), tablefmt="plain")]
+    parts = [table(_head(report), tablefmt="plain")]
     if report.comparison is not None:
-        parts.append(tabulate(_check_rows(report), headers=CHECK_HEADERS))
+        parts.append(table(_check_rows(report), CHECK_HEADERS))
         parts.append(
-            tabulate(
-                _run_rows(report.recorded, report.recomputed),
-                headers=["run", "recorded", "recomputed"],
-            )
+            table(_run_rows(report.recorded, report.recomputed), ["run", "recorded", "recomputed"])
         )
         diffs = _difference_rows(report)
         if diffs:
             parts.append(
-                tabulate(
-                    diffs,
-                    headers=["scope", "check", "field", "classification", "recorded", "recomputed"],
-                )
+                table(diffs, ["scope", "check", "field", "classification", "recorded", "recomputed"])
             )
     parts.extend(_reason_lines(report))
     return "\n\n".join(parts) + "\n"
@@ -172,7 +166,7 @@ def render_json(report: ReplayReport) -> str:
 def render_markdown(report: ReplayReport) -> str:
     """replay.md: the same content as the table, as Markdown."""
     out = ["# tracekit replay", ""]
-    out += [f"- {label}: `{_md(value)}`" for label, value in _head(report)]
+    out += [f"- {label}: {_md(value)}" for label, value in _head(report)]
     if report.comparison is not None:
         out += ["", "## Checks", ""]
         out += _md_table(CHECK_HEADERS, _check_rows(report))
@@ -205,9 +199,7 @@ def render_markdown(report: ReplayReport) -> str:
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
-    lines += ["| " + " | ".join(_md(value) for value in row) + " |" for row in rows]
-    return lines
+    return md_table(headers, [[cell(value) for value in row] for row in rows])
 
 
 def render_replayability_table(report: ReplayReport) -> str:
@@ -226,10 +218,16 @@ def render_replayability_table(report: ReplayReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_replayability_markdown(report: ReplayReport) -> str:
+    """The replayability verdict as a Markdown list, every line escaped."""
+    lines = render_replayability_table(report).splitlines()
+    return "\n".join(["# tracekit replayability", "", *(f"- {_md(line, 400)}" for line in lines), ""])
+
+
 def render_replayability_json(report: ReplayReport) -> str:
     """The replayability verdict as JSON (report_version 1)."""
     data: dict[str, Any] = {
-        "report_version": 1,
+        "report_version": REPORT_VERSION,
         "trace_id": report.trace_id,
         "schema_version": report.schema_version,
         **report.replayability.to_dict(),

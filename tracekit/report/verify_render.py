@@ -5,30 +5,66 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
+from tracekit import REPORT_VERSION
+from tracekit.errors import worst
+from tracekit.report.findings import FindingRow
 from tracekit.report.jsonout import dumps
+from tracekit.report.text import display_path, md_table, table
 from tracekit.verify import VerifyReport
 
-REPORT_VERSION = 1
+
+class SourceRow(msgspec.Struct, frozen=True):
+    """One recorded source's outcome: no path, and the role only when it is a known role."""
+
+    index: int
+    role: str
+    required: bool
+    status: str
+
+
+class VerifyTrace(msgspec.Struct, frozen=True):
+    """One trace's verification, typed; its JSON form is derived by msgspec."""
+
+    path: str
+    exit_code: int
+    status: str
+    trace_id: str | None
+    schema_version: int | None
+    event_count: int
+    findings: tuple[FindingRow, ...]
+    sources: tuple[SourceRow, ...]
+
+
+def verify_trace(report: VerifyReport) -> VerifyTrace:
+    """The typed report of one trace."""
+    from tracekit.sources import KNOWN_ROLES
+
+    return VerifyTrace(
+        path=report.path,
+        exit_code=report.exit_code,
+        status=report.status,
+        trace_id=report.trace_id,
+        schema_version=report.schema_version,
+        event_count=report.event_count,
+        findings=tuple(FindingRow(f.code.value, f.severity.value, f.line, f.message) for f in report.findings),
+        sources=tuple(
+            SourceRow(s.index, s.role if s.role in KNOWN_ROLES else "other", s.required, s.status)
+            for s in report.sources
+        ),
+    )
 
 
 def trace_dict(report: VerifyReport) -> dict[str, Any]:
-    """The JSON form of one trace's verification."""
-    return {
-        "path": report.path,
-        "exit_code": report.exit_code,
-        "status": report.status,
-        "trace_id": report.trace_id,
-        "schema_version": report.schema_version,
-        "event_count": report.event_count,
-        "findings": [f.as_dict() for f in report.findings],
-        "sources": [s.as_dict() for s in report.sources],
-    }
+    """The JSON form of one trace's verification (plain data for any executor)."""
+    data: dict[str, Any] = msgspec.to_builtins(verify_trace(report))
+    return data
 
 
 def worst_exit(reports: Sequence[VerifyReport | dict[str, Any]]) -> int:
     """The overall exit code: the worst of all traces (2 beats 1 beats 0)."""
-    codes = [r["exit_code"] if isinstance(r, dict) else r.exit_code for r in reports]
-    return max(codes, default=0)
+    return worst(*(r["exit_code"] if isinstance(r, dict) else r.exit_code for r in reports))
 
 
 def render_json(traces: Sequence[dict[str, Any]]) -> str:
@@ -45,7 +81,7 @@ def render_json(traces: Sequence[dict[str, Any]]) -> str:
 
 def summary(traces: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Counts by status."""
-    result = {"total": len(traces), "intact": 0, "source_changed": 0, "invalid": 0}
+    result = {"total": len(traces), "intact": 0, "source_changed": 0, "source_missing": 0, "invalid": 0}
     for trace in traces:
         result[trace["status"]] += 1
     return result
@@ -53,9 +89,6 @@ def summary(traces: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 def render_table(traces: Sequence[dict[str, Any]]) -> str:
     """One row per trace, then one row per finding that is not informational."""
-    from tabulate import tabulate
-
-    from tracekit.cli.common import display_path
 
     rows = [
         [
@@ -68,7 +101,7 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
         ]
         for t in traces
     ]
-    out = tabulate(rows, headers=["trace", "status", "exit", "trace id", "version", "events"])
+    out = table(rows, ["trace", "status", "exit", "trace id", "version", "events"])
     detail = [
         [display_path(t["path"]), f["line"] or "-", f["severity"], f["code"], f["message"]]
         for t in traces
@@ -76,8 +109,26 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
         if f["severity"] != "info"
     ]
     if detail:
-        out += "\n\n" + tabulate(detail, headers=["trace", "line", "severity", "code", "message"])
+        out += "\n\n" + table(detail, ["trace", "line", "severity", "code", "message"])
     return out + "\n"
+
+
+def render_markdown(traces: Sequence[dict[str, Any]]) -> str:
+    """The table's content as Markdown: one row per trace, then the findings."""
+    rows = [
+        [t["path"], t["status"], t["exit_code"], (t["trace_id"] or "-")[:16], t["event_count"]]
+        for t in traces
+    ]
+    out = ["# tracekit verify", "", *md_table(["trace", "status", "exit", "trace id", "events"], rows)]
+    detail = [
+        [t["path"], f["line"] or "-", f["severity"], f["code"], f["message"]]
+        for t in traces
+        for f in t["findings"]
+        if f["severity"] != "info"
+    ]
+    if detail:
+        out += ["", "## Findings", "", *md_table(["trace", "line", "severity", "code", "message"], detail)]
+    return "\n".join(out) + "\n"
 
 
 def summary_line(traces: Sequence[dict[str, Any]]) -> str:
@@ -85,7 +136,8 @@ def summary_line(traces: Sequence[dict[str, Any]]) -> str:
     s = summary(traces)
     return (
         f"tracekit verify: {s['total']} trace(s): {s['intact']} intact, "
-        f"{s['source_changed']} source changed, {s['invalid']} invalid"
+        f"{s['source_changed']} source changed, {s['source_missing']} source missing, "
+        f"{s['invalid']} invalid"
     )
 
 
@@ -137,13 +189,62 @@ def show_rows(report: VerifyReport) -> list[tuple[str, str]]:
 
 
 def render_show_table(report: VerifyReport) -> str:
-    from tabulate import tabulate
+    return table(show_rows(report), tablefmt="plain") + "\n"
 
-    return tabulate(show_rows(report), tablefmt="plain") + "\n"
+
+class ShowSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """``show``'s summary of a verified trace, typed: numbers are numbers, keys have no spaces,
+    and the per-kind event counts live once, in the report's ``counts``."""
+
+    trace_id: str
+    schema_version: int
+    execution: str
+    task: str
+    benchmark: str
+    agent: str
+    model: str
+    result: str | None
+    score: float | int | None
+    events: int
+    truncated_payloads: int
+    redaction_markers: int
+    root_digest: str
+
+
+def show_summary(report: VerifyReport) -> ShowSummary:
+    """The typed summary behind :func:`show_rows`."""
+    from tracekit.schema import agentguard as ag
+
+    h = report.header
+    assert h is not None
+    completed = next(
+        (e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted)), None
+    )
+    return ShowSummary(
+        trace_id=h.trace_id,
+        schema_version=h.schema_version,
+        execution=shown(h.execution_id),
+        task=shown(h.task_id),
+        benchmark=f"{shown(h.benchmark_id)} v{shown(h.benchmark_version)}",
+        agent=f"{shown(h.agent_name)} ({shown(h.agent_adapter)})",
+        model=shown(h.agent_model),
+        result=completed.result if completed else None,
+        score=completed.score if completed else None,
+        events=report.event_count,
+        truncated_payloads=report.truncated_payloads,
+        redaction_markers=report.redaction_markers,
+        root_digest=h.integrity.root_hash,
+    )
 
 
 def render_show_json(report: VerifyReport) -> str:
+    """The trace's verify report plus its typed summary, derived by msgspec."""
     data = trace_dict(report)
-    data["summary"] = {label.strip(): value for label, value in show_rows(report)}
+    data["summary"] = msgspec.to_builtins(show_summary(report))
     data["counts"] = dict(sorted(report.counts.items()))
     return dumps({"report_version": REPORT_VERSION, **data})
+
+
+def render_show_markdown(report: VerifyReport) -> str:
+    """The same summary as a Markdown table."""
+    return "\n".join(["# tracekit show", "", *md_table(["field", "value"], show_rows(report)), ""])

@@ -11,20 +11,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from distributed import LocalCluster
 
 from tests.helpers import CORPUS, run_cli
+from tracekit.executors import make_executor
+from tracekit.executors.dask_exec import DaskExecutor
+from tracekit.executors.local import LocalExecutor
 from tracekit.metamorphic import NAMES, StudyConfig, run_study
-from tracekit.metamorphic.executors import make_executor
-from tracekit.metamorphic.executors.dask_exec import DaskExecutor
-from tracekit.metamorphic.executors.local import LocalExecutor
+
+LocalCluster = pytest.importorskip("distributed", reason="needs the dask extra").LocalCluster
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     with LocalCluster(
         n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
-        host="127.0.0.1", dashboard_address=None,
+        host="127.0.0.1", dashboard_address=":0",
     ) as cluster:  # type: ignore[no-untyped-call]
         yield str(cluster.scheduler_address)
 

@@ -14,15 +14,16 @@ streams through the client with bounded memory.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from tracekit.errors import Code, TracekitError, finding
-from tracekit.metamorphic.cases import TraceResult, TraceTask
-from tracekit.metamorphic.executors import Work
-from tracekit.metamorphic.executors.window import ordered
+from tracekit.executors.window import ordered
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 WINDOW_PER_THREAD = 4
 CONNECT_TIMEOUT_SECONDS = 20.0
@@ -58,7 +59,7 @@ class DaskExecutor:
             raise TracekitError(finding(Code.METAMORPHIC_DASK_CONNECTION_FAILED)) from None
         return stack.enter_context(client)
 
-    def map_ordered(self, work: Work, tasks: Iterable[TraceTask]) -> Iterator[TraceResult]:
+    def map_ordered(self, work: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         """Run ``work`` over ``tasks`` on the cluster, yielding results in task order."""
         distributed = _distributed()
         with ExitStack() as stack:

@@ -1,0 +1,139 @@
+"""JUnit XML and SARIF 2.1.0 for every command whose result is pass/fail findings per trace
+(verify, audit, replay; check has its own harness renderers). One typed input, two renderers.
+
+Messages are our fixed texts and codes; the only other text is the trace's path as the user
+named it, escaped for XML. Nothing is taken from trace content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from tracekit.report.harness_text import xml_safe
+from tracekit.report.text import display_path
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "notice": "note"}
+
+
+class FindingRow(msgspec.Struct, frozen=True):
+    """One finding: a stable code, its severity, the line it concerns and fixed text."""
+
+    code: str
+    severity: str
+    line: int | None
+    message: str
+
+
+class TraceFindings(msgspec.Struct, frozen=True):
+    """One trace's verdict as findings: exit 0 passes, 1 fails, 2 is an error."""
+
+    path: str
+    exit_code: int
+    findings: tuple[FindingRow, ...]
+
+
+def from_dicts(traces: Iterable[Mapping[str, Any]]) -> list[TraceFindings]:
+    """From the per-trace JSON forms of verify and audit (``path``, ``exit_code``, ``findings``)."""
+    return [
+        TraceFindings(
+            str(t["path"]),
+            int(t["exit_code"]),
+            tuple(FindingRow(f["code"], f["severity"], f["line"], f["message"]) for f in t["findings"]),
+        )
+        for t in traces
+    ]
+
+
+def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
+    """One testcase per trace: a ``failure`` for exit 1, an ``error`` for exit 2, with one line
+    per finding that is not informational."""
+    from xml.etree.ElementTree import Element, SubElement, tostring
+
+    failures = sum(1 for t in traces if t.exit_code == 1)
+    errors = sum(1 for t in traces if t.exit_code >= 2)
+    root = Element("testsuites", name=f"tracekit {command}")
+    suite = SubElement(
+        root, "testsuite", name=f"tracekit {command}", tests=str(len(traces)),
+        failures=str(failures), errors=str(errors),
+    )
+    for trace in traces:
+        case = SubElement(suite, "testcase", classname=f"tracekit.{command}", name=xml_safe(display_path(trace.path)))
+        if trace.exit_code == 0:
+            continue
+        shown = [f for f in trace.findings if f.severity != "info"]
+        tag = "failure" if trace.exit_code == 1 else "error"
+        first = shown[0].code if shown else f"exit {trace.exit_code}"
+        node = SubElement(case, tag, type=first, message=f"exit {trace.exit_code}")
+        node.text = "\n".join(
+            f"{f'line {f.line}: ' if f.line else ''}{f.severity}[{f.code}] {f.message}" for f in shown
+        )
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+
+
+def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
+    """One SARIF run; one result per finding of severity notice or above, located at the trace
+    file and line; one rule per code, described by its fixed text."""
+    from tracekit import __version__
+    from tracekit.errors import CODE_INFO, Code
+
+    rules: dict[str, dict[str, Any]] = {}
+    results: list[dict[str, Any]] = []
+    for trace in traces:
+        for f in trace.findings:
+            level = _SARIF_LEVEL.get(f.severity)
+            if level is None:
+                continue
+            if f.code not in rules:
+                text = CODE_INFO[Code(f.code)].message if f.code in Code._value2member_map_ else f.code
+                rules[f.code] = {"id": f.code, "shortDescription": {"text": text}}
+            location: dict[str, Any] = {"artifactLocation": {"uri": display_path(trace.path)}}
+            if f.line:
+                location["region"] = {"startLine": f.line}
+            results.append(
+                {
+                    "ruleId": f.code,
+                    "level": level,
+                    "message": {"text": f.message},
+                    "locations": [{"physicalLocation": location}],
+                }
+            )
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tracekit",
+                        "version": __version__,
+                        "informationUri": "docs/error-codes.md",
+                        "rules": sorted(rules.values(), key=lambda r: str(r["id"])),
+                    }
+                },
+                "properties": {"command": command},
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+
+
+def from_replay(path: str, report: Any, exit_code: int) -> TraceFindings:
+    """A replay report as findings: the reasons it is not replayable, its notices, and one
+    finding per difference (``replay.semantic`` or ``replay.divergent``, naming the field and
+    check in tracekit's own terms)."""
+    from tracekit.errors import Code, finding
+
+    rows = [FindingRow(r.code.value, r.severity.value, r.line, r.message) for r in report.reasons]
+    rows += [FindingRow(n.code.value, n.severity.value, n.line, n.message) for n in report.notices]
+    for d in report.differences:
+        code = Code.REPLAY_SEMANTIC if d.classification == "semantic" else Code.REPLAY_DIVERGENT
+        base = finding(code)
+        where = f" {d.scope} field {d.field}" + (f" of check {d.check}" if d.check else "")
+        rows.append(FindingRow(base.code.value, base.severity.value, None, base.message + where + "."))
+    return TraceFindings(path, exit_code, tuple(rows))

@@ -1,0 +1,64 @@
+"""Text helpers every renderer shares: terminal-safe paths, Markdown escaping and tables.
+
+Renderers are pure and never import the command line (tests/test_architecture.py); the command
+line imports these helpers from here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+_MD_SPECIAL = re.compile(r"([\\`*\]|])")
+"""Backslash, code, emphasis, the closing bracket of every link or image, and the cell border."""
+
+
+def display_path(path: str | Path) -> str:
+    """A path for humans: non-printable characters escaped so a file name cannot drive the
+    terminal. Paths come from the user's own command line or folders, never from a trace."""
+    text = str(path)
+    if text.isprintable():
+        return text
+    return text.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+def md_escape(value: object) -> str:
+    """``value`` as inert Markdown text for a table cell or a heading: non-printable characters
+    escaped, the Markdown punctuation that starts code, emphasis, a link or an image (``]``
+    closes every one) or ends a cell backslash-escaped, and ``<``, ``>`` and ``&``
+    written as HTML entities, so text from a trace can start no markup, link, image or HTML."""
+    text = display_path(str(value))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    """A Markdown table; every cell escaped with :func:`md_escape`."""
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def table(
+    rows: Sequence[Sequence[object]],
+    headers: Sequence[str] = (),
+    tablefmt: str = "simple",
+    widths: Sequence[int | None] | None = None,
+) -> str:
+    """A plain-text table. Number parsing is off: a column mixing ``False`` and ``1.5`` (or
+    text that looks like a number) is shown as given, never re-parsed or re-formatted.
+    ``widths`` wraps the columns given a width at word boundaries."""
+    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
+
+    cells = [list(row) for row in rows]
+    wrap = list(widths) if widths and cells else None
+    return str(
+        tabulate(
+            cells,
+            headers=list(headers) if headers else (),
+            tablefmt=tablefmt,
+            disable_numparse=True,
+            maxcolwidths=wrap,
+        )
+    )
