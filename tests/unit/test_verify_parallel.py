@@ -1,0 +1,138 @@
+"""The parallel verifier reports exactly what the serial one does, on every corpus file, whatever
+the ranges: same findings (the first error, reported the same way), counts, notices, sources."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import CORPUS
+from tracekit.limits import DEFAULT_LIMITS
+from tracekit.verify import VerifyOptions, VerifyReport, verify_file, verify_walk
+from tracekit.verify_parallel import Run, range_summary, run_ranges, split
+from tracekit.verify_parallel import verify_file as verify_parallel
+
+TRACES = sorted(CORPUS.glob("**/*.jsonl"))
+OPTIONS = [
+    VerifyOptions(),
+    VerifyOptions(canonical=True),
+    VerifyOptions(strict_sources=True),
+]
+
+
+def _state(report: VerifyReport) -> list[object]:
+    return [getattr(report, field.name) for field in dataclasses.fields(report)]
+
+
+def _lines(data: bytes) -> list[int]:
+    """Offsets where a line starts (after each newline but the last)."""
+    starts = [0]
+    position = data.find(b"\n")
+    while 0 <= position < len(data) - 1:
+        starts.append(position + 1)
+        position = data.find(b"\n", position + 1)
+    return starts
+
+
+def _ranges(data: bytes, starts: list[int]) -> list[tuple[int, int, int]]:
+    """Ranges beginning at ``starts`` (line starts, first 0), numbered as the loader numbers."""
+    bounds = [*starts, len(data)]
+    return [
+        (bounds[i], bounds[i + 1], 1 + data.count(b"\n", 0, bounds[i])) for i in range(len(starts))
+    ]
+
+
+def _inline(path: Path, options: VerifyOptions, ranges: list[tuple[int, int, int]]) -> VerifyReport:
+    data = path.read_bytes()[: options.limits.total_bytes + 1]
+    report = VerifyReport(path=str(path), strict_sources=options.strict_sources)
+    verify_walk(
+        lambda walk: run_ranges(walk, data, ranges, workers=False),
+        options,
+        report,
+        path.resolve().parent,
+    )
+    return report
+
+
+def _splits(data: bytes) -> list[list[int]]:
+    """Every line its own range, every single cut, and a few random multi-way cuts."""
+    starts = _lines(data)
+    cuts = [starts] + [[0, s] for s in starts[1:]]
+    rng = random.Random(len(data))
+    for _ in range(3):
+        if len(starts) > 2:
+            cuts.append([0, *sorted(rng.sample(starts[1:], min(3, len(starts) - 1)))])
+    return cuts
+
+
+def test_corpus_has_traces() -> None:
+    assert len(TRACES) > 100
+
+
+@pytest.mark.parametrize("path", TRACES, ids=[str(p.relative_to(CORPUS)) for p in TRACES])
+def test_every_cut_reports_what_serial_reports(path: Path) -> None:
+    data = path.read_bytes()
+    for options in OPTIONS:
+        serial = _state(verify_file(path, options))
+        for starts in _splits(data):
+            assert _state(_inline(path, options, _ranges(data, starts))) == serial, starts
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_forked_workers_report_what_serial_reports(jobs: int) -> None:
+    for path in TRACES:
+        for options in OPTIONS[:2]:
+            expected = _state(verify_file(path, options))
+            got = verify_parallel(path, options, jobs=jobs, min_range_bytes=1)
+            assert _state(got) == expected, path
+
+
+def test_a_failed_worker_is_redone_by_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tracekit.verify_parallel as vp
+
+    def broken(*_args: object) -> list[object]:
+        raise RuntimeError("worker failure")
+
+    path = CORPUS / "valid" / "v2__clean_run.jsonl"
+    expected = _state(verify_file(path))
+    monkeypatch.setattr(vp, "range_summary", broken)
+    with pytest.raises(RuntimeError):  # the parent's redo uses the same function
+        verify_parallel(path, jobs=2, min_range_bytes=1)
+    monkeypatch.undo()
+    assert _state(verify_parallel(path, jobs=2, min_range_bytes=1)) == expected
+
+
+def test_split_cuts_whole_lines_and_numbers_them() -> None:
+    data = b"".join(b"x" * (i % 7 + 1) + b"\n" for i in range(200))
+    for jobs in (1, 2, 3, 8, 64):
+        ranges = split(data, jobs, 16)
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        assert len(ranges) <= jobs
+        for (start, stop, number), following in zip(ranges, [*ranges[1:], None], strict=True):
+            assert start == 0 or data[start - 1 : start] == b"\n"
+            assert number == 1 + data.count(b"\n", 0, start)
+            if following is not None:
+                assert following[0] == stop
+    assert split(data, 4, len(data)) == [(0, len(data), 1)]
+
+
+def test_a_clean_range_comes_back_as_runs() -> None:
+    path = CORPUS / "valid" / "v2__clean_run.jsonl"
+    data = path.read_bytes()
+    starts = _lines(data)
+    summary = range_summary(data, starts[1], len(data), 2, 2, DEFAULT_LIMITS)
+    runs = [s for s in summary if isinstance(s, Run)]
+    assert runs and sum(len(r.kinds) for r in runs) > len(summary) - len(runs)
+
+
+def test_small_files_and_one_job_are_serial() -> None:
+    path = CORPUS / "valid" / "v2__clean_run.jsonl"
+    assert _state(verify_parallel(path, jobs=1)) == _state(verify_file(path))
+    assert _state(verify_parallel(path, jobs=4)) == _state(verify_file(path))
+    keep = VerifyOptions(keep_events=True)
+    assert _state(verify_parallel(path, keep, jobs=4, min_range_bytes=1)) == _state(
+        verify_file(path, keep)
+    )
