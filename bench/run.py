@@ -354,6 +354,7 @@ def main() -> int:
     parser.add_argument("--campaign-mib", type=float, default=2.0, help="size of a campaign trace")
     parser.add_argument("--regenerate", action="store_true", help="rebuild bench/data")
     parser.add_argument("--no-pin", action="store_true", help="do not pin 1-core runs to a CPU")
+    parser.add_argument("--no-round2", action="store_true", help="skip bench/perf_round2.py")
     args = parser.parse_args()
 
     generate(args.campaign_mib, args.regenerate)
@@ -372,6 +373,10 @@ def main() -> int:
                      "bytes": sum(p.stat().st_size for p in CAMPAIGN.glob("*.jsonl"))},
     }
     print(table(m, r, v, info))
+    if not args.no_round2:  # verify against the baseline again, one trace on two cores, commands
+        print("\n== performance, round 2 (bench/perf_round2.py)", flush=True)
+        subprocess.run([sys.executable, str(HERE / "perf_round2.py"), "--reps", str(args.reps),
+                        *(["--no-pin"] if args.no_pin else [])], check=False)
     result = {
         "tracekit_version": __version__,
         "machine": {
