@@ -52,6 +52,9 @@ from tracekit.verify import verify_file as verify_file_serial
 MIN_RANGE_BYTES = 1024 * 1024
 """A range smaller than this is not worth a process (fork and summary cost ~2-5 ms)."""
 MAX_JOBS = 64
+PARENT_WEIGHT = 0.9
+"""The parent's range is this much of a worker's: it also reads, forks and absorbs (measured:
+with equal halves of the 16 MiB trace the parent used ~0.125 s of CPU and the worker ~0.112 s)."""
 _KINDS = tuple(ag.EVENT_RANK)
 _KIND_INDEX = {kind: index for index, kind in enumerate(_KINDS)}
 
@@ -316,8 +319,9 @@ def split(data: bytes, jobs: int, min_range_bytes: int) -> list[tuple[int, int, 
     ranges: list[tuple[int, int, int]] = []
     start = 0
     number = 1
+    total = PARENT_WEIGHT + count - 1
     for index in range(1, count):
-        newline = data.find(b"\n", max(start, size * index // count))
+        newline = data.find(b"\n", max(start, int(size * (PARENT_WEIGHT + index - 1) / total)))
         if newline < 0 or newline + 1 >= size:
             break
         stop = newline + 1
