@@ -20,16 +20,21 @@ once, cut into byte ranges at line boundaries, and:
 Memory: the bytes read (as the serial verifier holds them) plus, per range, one byte per line and
 the file_change paths (which the serial walk keeps too); no event is kept.
 
-Workers are forked, so this needs the ``fork`` start method and a single-threaded parent; anywhere
-else, with ``jobs`` 1, ``keep_events``, standard input or a small trace, it is the serial verifier.
+Workers are forked (``os.fork``: no ``multiprocessing`` import, no pickled input), so this needs a
+POSIX system and a single-threaded parent; anywhere else, with ``jobs`` 1, ``keep_events``,
+standard input or a small trace, it is the serial verifier. A worker that fails or dies is
+replaced by the parent doing its range.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pickle
+import signal
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -50,7 +55,7 @@ from tracekit.verify import (
 from tracekit.verify import verify_file as verify_file_serial
 
 MIN_RANGE_BYTES = 1024 * 1024
-"""A range smaller than this is not worth a process (fork and summary cost ~2-5 ms)."""
+"""A range smaller than this is not worth a process (a fork and its summary cost ~1-3 ms)."""
 MAX_JOBS = 64
 PARENT_WEIGHT = 0.9
 """The parent's range is this much of a worker's: it also reads, forks and absorbs (measured:
@@ -333,25 +338,8 @@ def split(data: bytes, jobs: int, min_range_bytes: int) -> list[tuple[int, int, 
 
 
 def _can_fork() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-
-
-_SHARED: list[bytes] = []
-"""The bytes read, for forked workers (inherited, never pickled)."""
-
-
-def _child(conn: Any, start: int, stop: int, number: int, version: int, limits: Limits) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles an interrupt
-    try:
-        result: list[Segment] | None = range_summary(_SHARED[0], start, stop, number, version, limits)
-    except Exception:  # noqa: BLE001 - the parent redoes the range itself
-        result = None
-    conn.send(result)
-    conn.close()
+    # A forked child of a multi-threaded parent may inherit a lock held by another thread.
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def run_ranges(
@@ -365,53 +353,68 @@ def run_ranges(
     lines = iter_buffer(data, limits, first_start, first_stop, 1)
     head = walk.begin(lines)
     version = head.header.schema_version
-    started = _start(data, ranges[1:], version, limits) if workers and len(ranges) > 1 else []
+    started: list[_Worker] = []
     try:
+        if workers:
+            for start, stop, number in ranges[1:]:
+                started.append(_Worker(data, start, stop, number, version, limits))
         carry = Carry()
         walk.events(lines, version, carry)
         for index, (start, stop, number) in enumerate(ranges[1:]):
-            segments = _receive(started[index]) if started else None
-            if segments is None:
+            segments = started[index].receive() if started else None
+            if segments is None:  # no worker, or it failed: the parent does the range
                 segments = range_summary(data, start, stop, number, version, limits)
             absorb(walk, segments, version, carry)
         walk.end(head, carry)
     finally:
-        _stop(started)
+        for worker in started:
+            worker.stop()
 
 
-def _receive(worker: Any) -> list[Segment] | None:
-    process, conn = worker
-    try:
-        segments: list[Segment] | None = conn.recv()
-    except (EOFError, OSError):  # the worker died: the parent does its range
-        segments = None
-    process.join()
-    return segments
+class _Worker:
+    """A forked child summarising one range: it inherits the bytes read (nothing is read twice,
+    nothing is sent to it) and writes its pickled summary to a pipe."""
 
+    def __init__(
+        self, data: bytes, start: int, stop: int, number: int, version: int, limits: Limits
+    ) -> None:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child never returns from here
+            code = 1
+            try:
+                os.close(read_end)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles an interrupt
+                summary = pickle.dumps(range_summary(data, start, stop, number, version, limits))
+                view = memoryview(summary)
+                while view:
+                    view = view[os.write(write_end, view) :]
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        self.pid: int | None = pid
+        self.fd: int | None = read_end
 
-def _start(data: bytes, ranges: list[tuple[int, int, int]], version: int, limits: Limits) -> list[Any]:
-    import multiprocessing
+    def receive(self) -> list[Segment] | None:
+        """The worker's summary, or None when it failed (the parent then does the range)."""
+        assert self.fd is not None
+        chunks = []
+        while chunk := os.read(self.fd, 1 << 20):
+            chunks.append(chunk)
+        self.stop()
+        try:
+            summary: list[Segment] = pickle.loads(b"".join(chunks))  # from our own child
+        except Exception:  # noqa: BLE001 - a child that died mid-write: redo its range
+            return None
+        return summary
 
-    context = multiprocessing.get_context("fork")
-    _SHARED[:] = [data]
-    workers = []
-    try:
-        for start, stop, number in ranges:
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(
-                target=_child, args=(send, start, stop, number, version, limits), daemon=True
-            )
-            process.start()
-            send.close()
-            workers.append((process, receive))
-    finally:
-        _SHARED.clear()  # the children have their copy; the parent does not keep it twice
-    return workers
-
-
-def _stop(workers: list[Any]) -> None:
-    for process, conn in workers:
-        conn.close()
-        if process.is_alive():
-            process.terminate()
-        process.join()
+    def stop(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,18 +92,27 @@ def test_forked_workers_report_what_serial_reports(jobs: int) -> None:
 
 
 def test_a_failed_worker_is_redone_by_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
     import tracekit.verify_parallel as vp
 
-    def broken(*_args: object) -> list[object]:
-        raise RuntimeError("worker failure")
+    parent = os.getpid()
+    real = vp.range_summary
 
-    path = CORPUS / "valid" / "v2__clean_run.jsonl"
-    expected = _state(verify_file(path))
-    monkeypatch.setattr(vp, "range_summary", broken)
-    with pytest.raises(RuntimeError):  # the parent's redo uses the same function
-        verify_parallel(path, jobs=2, min_range_bytes=1)
-    monkeypatch.undo()
-    assert _state(verify_parallel(path, jobs=2, min_range_bytes=1)) == expected
+    def fails_in_a_child(*args: Any) -> Any:
+        if os.getpid() != parent:
+            raise RuntimeError("worker failure")
+        calls.append(args[1])
+        return real(*args)
+
+    calls: list[int] = []
+    monkeypatch.setattr(vp, "range_summary", fails_in_a_child)
+    for path in TRACES[:40]:
+        assert _state(verify_parallel(path, jobs=3, min_range_bytes=1)) == _state(verify_file(path))
+    calls.clear()
+    valid = CORPUS / "valid" / "v2__clean_run.jsonl"
+    assert verify_parallel(valid, jobs=3, min_range_bytes=1).intact
+    assert len(calls) == 2  # both workers failed; the parent did their ranges
 
 
 def test_split_cuts_whole_lines_and_numbers_them() -> None:
