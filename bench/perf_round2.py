@@ -14,7 +14,7 @@ ratio share the machine's noise:
    single file; the table says so;
 3. ``show``, ``replay``, ``replayability`` and ``audit`` as whole processes: time as a ratio to
    ``verify``'s and peak RSS (targets 1.5x and 100 MiB);
-4. start-up: ``tracekit verify`` of a 9-event trace and ``python -c pass``.
+4. start-up: ``tracekit verify`` of a 14-event trace and ``python -c pass``.
 
 Writes bench/data/results-round2.json (git-ignored). Exit status 0 whatever the targets (they are reported).
 """
@@ -189,7 +189,7 @@ def report(base: dict[str, Any], jobs: dict[str, Any], cmds: dict[str, Any], sta
     timed("one trace, jobs 2, whole python -c process", jobs["proc_j2"])
     for name in COMMANDS:
         timed(f"tracekit {name}, whole process (exit {cmds['exit'][name]})", cmds["times"][name])
-    timed("start-up: tracekit verify of a 9-event trace", start["verify_small"])
+    timed("start-up: tracekit verify of a 14-event trace", start["verify_small"])
     timed("start-up: python -c pass", start["python"])
     lines.append(
         f"CPU seconds (medians), one trace: serial {_median(jobs['cpu_j1']):.3f}; jobs 2: parent "
