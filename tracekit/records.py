@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from math import copysign
 from typing import Any
 
 import msgspec
@@ -172,6 +173,23 @@ def decode_event(
     workers, which do not know the chain yet): the result is the same whenever the link holds,
     and when it does not the caller reports the broken link before it looks at the hash.
     """
+    fast = decode_fast(raw, line, schema_version, previous, limits)
+    if fast is not None:
+        return fast
+    return decode_exact(raw, line, schema_version, previous, limits)
+
+
+def decode_fast(
+    raw: bytes, line: int, schema_version: int, previous: str | None, limits: Limits
+) -> EventRecord | None:
+    """:func:`decode_event` when the fast path proves the line canonical (step 3), else None.
+
+    A record from here also proves that no plain float field of the line (a field whose type
+    is a number or null, read by fastpath.FLOAT_VALUES) holds a negative zero: such a line takes
+    the exact path. So a caller may skip the payload rules that only refuse a negative zero in
+    such fields (semantics._ZERO_ONLY; tests/unit/test_verify_parallel.py checks that those
+    types have no other float fields).
+    """
     # Step 2.1 (depth) guards the exact path's decoder; the fast path's decoder is typed, so it
     # refuses a container where the schema has none without descending into it, and a payload
     # type that admits free-form values never takes the fast path (fastpath.py).
@@ -180,9 +198,14 @@ def decode_event(
         and (limits is DEFAULT_LIMITS or schema_within(limits))
         and (len(raw) < 2 * limits.values - 1 or not values_may_exceed(raw, limits.values))
     ):
-        fast = _decode_fast(raw, line, schema_version, previous)
-        if fast is not None:
-            return fast
+        return _decode_fast(raw, line, schema_version, previous)
+    return None
+
+
+def decode_exact(
+    raw: bytes, line: int, schema_version: int, previous: str | None, limits: Limits
+) -> EventRecord:
+    """:func:`decode_event` on the exact path: every finding comes from here."""
     try:
         check_prescan(raw, limits)
     except JsonProblem as problem:
@@ -211,7 +234,10 @@ def _decode_fast(raw: bytes, line: int, version: int, previous: str | None) -> E
         return None
     for value in FLOAT_VALUES[type(record)](record):
         if type(value) is float:
-            if not (value == 0.0 or 1e-4 <= abs(value) < 1e16):  # as in floats_alike
+            if value == 0.0:
+                if copysign(1.0, value) < 0:  # -0.0: the exact path (see decode_fast)
+                    return None
+            elif not 1e-4 <= abs(value) < 1e16:  # as in floats_alike
                 return None
         elif value is not None and type(value) is not int and not floats_alike(value):
             return None

@@ -41,8 +41,9 @@ import msgspec
 from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.limits import Limits
 from tracekit.loader import STDIN, iter_buffer, open_trace, read_regular
-from tracekit.records import RecordProblem, decode_event
+from tracekit.records import RecordProblem, decode_exact, decode_fast
 from tracekit.schema import agentguard as ag
+from tracekit.semantics import _ZERO_ONLY as ZERO_ONLY
 from tracekit.semantics import CHECKED, payload_problem
 from tracekit.verify import (
     _POSITIONED,
@@ -136,13 +137,16 @@ def range_summary(
     try:
         for raw in iter_buffer(data, limits, start, stop, number + 1):
             number = raw.number
-            event = decode_event(raw.raw, number, version, None, limits)
+            event = decode_fast(raw.raw, number, version, None, limits)
+            zero_rule = event is None  # as in Walk.events
+            if event is None:
+                event = decode_exact(raw.raw, number, version, None, limits)
             kind = event.event_type
             new_rank = ranks.get(kind, -1)
             off = event.relative_offset_seconds
             payload = event.payload
             problem = None
-            if type(payload) in CHECKED:
+            if type(payload) in CHECKED and (zero_rule or type(payload) not in ZERO_ONLY):
                 problem = payload_problem(payload, number, raw.raw if event.canonical else None)
             if (
                 # verify.Walk.events' common case, with the line before as the chain state

@@ -82,22 +82,25 @@ def test_every_cut_reports_what_serial_reports(path: Path) -> None:
             assert _state(_inline(path, options, _ranges(data, starts))) == serial, starts
 
 
-@pytest.mark.parametrize("jobs", [2, 3])
-def test_forked_workers_report_what_serial_reports(jobs: int) -> None:
-    for path in TRACES:
-        for options in OPTIONS[:2]:
-            expected = _state(verify_file(path, options))
-            got = verify_parallel(path, options, jobs=jobs, min_range_bytes=1)
-            assert _state(got) == expected, path
-
-
-def test_a_failed_worker_is_redone_by_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+def _forked_agreement() -> int:
+    """Forked workers (jobs 2 and 3, ranges of any size) on every corpus file, and workers that
+    fail in the child: the reports must be the serial ones. Run in a fresh interpreter
+    (:func:`test_forked_workers_report_what_serial_reports`): the parallel verifier falls back to
+    the serial one in a process where another test left threads running."""
     import os
 
     import tracekit.verify_parallel as vp
 
+    assert vp._can_fork()
+    for jobs in (2, 3):
+        for path in TRACES:
+            for options in OPTIONS[:2]:
+                expected = _state(verify_file(path, options))
+                got = verify_parallel(path, options, jobs=jobs, min_range_bytes=1)
+                assert _state(got) == expected, path
     parent = os.getpid()
     real = vp.range_summary
+    calls: list[int] = []
 
     def fails_in_a_child(*args: Any) -> Any:
         if os.getpid() != parent:
@@ -105,14 +108,34 @@ def test_a_failed_worker_is_redone_by_the_parent(monkeypatch: pytest.MonkeyPatch
         calls.append(args[1])
         return real(*args)
 
-    calls: list[int] = []
-    monkeypatch.setattr(vp, "range_summary", fails_in_a_child)
-    for path in TRACES[:40]:
-        assert _state(verify_parallel(path, jobs=3, min_range_bytes=1)) == _state(verify_file(path))
-    calls.clear()
-    valid = CORPUS / "valid" / "v2__clean_run.jsonl"
-    assert verify_parallel(valid, jobs=3, min_range_bytes=1).intact
-    assert len(calls) == 2  # both workers failed; the parent did their ranges
+    vp.range_summary = fails_in_a_child  # type: ignore[assignment]
+    try:
+        for path in TRACES[:40]:
+            assert _state(verify_parallel(path, jobs=3, min_range_bytes=1)) == _state(verify_file(path))
+        calls.clear()
+        valid = CORPUS / "valid" / "v2__clean_run.jsonl"
+        assert verify_parallel(valid, jobs=3, min_range_bytes=1).intact
+        assert len(calls) == 2  # both workers failed; the parent did their ranges
+    finally:
+        vp.range_summary = real  # type: ignore[assignment]
+    return 0
+
+
+def test_forked_workers_report_what_serial_reports() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; "
+        "from tests.unit.test_verify_parallel import _forked_agreement; "
+        "sys.exit(_forked_agreement())"
+    )
+    root = CORPUS.parent
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(root), str(CORPUS)],
+        capture_output=True, cwd=root, timeout=600, check=False,
+    )
+    assert result.returncode == 0, result.stderr.decode()[-3000:]
 
 
 def test_split_cuts_whole_lines_and_numbers_them() -> None:
@@ -146,3 +169,62 @@ def test_small_files_and_one_job_are_serial() -> None:
     assert _state(verify_parallel(path, keep, jobs=4, min_range_bytes=1)) == _state(
         verify_file(path, keep)
     )
+
+
+def test_negative_zero_only_types_have_plain_float_fields() -> None:
+    """Walk skips the payload rules of semantics._ZERO_ONLY types for fast-path records, which
+    prove only their plain float fields free of -0.0: those types must have no other floats."""
+    import msgspec.inspect as mi
+
+    from tracekit.fastpath import line_decoder
+    from tracekit.semantics import _ZERO_ONLY
+
+    line_decoder()
+    plain = (mi.FloatType, mi.IntType, mi.NoneType)
+    for kind in _ZERO_ONLY:
+        info = mi.type_info(kind)
+        assert isinstance(info, mi.StructType)
+        for field in info.fields:
+            members = field.type.types if isinstance(field.type, mi.UnionType) else (field.type,)
+            if any(isinstance(m, mi.FloatType) for m in members):
+                assert all(isinstance(m, plain) for m in members), (kind, field.name)
+            else:
+                assert not _holds_float(field.type), (kind, field.name)
+
+
+def _holds_float(kind: Any) -> bool:
+    import msgspec.inspect as mi
+
+    if isinstance(kind, mi.FloatType):
+        return True
+    if isinstance(kind, mi.UnionType):
+        return any(_holds_float(m) for m in kind.types)
+    if isinstance(kind, mi.ListType):
+        return _holds_float(kind.item_type)
+    if isinstance(kind, mi.DictType):
+        return _holds_float(kind.value_type)
+    if isinstance(kind, mi.StructType):
+        return any(_holds_float(f.type) for f in kind.fields)
+    return False
+
+
+def test_a_negative_zero_takes_the_exact_path() -> None:
+    from gen import base
+
+    from tracekit.records import decode_fast
+    from tracekit.writer import write_trace
+
+    draft = base.clean_trace(2)
+    draft.events[1].payload["duration_seconds"] = -0.0
+    data = write_trace(draft)
+    line = data.split(b"\n")[2]
+    assert b'"duration_seconds":-0.0' in line
+    assert decode_fast(line, 3, 2, None, DEFAULT_LIMITS) is None
+    findings = verify_bytes_codes(data)
+    assert findings == ["schema.invalid_value"]
+
+
+def verify_bytes_codes(data: bytes) -> list[str]:
+    from tracekit.verify import verify_bytes
+
+    return [f.code.value for f in verify_bytes(data).findings if f.severity.value == "error"]
