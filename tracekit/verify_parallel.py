@@ -120,11 +120,13 @@ Segment = LineFacts | Run | Fail
 # ---------------------------------------------------------------------------- the worker
 
 
-def range_summary(
-    data: bytes, start: int, stop: int, number: int, version: int, limits: Limits
-) -> list[Segment]:
-    """Steps 1-7 of every line in ``data[start:stop]`` (``start`` the first byte of line
-    ``number``) that do not need the chain: what a worker returns. Pure; never raises on bad data."""
+def range_summary(data: bytes, start: int, stop: int, version: int, limits: Limits) -> list[Segment]:
+    """Steps 1-7 of every line in ``data[start:stop]`` (``start`` the first byte of a line) that
+    do not need the chain: what a worker returns. Pure; never raises on bad data.
+
+    The first line's number is counted here, in the worker, rather than by the parent before it
+    forks: the parent's start-up is on the critical path."""
+    number = 1 + data.count(b"\n", 0, start)
     out: list[Segment] = []
     kinds = bytearray()
     paths: list[tuple[int, str]] = []
@@ -315,9 +317,9 @@ def verify_file(
     return report
 
 
-def split(data: bytes, jobs: int, min_range_bytes: int) -> list[tuple[int, int, int]]:
+def split(data: bytes, jobs: int, min_range_bytes: int) -> list[tuple[int, int]]:
     """Cut ``data`` into at most ``jobs`` ranges of whole lines, each at least
-    ``min_range_bytes`` long: (start, stop, number of the first line).
+    ``min_range_bytes`` long: (start, stop).
 
     A range starts just after a ``\\n``, where the loader also starts a line unless a line before
     it is too long, in which case that earlier line fails first and the later ranges are never
@@ -325,19 +327,17 @@ def split(data: bytes, jobs: int, min_range_bytes: int) -> list[tuple[int, int, 
     """
     size = len(data)
     count = max(1, min(jobs, size // min_range_bytes))
-    ranges: list[tuple[int, int, int]] = []
+    ranges: list[tuple[int, int]] = []
     start = 0
-    number = 1
     total = PARENT_WEIGHT + count - 1
     for index in range(1, count):
         newline = data.find(b"\n", max(start, int(size * (PARENT_WEIGHT + index - 1) / total)))
         if newline < 0 or newline + 1 >= size:
             break
         stop = newline + 1
-        ranges.append((start, stop, number))
-        number += data.count(b"\n", start, stop)
+        ranges.append((start, stop))
         start = stop
-    ranges.append((start, size, number))
+    ranges.append((start, size))
     return ranges
 
 
@@ -347,27 +347,27 @@ def _can_fork() -> bool:
 
 
 def run_ranges(
-    walk: Walk, data: bytes, ranges: list[tuple[int, int, int]], workers: bool = True
+    walk: Walk, data: bytes, ranges: list[tuple[int, int]], workers: bool = True
 ) -> None:
     """The parent: the header and the first range serially, each other range summarised by a
     worker (or, with ``workers`` False or when a worker fails, by the parent itself), absorbed
     in file order."""
     limits = walk.limits
-    first_start, first_stop, _ = ranges[0]
+    first_start, first_stop = ranges[0]
     lines = iter_buffer(data, limits, first_start, first_stop, 1)
     head = walk.begin(lines)
     version = head.header.schema_version
     started: list[_Worker] = []
     try:
         if workers:
-            for start, stop, number in ranges[1:]:
-                started.append(_Worker(data, start, stop, number, version, limits))
+            for start, stop in ranges[1:]:
+                started.append(_Worker(data, start, stop, version, limits))
         carry = Carry()
         walk.events(lines, version, carry)
-        for index, (start, stop, number) in enumerate(ranges[1:]):
+        for index, (start, stop) in enumerate(ranges[1:]):
             segments = started[index].receive() if started else None
             if segments is None:  # no worker, or it failed: the parent does the range
-                segments = range_summary(data, start, stop, number, version, limits)
+                segments = range_summary(data, start, stop, version, limits)
             absorb(walk, segments, version, carry)
         walk.end(head, carry)
     finally:
@@ -380,7 +380,7 @@ class _Worker:
     nothing is sent to it) and writes its pickled summary to a pipe."""
 
     def __init__(
-        self, data: bytes, start: int, stop: int, number: int, version: int, limits: Limits
+        self, data: bytes, start: int, stop: int, version: int, limits: Limits
     ) -> None:
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -389,7 +389,7 @@ class _Worker:
             try:
                 os.close(read_end)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles an interrupt
-                summary = pickle.dumps(range_summary(data, start, stop, number, version, limits))
+                summary = pickle.dumps(range_summary(data, start, stop, version, limits))
                 view = memoryview(summary)
                 while view:
                     view = view[os.write(write_end, view) :]

@@ -105,7 +105,7 @@ def _parallel(data: bytes, options: VerifyOptions, cuts: list[int]) -> VerifyRep
         position = data.find(b"\n", position + 1)
     chosen = sorted({starts[c % len(starts)] for c in cuts} | {0})
     bounds = [*chosen, len(data)]
-    ranges = [(bounds[i], bounds[i + 1], 1 + data.count(b"\n", 0, bounds[i])) for i in range(len(chosen))]
+    ranges = [(bounds[i], bounds[i + 1]) for i in range(len(chosen))]
     report = VerifyReport(path="", strict_sources=options.strict_sources)
     verify_walk(lambda walk: run_ranges(walk, data, ranges, workers=False), options, report, None)
     return report

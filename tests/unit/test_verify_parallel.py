@@ -38,15 +38,13 @@ def _lines(data: bytes) -> list[int]:
     return starts
 
 
-def _ranges(data: bytes, starts: list[int]) -> list[tuple[int, int, int]]:
-    """Ranges beginning at ``starts`` (line starts, first 0), numbered as the loader numbers."""
+def _ranges(data: bytes, starts: list[int]) -> list[tuple[int, int]]:
+    """Ranges beginning at ``starts`` (line starts, first 0)."""
     bounds = [*starts, len(data)]
-    return [
-        (bounds[i], bounds[i + 1], 1 + data.count(b"\n", 0, bounds[i])) for i in range(len(starts))
-    ]
+    return [(bounds[i], bounds[i + 1]) for i in range(len(starts))]
 
 
-def _inline(path: Path, options: VerifyOptions, ranges: list[tuple[int, int, int]]) -> VerifyReport:
+def _inline(path: Path, options: VerifyOptions, ranges: list[tuple[int, int]]) -> VerifyReport:
     data = path.read_bytes()[: options.limits.total_bytes + 1]
     report = VerifyReport(path=str(path), strict_sources=options.strict_sources)
     verify_walk(
@@ -144,19 +142,18 @@ def test_split_cuts_whole_lines_and_numbers_them() -> None:
         ranges = split(data, jobs, 16)
         assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
         assert len(ranges) <= jobs
-        for (start, stop, number), following in zip(ranges, [*ranges[1:], None], strict=True):
+        for (start, stop), following in zip(ranges, [*ranges[1:], None], strict=True):
             assert start == 0 or data[start - 1 : start] == b"\n"
-            assert number == 1 + data.count(b"\n", 0, start)
             if following is not None:
                 assert following[0] == stop
-    assert split(data, 4, len(data)) == [(0, len(data), 1)]
+    assert split(data, 4, len(data)) == [(0, len(data))]
 
 
 def test_a_clean_range_comes_back_as_runs() -> None:
     path = CORPUS / "valid" / "v2__clean_run.jsonl"
     data = path.read_bytes()
     starts = _lines(data)
-    summary = range_summary(data, starts[1], len(data), 2, 2, DEFAULT_LIMITS)
+    summary = range_summary(data, starts[1], len(data), 2, DEFAULT_LIMITS)
     runs = [s for s in summary if isinstance(s, Run)]
     assert runs and sum(len(r.kinds) for r in runs) > len(summary) - len(runs)
 
