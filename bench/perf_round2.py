@@ -103,6 +103,12 @@ def single_trace_jobs(reps: int) -> dict[str, Any]:
     code = ("import sys; from tracekit.verify_parallel import verify_file; "
             "sys.exit(verify_file(sys.argv[1], jobs=int(sys.argv[2])).exit_code)")
     verify_parallel(trace, jobs=2)
+    out["busy_idle"] = []
+    for _ in range(3):  # the machine without us: how much of a second CPU is there to take?
+        before = bench._cpu_times()
+        time.sleep(0.5)
+        if before is not None:
+            out["busy_idle"].append(bench._busy_share(before, bench._cpu_times()))
     for _ in range(reps):
         before = bench._cpu_times()
         started, cpu = time.perf_counter(), time.process_time()
@@ -195,6 +201,8 @@ def report(base: dict[str, Any], jobs: dict[str, Any], cmds: dict[str, Any], sta
         f"CPU seconds (medians), one trace: serial {_median(jobs['cpu_j1']):.3f}; jobs 2: parent "
         f"{_median(jobs['cpu_j2_parent']):.3f} + worker {_median(jobs['cpu_j2_workers']):.3f} "
         f"(wall with two free CPUs >= the larger of the two)")
+    lines.append("machine busy while this benchmark slept (other processes only; 50% = one CPU "
+                 "taken): " + ", ".join(f"{b:.0%}" for b in jobs["busy_idle"]))
     lines.append("machine busy during the jobs runs (both CPUs, all processes): in-process "
                  + ", ".join(f"{b:.0%}" for b in jobs["busy_in"]) + "; whole process "
                  + ", ".join(f"{b:.0%}" for b in jobs["busy_proc"]))
