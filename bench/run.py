@@ -360,6 +360,7 @@ def main() -> int:
     parser.add_argument("--no-store", action="store_true", help="skip bench/store_bench.py")
     parser.add_argument("--no-worst-case", action="store_true",
                         help="skip the worst-case table (bench/worst_case.py)")
+    parser.add_argument("--no-round2", action="store_true", help="skip bench/perf_round2.py")
     args = parser.parse_args()
 
     generate(args.campaign_mib, args.regenerate)
@@ -379,6 +380,10 @@ def main() -> int:
     }
     print(table(m, r, v, info))
     print("\n" + bundle_bench.report(args.reps))  # sealed bundles: seal/verify speed, growth
+    if not args.no_round2:  # verify against the baseline again, one trace on two cores, commands
+        print("\n== performance, round 2 (bench/perf_round2.py)", flush=True)
+        subprocess.run([sys.executable, str(HERE / "perf_round2.py"), "--reps", str(args.reps),
+                        *(["--no-pin"] if args.no_pin else [])], check=False)
     result = {
         "tracekit_version": __version__,
         "machine": {

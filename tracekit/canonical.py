@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import rfc8785
-
 _AGENTGUARD = json.JSONEncoder(
     ensure_ascii=True, sort_keys=True, separators=(",", ":"), allow_nan=False
 )
@@ -30,5 +28,11 @@ def agentguard_bytes(value: Any) -> bytes:
 
 
 def jcs_bytes(value: Any) -> bytes:
-    """Return ``value`` in RFC 8785 canonical form; raises ``rfc8785.CanonicalizationError``."""
+    """Return ``value`` in RFC 8785 canonical form; raises ``rfc8785.CanonicalizationError``.
+
+    rfc8785 is imported here, not at module level: verify never needs it, and every command
+    imports this module (docs/performance.md, "Rules that keep it fast").
+    """
+    import rfc8785
+
     return rfc8785.dumps(value)

@@ -38,10 +38,43 @@ def iter_lines(stream: BinaryIO, limits: Limits) -> Iterator[RawLine]:
     Order per line (step 1.1-1.6): total bytes, line count, line length, final newline, then the
     terminator is stripped (``\\n`` and one optional ``\\r``) and an empty line is refused.
     """
-    total = 0
+    data = read_regular(stream, limits)
+    if data is not None:
+        return iter_buffer(data, limits)
+    return _framed(_stream_chunks(stream, limits.line_bytes + 1), limits, 1, 0)
+
+
+def read_regular(stream: BinaryIO, limits: Limits) -> bytes | None:
+    """The whole of a regular file, in one bounded read (at most the total limit plus one byte),
+    or None for a pipe or terminal, which must be read line by line (:func:`iter_lines`).
+
+    A regular file read at once is cut in memory (:func:`iter_buffer`), several times cheaper
+    per line than ``readline``, and each line is copied once.
+    """
+    if not _is_regular(stream):
+        return None
+    return stream.read(limits.total_bytes + 1)
+
+
+def iter_buffer(
+    data: bytes, limits: Limits, start: int = 0, stop: int | None = None, number: int = 1
+) -> Iterator[RawLine]:
+    """The lines of ``data[start:stop]`` exactly as :func:`iter_lines` yields them from a stream
+    holding ``data``, numbered from ``number``, every limit checked as if the stream had been
+    read from its first byte (the total counts the ``start`` bytes before).
+
+    ``start`` must be the first byte of a line (0, or just after a ``\\n``): the parallel
+    verifier cuts a trace into byte ranges at line boundaries and frames each range here.
+    """
+    end = len(data) if stop is None else stop
+    return _framed(_buffer_chunks(data, start, end, limits.line_bytes + 1), limits, number, start)
+
+
+def _framed(
+    chunks: Iterator[tuple[int, bytes, bool]], limits: Limits, first: int, total: int
+) -> Iterator[RawLine]:
     max_lines = limits.events + 1
-    chunks = _chunks(stream, limits.line_bytes + 1, limits.total_bytes + 1)
-    for number, (length, body, ended) in enumerate(chunks, 1):
+    for number, (length, body, ended) in enumerate(chunks, first):
         offset = total
         total += length
         if total > limits.total_bytes:
@@ -62,26 +95,21 @@ def iter_lines(stream: BinaryIO, limits: Limits) -> Iterator[RawLine]:
         yield RawLine(number, offset, body, crlf)
 
 
-def _chunks(stream: BinaryIO, size: int, cap: int) -> Iterator[tuple[int, bytes, bool]]:
-    """Physical lines cut at ``size`` bytes, exactly as ``readline(size)`` returns them, as
-    (length with terminator, bytes without the ``\n``, whether it ended in ``\n``).
+def _stream_chunks(stream: BinaryIO, size: int) -> Iterator[tuple[int, bytes, bool]]:
+    """Physical lines cut at ``size`` bytes by ``readline(size)``, as (length with terminator,
+    bytes without the ``\\n``, whether it ended in ``\\n``): a pipe or terminal is read line by
+    line so that a hostile stream is refused as early as possible."""
+    while raw := stream.readline(size):
+        ended = raw.endswith(b"\n")
+        yield len(raw), raw[:-1] if ended else raw, ended
 
-    A regular file is read in one bounded call (at most ``cap`` bytes, the total limit plus one)
-    and cut in memory, which is several times cheaper per line and copies each line once; a pipe
-    or terminal is read line by line so that a hostile stream is refused as early as possible.
-    Either way the caller sees the same chunks up to the point where the total limit fails.
-    """
-    if not _is_regular(stream):
-        while raw := stream.readline(size):
-            ended = raw.endswith(b"\n")
-            yield len(raw), raw[:-1] if ended else raw, ended
-        return
-    data = stream.read(cap)
-    end = len(data)
+
+def _buffer_chunks(data: bytes, pos: int, end: int, size: int) -> Iterator[tuple[int, bytes, bool]]:
+    """The same chunks cut from ``data[pos:end]`` in memory, exactly as ``readline(size)`` would
+    return them from a stream positioned at ``pos`` that ends at ``end``."""
     find = data.find
-    pos = 0
     while pos < end:
-        newline = find(b"\n", pos, pos + size)
+        newline = find(b"\n", pos, min(pos + size, end))
         if newline >= 0:
             yield newline + 1 - pos, data[pos:newline], True
             pos = newline + 1

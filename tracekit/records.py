@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from math import copysign
 from typing import Any
 
 import msgspec
@@ -162,12 +163,32 @@ def decode_header(raw: bytes, line: int, limits: Limits) -> HeaderRecord:
 
 
 def decode_event(
-    raw: bytes, line: int, schema_version: int, previous: str, limits: Limits
+    raw: bytes, line: int, schema_version: int, previous: str | None, limits: Limits
 ) -> EventRecord:
     """Decode an event line and hash its schema context with ``previous`` as the chain link.
 
     ``previous`` is the hash the chain expects (the previous event's ``event_hash``); the hash
     commits to it, so a mismatching ``previous_event_hash`` is reported by the caller first.
+    None hashes with the ``previous_event_hash`` the line records (the parallel verifier's
+    workers, which do not know the chain yet): the result is the same whenever the link holds,
+    and when it does not the caller reports the broken link before it looks at the hash.
+    """
+    fast = decode_fast(raw, line, schema_version, previous, limits)
+    if fast is not None:
+        return fast
+    return decode_exact(raw, line, schema_version, previous, limits)
+
+
+def decode_fast(
+    raw: bytes, line: int, schema_version: int, previous: str | None, limits: Limits
+) -> EventRecord | None:
+    """:func:`decode_event` when the fast path proves the line canonical (step 3), else None.
+
+    A record from here also proves that no plain float field of the line (a field whose type
+    is a number or null, read by fastpath.FLOAT_VALUES) holds a negative zero: such a line takes
+    the exact path. So a caller may skip the payload rules that only refuse a negative zero in
+    such fields (semantics._ZERO_ONLY; tests/unit/test_verify_parallel.py checks that those
+    types have no other float fields).
     """
     # Step 2.1 (depth) guards the exact path's decoder; the fast path's decoder is typed, so it
     # refuses a container where the schema has none without descending into it, and a payload
@@ -177,9 +198,14 @@ def decode_event(
         and (limits is DEFAULT_LIMITS or schema_within(limits))
         and (len(raw) < 2 * limits.values - 1 or not values_may_exceed(raw, limits.values))
     ):
-        fast = _decode_fast(raw, line, schema_version, previous)
-        if fast is not None:
-            return fast
+        return _decode_fast(raw, line, schema_version, previous)
+    return None
+
+
+def decode_exact(
+    raw: bytes, line: int, schema_version: int, previous: str | None, limits: Limits
+) -> EventRecord:
+    """:func:`decode_event` on the exact path: every finding comes from here."""
     try:
         check_prescan(raw, limits)
     except JsonProblem as problem:
@@ -192,17 +218,26 @@ def decode_event(
 # fails any of them is not rejected here but handed to the exact path, which decides.
 
 
-def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRecord | None:
+def _decode_fast(raw: bytes, line: int, version: int, previous: str | None) -> EventRecord | None:
     try:
         record = (_DECODE or _decoder())(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
+    if previous is None:
+        # The recorded link stands in for the expected one; it dropped its hex pattern in the
+        # line Struct, so prove it here (the exact path would refuse it otherwise).
+        previous = record.previous_event_hash
+        if _HEX64(previous) is None:
+            return None
     encoded = ENCODE(record)
     if encoded != raw and not same_as_read(encoded, raw):
         return None
     for value in FLOAT_VALUES[type(record)](record):
         if type(value) is float:
-            if not (value == 0.0 or 1e-4 <= abs(value) < 1e16):  # as in floats_alike
+            if value == 0.0:
+                if copysign(1.0, value) < 0:  # -0.0: the exact path (see decode_fast)
+                    return None
+            elif not 1e-4 <= abs(value) < 1e16:  # as in floats_alike
                 return None
         elif value is not None and type(value) is not int and not floats_alike(value):
             return None
@@ -236,6 +271,8 @@ def _decode_fast(raw: bytes, line: int, version: int, previous: str) -> EventRec
 
 
 _DECODE: Any = None
+_HEX64 = re.compile(r"[0-9a-f]{64}\Z").match
+"""The pattern of schema.common.Hex64."""
 
 
 def _decoder() -> Any:
@@ -251,7 +288,7 @@ class _EnvelopeValue(ag.EventEnvelope, forbid_unknown_fields=True, frozen=True):
 
 
 def _decode_exact(
-    raw: bytes, line: int, version: int, previous: str, limits: Limits
+    raw: bytes, line: int, version: int, previous: str | None, limits: Limits
 ) -> EventRecord:
     value, canonical = _parse_exact(raw, line, limits)
     env = _convert(value, _EnvelopeValue, line)
@@ -268,6 +305,8 @@ def _decode_exact(
         relative_offset_seconds=env.relative_offset_seconds,
         record_type=env.record_type,
         payload=payload,
-        computed_hash=sha256_hex(context_bytes_exact(value, version, previous)),
+        computed_hash=sha256_hex(
+            context_bytes_exact(value, version, env.previous_event_hash if previous is None else previous)
+        ),
         canonical=canonical,
     )

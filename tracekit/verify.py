@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn, Protocol
 
 from msgspec.structs import astuple
 
@@ -20,8 +20,16 @@ from tracekit.chain import header_identity, policy_snapshot_hash, root_hash
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.limits import DEFAULT_LIMITS, Limits
 from tracekit.loader import STDIN, RawLine, iter_lines, open_trace
-from tracekit.records import EventRecord, HeaderRecord, RecordProblem, decode_event, decode_header
+from tracekit.records import (
+    EventRecord,
+    HeaderRecord,
+    RecordProblem,
+    decode_exact,
+    decode_fast,
+    decode_header,
+)
 from tracekit.schema import agentguard as ag
+from tracekit.semantics import _ZERO_ONLY as ZERO_ONLY
 from tracekit.semantics import CHECKED, header_problem, payload_problem
 from tracekit.sources import SourceStatus, check_source
 
@@ -131,9 +139,20 @@ class _Stop(Exception):
 def _verify_stream(
     stream: BinaryIO, options: VerifyOptions, report: VerifyReport, trace_dir: Path | None
 ) -> None:
-    walk = _Walk(options, report)
+    verify_walk(lambda walk: walk.run(iter_lines(stream, options.limits)), options, report, trace_dir)
+
+
+def verify_walk(
+    run: Callable[[Walk], None], options: VerifyOptions, report: VerifyReport, trace_dir: Path | None
+) -> None:
+    """Run ``run`` on a fresh walk, turn what ends it into findings, then check the sources.
+
+    The serial verifier runs :meth:`Walk.run` over the lines; the parallel one
+    (tracekit/verify_parallel.py) feeds the same walk partly with its workers' summaries.
+    """
+    walk = Walk(options, report)
     try:
-        walk.run(iter_lines(stream, options.limits))
+        run(walk)
     except _Stop:
         return
     except (TracekitError, RecordProblem) as error:
@@ -146,7 +165,41 @@ def _verify_stream(
         _check_sources(report, trace_dir, options)
 
 
-class _Walk:
+class Tail(Protocol):
+    """What the walk remembers of the last event: an EventRecord or a worker's summary of it."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def event_type(self) -> str: ...
+    @property
+    def event_hash(self) -> str: ...
+
+
+class Facts(Tail, Protocol):
+    """What step 6 reads of an event (an EventRecord, or verify_parallel.LineFacts)."""
+
+    @property
+    def sequence(self) -> int: ...
+    @property
+    def record_type(self) -> str: ...
+    @property
+    def relative_offset_seconds(self) -> int | float | None: ...
+
+
+class Carry:
+    """The chain state between two events: the walk's only memory of the events so far."""
+
+    __slots__ = ("last", "position", "previous", "rank")
+
+    def __init__(self) -> None:
+        self.previous = ag.ZERO_HASH
+        self.last: Tail | None = None
+        self.position = 0
+        self.rank = -1
+
+
+class Walk:
     """The state of one streaming verification (steps 2-7)."""
 
     def __init__(self, options: VerifyOptions, report: VerifyReport) -> None:
@@ -157,21 +210,33 @@ class _Walk:
         self.paths: set[str] = set()
         self.crlf: list[int] = []
 
-    def fail(self, found: Finding) -> None:
+    def fail(self, found: Finding) -> NoReturn:
         self.report.findings.append(found)
         raise _Stop
 
     def run(self, lines: Iterator[RawLine]) -> None:
+        head = self.begin(lines)
+        carry = Carry()
+        self.events(lines, head.header.schema_version, carry)
+        self.end(head, carry)
+
+    def begin(self, lines: Iterator[RawLine]) -> HeaderRecord:
+        """Step 1-7 for line 1: the header."""
         first = next(lines, None)
         if first is None:
             self.fail(finding(Code.LOAD_NO_EVENTS))
-        assert first is not None
-        head = self.header(first)
-        version = head.header.schema_version
-        previous = ag.ZERO_HASH
-        last: EventRecord | None = None
-        position = 0
-        rank = -1
+        return self.header(first)
+
+    def end(self, head: HeaderRecord, carry: Carry) -> None:
+        self.report.event_count = carry.position
+        self.finish(head, carry.last)
+
+    def events(self, lines: Iterator[RawLine], version: int, carry: Carry) -> None:
+        """Steps 2-7 for each event line, in order; ``carry`` is updated as they pass."""
+        previous = carry.previous
+        last = carry.last
+        position = carry.position
+        rank = carry.rank
         keep = self.options.keep_events
         limits = self.limits
         report = self.report
@@ -180,9 +245,14 @@ class _Walk:
         for raw in lines:
             position += 1
             report.event_count = position
-            event = decode_event(raw.raw, raw.number, version, previous, limits)
+            event = decode_fast(raw.raw, raw.number, version, previous, limits)
+            # A fast-path record has no negative zero in a plain float field: the payload rules
+            # of the types whose only rule is that one are proved (records.decode_fast).
+            zero_rule = event is None
+            if event is None:
+                event = decode_exact(raw.raw, raw.number, version, previous, limits)
             if raw.crlf or not event.canonical:  # the common case skips a call per event
-                self.note_form(raw, event.canonical)
+                self.note_form(raw.number, raw.crlf, event.canonical)
             kind = event.event_type
             new_rank = ranks.get(kind, -1)
             off = event.relative_offset_seconds
@@ -198,15 +268,15 @@ class _Walk:
                 and (off is None or off > 0 or type(off) is int)
             ):
                 rank = new_rank
-                if kind == "file_change":
-                    self.unique_path(event)
             else:
                 rank = self.structure(event, position, rank, version, last)
+            if kind == "file_change":
+                self.unique_path(event.payload.path, event.line)  # type: ignore[union-attr]
             counts[kind] += 1
             if keep:
                 self.keep(event, raw)
             payload_type = type(event.payload)
-            if payload_type in CHECKED:
+            if payload_type in CHECKED and (zero_rule or payload_type not in ZERO_ONLY):
                 problem = payload_problem(event.payload, raw.number, raw.raw if event.canonical else None)
                 if problem is not None:
                     self.fail(problem)
@@ -217,13 +287,12 @@ class _Walk:
                 self.fail(finding(Code.CHAIN_EVENT_HASH_MISMATCH, raw.number, sequence=event.sequence))
             previous = event.event_hash
             last = event
-        self.report.event_count = position
-        self.finish(head, last)
+        carry.previous, carry.last, carry.position, carry.rank = previous, last, position, rank
 
     # -- step 4 and 6 for line 1 ----------------------------------------------------------
     def header(self, raw: RawLine) -> HeaderRecord:
         head = decode_header(raw.raw, raw.number, self.limits)
-        self.note_form(raw, head.canonical)
+        self.note_form(raw.number, raw.crlf, head.canonical)
         h = head.header
         if h.schema != ag.FORMAT_ID:
             self.fail(finding(Code.SCHEMA_UNSUPPORTED_FORMAT, 1))
@@ -253,16 +322,15 @@ class _Walk:
         return head
 
     # -- step 3 ----------------------------------------------------------------------------
-    def note_form(self, raw: RawLine, canonical: bool) -> None:
+    def note_form(self, number: int, crlf: bool, canonical: bool) -> None:
         if not canonical:
-            self.non_canonical.append(raw.number)
-        if raw.crlf:
-            self.crlf.append(raw.number)
+            self.non_canonical.append(number)
+        if crlf:
+            self.crlf.append(number)
 
     # -- step 6, per event -------------------------------------------------------------------
-    def structure(
-        self, event: EventRecord, position: int, rank: int, version: int, last: EventRecord | None
-    ) -> int:
+    def structure(self, event: Facts, position: int, rank: int, version: int, last: Tail | None) -> int:
+        """Step 6's ordered checks, but the path uniqueness the caller checks next; the new rank."""
         line = event.line
         if event.record_type != "event":
             self.fail(finding(Code.SCHEMA_WRONG_RECORD_TYPE, line))
@@ -290,15 +358,12 @@ class _Walk:
         new_rank = ag.EVENT_RANK[kind]
         if new_rank < rank:
             self.fail(finding(Code.STRUCTURE_EVENT_ORDER, line))
-        if kind == "file_change":
-            self.unique_path(event)
         return new_rank
 
-    def unique_path(self, event: EventRecord) -> None:
+    def unique_path(self, path: str, line: int) -> None:
         """Step 6.7: no two file_change events name the same path."""
-        path = event.payload.path  # type: ignore[union-attr]
         if path in self.paths:
-            self.fail(finding(Code.STRUCTURE_DUPLICATE_FILE_CHANGE, event.line))
+            self.fail(finding(Code.STRUCTURE_DUPLICATE_FILE_CHANGE, line))
         self.paths.add(path)
 
     def keep(self, event: EventRecord, raw: RawLine) -> None:
@@ -312,7 +377,7 @@ class _Walk:
         report.events.append(event)
 
     # -- steps 6 and 7 at the end of the stream --------------------------------------------
-    def finish(self, head: HeaderRecord, last: EventRecord | None) -> None:
+    def finish(self, head: HeaderRecord, last: Tail | None) -> None:
         h = head.header
         counts = self.report.counts
         if last is None:

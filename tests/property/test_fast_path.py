@@ -235,8 +235,19 @@ def test_canonical_lines_with_alike_floats_take_the_fast_path(
     taken = _assert_agree(raw)
     alike = floats_alike(record)
     fits = all(len(s) <= 4096 for s in _strings(record))
-    if alike and fits:
+    # A negative zero takes the exact path (records.decode_fast), which proves the rule.
+    if alike and fits and not _negative_zeros(record):
         assert taken, "a canonical line with alike floats fell to the exact path"
+
+
+def _negative_zeros(value: Any) -> bool:
+    if isinstance(value, float):
+        return value == 0.0 and str(value).startswith("-")
+    if isinstance(value, list):
+        return any(_negative_zeros(item) for item in value)
+    if isinstance(value, dict):
+        return any(_negative_zeros(item) for item in value.values())
+    return False
 
 
 def _strings(value: Any) -> list[str]:
