@@ -27,7 +27,7 @@ def _json(kind: str, report: msgspec.Struct) -> str:
 
 
 def _path(text: str) -> str:
-    from tracekit.cli.common import display_path
+    from tracekit.report.text import display_path
 
     return display_path(text)
 
