@@ -15,6 +15,10 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from written import write_or_check
+
 CANARY = "CANARY-agentdojo-hostile-8Rm-do-not-echo"
 
 
@@ -86,21 +90,12 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
 
 
 def main() -> int:
-    check = "--check" in sys.argv[1:]
     expected = {
         "canary": CANARY,
         "cases": {name: {"about": about, "code": code, "exit": 0 if code is None else 2} for name, (about, code, _) in CASES.items()},
     }
-    outputs = {name: data for name, (_, _, data) in CASES.items()}
-    outputs["expected.json"] = (json.dumps(expected, indent=2, sort_keys=True) + "\n").encode()
-    stale = [name for name, data in outputs.items() if not (HERE / name).exists() or (HERE / name).read_bytes() != data]
-    if check:
-        for name in stale:
-            print(f"stale: {name}", file=sys.stderr)
-        return 1 if stale else 0
-    for name in stale:
-        (HERE / name).write_bytes(outputs[name])
-    return 0
+    files = {name: data for name, (_, _, data) in CASES.items()}
+    return write_or_check(HERE, files, expected, sys.argv[1:])
 
 
 if __name__ == "__main__":

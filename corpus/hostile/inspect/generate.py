@@ -21,6 +21,10 @@ from pathlib import Path
 import zstandard
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from written import write_or_check
+
 CANARY = "CANARY-inspect-7Xq-do-not-echo"
 MiB = 1024 * 1024
 
@@ -250,21 +254,8 @@ def expected() -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
     files = {name: data for name, (data, _, _) in cases().items()}
-    files["expected.json"] = (json.dumps(expected(), indent=2, sort_keys=True) + "\n").encode()
-    drift = []
-    for name, data in files.items():
-        path = HERE / name
-        if check:
-            if not path.exists() or path.read_bytes() != data:
-                drift.append(name)
-        else:
-            path.write_bytes(data)
-    if drift:
-        print(f"{len(drift)} hostile inspect file(s) differ from the generator", file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check(HERE, files, expected(), argv)
 
 
 if __name__ == "__main__":
