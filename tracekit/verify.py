@@ -35,6 +35,23 @@ from tracekit.sources import SourceStatus, check_source
 
 SINGLETONS = ("execution_started", "test_result", "execution_completed")
 _POSITIONED = frozenset({*SINGLETONS, "containment_evidence"})
+
+
+def plain_step(
+    sequence: int, position: int, rank: int, new_rank: int, kind: str, record_type: str, off: object
+) -> bool:
+    """Step 6's common case, decided without the full checks: the right sequence, a plain event
+    type at or above the current rank after execution_started (rank 0), a positive or null
+    offset. Anything else (the first event, every type with a position or multiplicity rule,
+    -0.0) takes the full, ordered checks. The serial walk and the parallel reduction
+    (tracekit/verify_parallel.py) both decide it here."""
+    return (
+        sequence == position
+        and new_rank >= rank >= 0
+        and kind not in _POSITIONED
+        and record_type == "event"
+        and (off is None or (type(off) is int) or (isinstance(off, float) and off > 0))
+    )
 """Event types with a position or multiplicity rule: always checked in full."""
 EXIT_INTACT, EXIT_SOURCE, EXIT_INVALID = 0, 1, 2
 
@@ -255,18 +272,8 @@ class Walk:
                 self.note_form(raw.number, raw.crlf, event.canonical)
             kind = event.event_type
             new_rank = ranks.get(kind, -1)
-            off = event.relative_offset_seconds
-            if (
-                # Step 6's common case, decided without a call: the right sequence, a plain
-                # event type at or above the current rank after execution_started (rank 0), a
-                # positive or null offset. Anything else (the first event, every type with a
-                # position or multiplicity rule, -0.0) takes the full, ordered checks.
-                event.sequence == position
-                and new_rank >= rank >= 0
-                and kind not in _POSITIONED
-                and event.record_type == "event"
-                and (off is None or off > 0 or type(off) is int)
-            ):
+            if plain_step(event.sequence, position, rank, new_rank, kind, event.record_type,
+                          event.relative_offset_seconds):
                 rank = new_rank
             else:
                 rank = self.structure(event, position, rank, version, last)

@@ -46,11 +46,11 @@ from tracekit.schema import agentguard as ag
 from tracekit.semantics import _ZERO_ONLY as ZERO_ONLY
 from tracekit.semantics import CHECKED, payload_problem
 from tracekit.verify import (
-    _POSITIONED,
     Carry,
     VerifyOptions,
     VerifyReport,
     Walk,
+    plain_step,
     verify_walk,
 )
 from tracekit.verify import verify_file as verify_file_serial
@@ -155,11 +155,7 @@ def range_summary(data: bytes, start: int, stop: int, version: int, limits: Limi
             if (
                 # verify.Walk.events' common case, with the line before as the chain state
                 previous is not None
-                and event.sequence == number - 1
-                and new_rank >= rank >= 0
-                and kind not in _POSITIONED
-                and event.record_type == "event"
-                and (off is None or off > 0 or type(off) is int)
+                and plain_step(event.sequence, number - 1, rank, new_rank, kind, event.record_type, off)
                 and problem is None
                 and event.canonical
                 and not raw.crlf
@@ -256,14 +252,7 @@ def _absorb_line(walk: Walk, event: LineFacts, version: int, carry: Carry) -> No
     kind = event.event_type
     rank = carry.rank
     new_rank = ag.EVENT_RANK.get(kind, -1)
-    off = event.relative_offset_seconds
-    if (
-        event.sequence == position
-        and new_rank >= rank >= 0
-        and kind not in _POSITIONED
-        and event.record_type == "event"
-        and (off is None or off > 0 or type(off) is int)
-    ):
+    if plain_step(event.sequence, position, rank, new_rank, kind, event.record_type, event.relative_offset_seconds):
         rank = new_rank
     else:
         rank = walk.structure(event, position, rank, version, carry.last)
