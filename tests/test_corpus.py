@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -57,17 +58,14 @@ def test_generator_check_mode_detects_no_drift() -> None:
 
 
 def test_generator_check_mode_detects_drift(tmp_path: Path) -> None:
-    victim = CORPUS / "valid" / "v2__clean_run.jsonl"
-    original = victim.read_bytes()
-    try:
-        victim.write_bytes(original + b"\n")
-        result = subprocess.run(
-            [sys.executable, str(CORPUS / "generate.py"), "--check"], capture_output=True, check=False
-        )
-        assert result.returncode == 1
-        assert b"drift: valid/v2__clean_run.jsonl" in result.stdout
-    finally:
-        victim.write_bytes(original)
+    # On a copy: the checked-in corpus is never modified, even by a test killed half-way.
+    copy = tmp_path / "corpus"
+    shutil.copytree(CORPUS, copy, ignore=shutil.ignore_patterns("third_party", "__pycache__"))
+    victim = copy / "valid" / "v2__clean_run.jsonl"
+    victim.write_bytes(victim.read_bytes() + b"\n")
+    result = subprocess.run([sys.executable, str(copy / "generate.py"), "--check"], capture_output=True, check=False)
+    assert result.returncode == 1
+    assert b"drift: valid/v2__clean_run.jsonl" in result.stdout
 
 
 def test_installed_cli_agrees_on_every_invalid_case() -> None:
