@@ -1,4 +1,10 @@
-"""``tracekit check``: judge OWASP Agent Security Regression Harness traces offline.
+"""``tracekit check``: judge OWASP Agent Security Regression Harness traces offline, and a
+scenario's policies on every episode of any supported format (docs/findings.md).
+
+Routing (docs/findings.md, "Command line"): one TRACE that is a harness trace (detected, forced
+with ``--input-format harness``, standard input without ``--input-format``, or a file no format
+accepts, which the harness reader then refuses as before) is judged exactly as upstream does; one
+TRACE of another format gets one row per episode; several TRACEs or a folder are a campaign.
 
 Exit codes (docs/harness.md, "Exit codes"): 0 when the check ran, whatever the verdict; 1 under
 ``--exit-on-fail`` when the result is fail or error (strict: or not_run); 2 when a scenario or
@@ -13,7 +19,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -30,6 +36,12 @@ from tracekit.cli.common import (
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, TracekitError, finding
 
+if TYPE_CHECKING:
+    from tracekit.evidence import Episode
+    from tracekit.findings.judge import EpisodeVerdict
+    from tracekit.harness.scenario import Scenario
+    from tracekit.report.findings_render import EpisodeEntry
+
 SUMMARY_NAME = "summary.json"
 
 
@@ -44,6 +56,10 @@ class CheckOptions:
     exit_on_fail: bool
     include_trace: bool
     quiet: bool
+    input_format: str | None = None
+    episode: str | None = None
+
+
 T = TypeVar("T")
 
 
@@ -144,13 +160,139 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
     gated = EXIT_FAIL if opts.exit_on_fail and gates(suite.result, strict) else EXIT_OK
     return worst(gated, inputs.note())
 
+def _judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:
+    """One episode judged, or the consistency code that refuses it (docs/findings.md,
+    "Consistency")."""
+    from tracekit.findings.consistency import check_episode
+    from tracekit.findings.judge import judge_episode
+
+    refused = check_episode(episode)
+    return refused[0].code if refused else judge_episode(scenario, episode, strict)
+
+
+def _entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
+    from tracekit.report.findings_render import EpisodeEntry
+
+    if isinstance(judged, Code):
+        return EpisodeEntry(episode.id, "error", (), (), judged.value)
+    return EpisodeEntry.of(judged)
+
+
+def _evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int:
+    """One file of any format: one row per episode (docs/findings.md, "Command line")."""
+    from tracekit import REPORT_VERSION
+    from tracekit.cli import check_io, findings_io
+    from tracekit.harness import gates, parse_scenario
+    from tracekit.report.findings_render import FindingsReport, render_one
+
+    refuse_folder(scenario_path)
+    refuse_folder(trace_path)
+    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
+    evidence = _or_exit("trace", lambda: findings_io.load(trace_path, opts.input_format))
+    chosen = [e for e in evidence.episodes if opts.episode is None or e.id == opts.episode]
+    if opts.episode is not None and not chosen:
+        fail(Code.FINDINGS_NO_EPISODE)
+    entries = tuple(_entry(e, _judge(scenario, e, opts.strict)) for e in chosen)
+    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
+    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
+    refused = [e.refused for e in entries if e.refused is not None]
+    for code in dict.fromkeys(refused):
+        diag(finding(Code(code)), "trace")
+    if not opts.quiet:
+        print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
+    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
+    return worst(EXIT_ERROR if refused else EXIT_OK, gated)
+
+
+def _campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
+    """Several files or folders under one scenario: per format and policy, and each distinct
+    demonstration once (docs/findings.md, "Campaigns"). One file at a time, so memory holds one
+    file's evidence plus the bounded tally."""
+    from tracekit import REPORT_VERSION
+    from tracekit.cli import check_io, findings_io
+    from tracekit.findings.campaign import FindingsTally
+    from tracekit.harness import gates, parse_scenario
+    from tracekit.harness.model import FAIL
+    from tracekit.report.findings_render import (
+        SAMPLE_LIMIT,
+        CampaignReport,
+        SkippedFile,
+        render_campaign,
+    )
+
+    refuse_folder(scenario_path)
+    for raw in paths:
+        if raw != "-" and not os.path.exists(raw):
+            diag(finding(Code.FORMAT_UNREADABLE), "trace")
+            raise typer.Exit(EXIT_ERROR)
+    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
+    inputs, named, _ = findings_io.campaign_files(paths)
+    if not inputs.files:
+        inputs.note()
+        fail(Code.CLI_NO_INPUT)
+    tally = FindingsTally()
+    skipped: list[SkippedFile] = []
+    skipped_total = judged = failed = 0
+    code, gated = EXIT_OK, False
+
+    def skip(path: str, why: str) -> None:
+        nonlocal skipped_total
+        skipped_total += 1
+        if len(skipped) < SAMPLE_LIMIT:
+            skipped.append(SkippedFile(path, why))
+
+    for path in inputs.files:
+        if path not in named and opts.input_format is None and findings_io.sniffed_format(path) is None:
+            skip(path, Code.FORMAT_UNKNOWN.value)  # a file in a folder that is not a trace
+            continue
+        try:
+            evidence = findings_io.load(path, opts.input_format)
+        except TracekitError as error:
+            diag(error.finding, "trace")
+            skip(path, error.finding.code.value)
+            code = EXIT_ERROR
+            continue
+        for episode in evidence.episodes:
+            verdict = _judge(scenario, episode, opts.strict)
+            if isinstance(verdict, Code):
+                diag(finding(verdict), "trace")
+                code = EXIT_ERROR
+                continue
+            tally.add(evidence.format, scenario.id, path, episode, verdict)
+            judged += 1
+            failed += int(verdict.result == FAIL)
+            gated = gated or gates(verdict.result, opts.strict)
+    report = CampaignReport(
+        REPORT_VERSION, (scenario.id,), opts.strict, len(inputs.files) - skipped_total, judged, failed,
+        tuple(sorted(tally.counts.values(), key=lambda c: (c.format, c.policy))),
+        tuple(tally.distinct.values()), tally.distinct_overflow, tuple(skipped), skipped_total,
+    )
+    emit(render_campaign(report, opts.format), opts.output, opts.force)
+    if not opts.quiet:
+        print(
+            f"tracekit check: {report.files} file(s), {judged} episode(s), {failed} fail, "
+            f"{len(report.distinct) + report.distinct_overflow} distinct, {skipped_total} skipped",
+            file=sys.stderr,
+        )
+    return worst(code, EXIT_FAIL if opts.exit_on_fail and gated else EXIT_OK, inputs.note())
+
 
 def _check_usage(
-    suite_mode: bool, scenario: str | None, trace: str | None, dry_run: bool,
+    suite_mode: bool, scenario: str | None, traces: list[str], dry_run: bool,
     trace_dir: Path | None, folder: Path | None, include_trace: bool, format: CheckFormat,
+    input_format: str | None = None, episode: str | None = None,
 ) -> None:
     """Name the option that is wrong and what is wrong with it (docs/cli.md, "check")."""
+    from tracekit.formats.registry import FORMAT_NAMES, supported
+
+    trace = traces[0] if traces else None
+    if input_format is not None and input_format not in FORMAT_NAMES:
+        fail(Code.FORMAT_UNKNOWN_NAME, formats=supported())
+    if episode is not None and (len(traces) != 1 or os.path.isdir(traces[0])):
+        fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file")
     if suite_mode:
+        if input_format is not None:
+            fail(Code.CLI_OPTION_CONFLICT, option="--input-format", other="--suite")
         if scenario is not None or trace is not None:
             fail(Code.CLI_OPTION_CONFLICT, option="--suite", other="SCENARIO or TRACE arguments")
         if dry_run:
@@ -172,11 +314,34 @@ def _check_usage(
         fail(Code.CLI_OPTION_CONFLICT, option="--dry-run", other="a TRACE argument")
     if include_trace and format is not CheckFormat.json:
         fail(Code.CLI_OPTION_NEEDS, option="--include-trace", other="--format json")
+    if include_trace and traces and (len(traces) > 1 or os.path.isdir(traces[0])):
+        fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="several TRACEs")
+
+
+def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
+    """Harness trace, one file of another format, or a campaign (module docstring)."""
+    from tracekit.cli.findings_io import sniffed_format
+
+    if not traces:
+        return _single(scenario, None, opts)
+    if len(traces) > 1 or os.path.isdir(traces[0]):
+        return _campaign(scenario, traces, opts)
+    trace = traces[0]
+    fmt = opts.input_format
+    if fmt is None and trace != "-":
+        fmt = sniffed_format(trace)
+    if opts.episode is None and fmt in (None, "harness"):
+        return _single(scenario, trace, opts)
+    if opts.include_trace:
+        fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="a trace that is not a harness trace")
+    return _evidence_one(scenario, trace, opts)
 
 
 def check(
     scenario: str = typer.Argument(None, metavar="SCENARIO", help="Scenario YAML file (not with --suite)."),
-    trace: str = typer.Argument(None, metavar="TRACE", help="Recorded trace JSON to judge (or use --dry-run)."),
+    traces: list[str] = typer.Argument(
+        None, metavar="TRACE...", help="Trace of any format, several, or folders (or use --dry-run)."
+    ),
     strict: bool = typer.Option(False, "--strict", help="tracekit's stricter semantics (docs/harness.md)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate the scenario; mark every assertion not_run."),
     suite: list[str] = typer.Option(None, "--suite", metavar="PATH", help="Scenario file or folder for suite mode (repeatable)."),
@@ -190,16 +355,25 @@ def check(
     force: bool = typer.Option(False, "--force", help="Replace existing output files."),
     exit_on_fail: bool = typer.Option(False, "--exit-on-fail", help="Exit 1 on fail or error (strict: and not_run)."),
     include_trace: bool = typer.Option(False, "--include-trace", help="Echo the trace in JSON output, as upstream does."),
+    input_format: str = typer.Option(
+        None, "--input-format", metavar="NAME", help="Read TRACE as this format instead of detecting it."
+    ),
+    episode: str = typer.Option(None, "--episode", metavar="ID", help="Judge only this episode of TRACE."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
 ) -> None:
     """Judge harness traces against scenario assertions: exit 0 ran, 1 gated verdict, 2 bad input."""
     suite_mode = bool(suite)
     folder = output_dir if output_dir is not None else out_dir
-    _check_usage(suite_mode, scenario, trace, dry_run, trace_dir, folder, include_trace, format)
+    traces = list(traces or [])
+    _check_usage(
+        suite_mode, scenario, traces, dry_run, trace_dir, folder, include_trace, format, input_format, episode
+    )
     if output is not None:
         check_target(output, force)
-    opts = CheckOptions(strict, format.value, output, force, exit_on_fail, include_trace, quiet)
-    code = _suite(suite, trace_dir, folder, opts) if suite_mode else _single(scenario, trace, opts)
+    opts = CheckOptions(
+        strict, format.value, output, force, exit_on_fail, include_trace, quiet, input_format, episode
+    )
+    code = _suite(suite, trace_dir, folder, opts) if suite_mode else _route(scenario, traces, opts)
     raise typer.Exit(code)
 
 
