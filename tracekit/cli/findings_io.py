@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from msgspec import Struct
+
 from tracekit.cli.common import Inputs, collect_inputs
 from tracekit.errors import Code, TracekitError, finding
 from tracekit.evidence import EvidenceFile
+from tracekit.findings.sweep import SkippedEpisode, SweepCase
 from tracekit.formats.base import FormatError
 
 EVIDENCE_SUFFIXES = (".json", ".jsonl", ".eval")
@@ -59,3 +62,47 @@ def unknown_format() -> TracekitError:
     from tracekit.formats import registry
 
     return TracekitError(finding(Code.FORMAT_UNKNOWN, formats=registry.supported()))
+
+
+class SweepJob(Struct, frozen=True):
+    """One file of a metamorphic sweep over evidence, for an executor (picklable, reads from an
+    absolute path)."""
+
+    path: str
+    name: str
+    """The path as the user spelled it (posix), used in reports."""
+    named: bool
+    """Named on the command line: a file no format accepts is then an error, not skipped."""
+    scenario: bytes
+    strict: bool
+    trials: int
+    transforms: tuple[str, ...]
+
+
+class SweepPart(Struct, frozen=True):
+    """One file swept: its cases and skipped episodes, or the code that stopped it."""
+
+    name: str
+    code: str | None
+    episodes: int = 0
+    cases: tuple[SweepCase, ...] = ()
+    skipped: tuple[SkippedEpisode, ...] = ()
+    skipped_total: int = 0
+
+
+def sweep_job(job: SweepJob) -> SweepPart:
+    """Load one file and sweep every consistent episode (tracekit/findings/sweep.py)."""
+    from tracekit.findings.sweep import SweepTally, sweep_file
+    from tracekit.findings.transforms import BY_NAME
+    from tracekit.harness.scenario import parse_scenario
+
+    if not job.named and sniffed_format(job.path) is None:
+        return SweepPart(job.name, Code.FORMAT_UNKNOWN.value)
+    try:
+        evidence = load(job.path, None)
+    except TracekitError as error:
+        return SweepPart(job.name, error.finding.code.value)
+    transforms = [BY_NAME[name] for name in job.transforms]
+    tally = SweepTally.new(transforms)
+    cases = sweep_file(job.name, evidence.episodes, parse_scenario(job.scenario), tally, transforms, job.trials, job.strict)
+    return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total)
