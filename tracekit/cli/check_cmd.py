@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from tracekit.evidence import Episode
     from tracekit.findings.judge import EpisodeVerdict
     from tracekit.harness.scenario import Scenario
-    from tracekit.report.findings_render import EpisodeEntry
+    from tracekit.report.findings_render import CampaignReport, EpisodeEntry
 
 SUMMARY_NAME = "summary.json"
 
@@ -204,21 +204,88 @@ def _evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> in
     return worst(EXIT_ERROR if refused else EXIT_OK, gated)
 
 
+class _Campaign:
+    """A findings campaign folded one file at a time (docs/findings.md, "Campaigns"): memory
+    holds one file's evidence plus the bounded tally and skipped-file sample."""
+
+    def __init__(self, opts: CheckOptions) -> None:
+        from tracekit.findings.campaign import FindingsTally
+        from tracekit.report.findings_render import SkippedFile
+
+        self.opts = opts
+        self.tally = FindingsTally()
+        self.scenarios: list[str] = []
+        self.skipped: list[SkippedFile] = []
+        self.files = self.skipped_total = self.judged = self.failed = 0
+        self.code, self.gated = EXIT_OK, False
+
+    def skip(self, path: str, why: str) -> None:
+        from tracekit.report.findings_render import SAMPLE_LIMIT, SkippedFile
+
+        self.skipped_total += 1
+        if len(self.skipped) < SAMPLE_LIMIT:
+            self.skipped.append(SkippedFile(path, why))
+
+    def fold(self, scenario: Scenario, files: list[str], named: set[str]) -> None:
+        """Judge every episode of ``files`` under ``scenario``. A walked file no format accepts
+        is skipped (not a trace); a named file, or one a format accepts but cannot read, is an
+        error (exit 2)."""
+        from tracekit.cli import findings_io
+        from tracekit.harness import gates
+        from tracekit.harness.model import FAIL
+
+        opts = self.opts
+        self.scenarios.append(scenario.id)
+        for path in files:
+            self.files += 1
+            if path not in named and opts.input_format is None and findings_io.sniffed_format(path) is None:
+                self.skip(path, Code.FORMAT_UNKNOWN.value)
+                continue
+            try:
+                evidence = findings_io.load(path, opts.input_format)
+            except TracekitError as error:
+                diag(error.finding, "trace")
+                self.skip(path, error.finding.code.value)
+                self.code = EXIT_ERROR
+                continue
+            for episode in evidence.episodes:
+                verdict = _judge(scenario, episode, opts.strict)
+                if isinstance(verdict, Code):
+                    diag(finding(verdict), "trace")
+                    self.code = EXIT_ERROR
+                    continue
+                self.tally.add(evidence.format, scenario.id, path, episode, verdict)
+                self.judged += 1
+                self.failed += int(verdict.result == FAIL)
+                self.gated = self.gated or gates(verdict.result, opts.strict)
+
+    def report(self) -> CampaignReport:
+        from tracekit import REPORT_VERSION
+        from tracekit.report.findings_render import CampaignReport
+
+        tally = self.tally
+        return CampaignReport(
+            REPORT_VERSION, tuple(self.scenarios), self.opts.strict, self.files - self.skipped_total,
+            self.judged, self.failed, tuple(sorted(tally.counts.values(), key=lambda c: (c.format, c.policy))),
+            tuple(tally.distinct.values()), tally.distinct_overflow, tuple(self.skipped), self.skipped_total,
+        )
+
+    def summary(self, report: CampaignReport) -> str:
+        return (
+            f"tracekit check: {report.files} file(s), {self.judged} episode(s), {self.failed} fail, "
+            f"{len(report.distinct) + report.distinct_overflow} distinct, {self.skipped_total} skipped"
+        )
+
+    def exit_code(self) -> int:
+        return worst(self.code, EXIT_FAIL if self.opts.exit_on_fail and self.gated else EXIT_OK)
+
+
 def _campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     """Several files or folders under one scenario: per format and policy, and each distinct
-    demonstration once (docs/findings.md, "Campaigns"). One file at a time, so memory holds one
-    file's evidence plus the bounded tally."""
-    from tracekit import REPORT_VERSION
+    demonstration once (docs/findings.md, "Campaigns")."""
     from tracekit.cli import check_io, findings_io
-    from tracekit.findings.campaign import FindingsTally
-    from tracekit.harness import gates, parse_scenario
-    from tracekit.harness.model import FAIL
-    from tracekit.report.findings_render import (
-        SAMPLE_LIMIT,
-        CampaignReport,
-        SkippedFile,
-        render_campaign,
-    )
+    from tracekit.harness import parse_scenario
+    from tracekit.report.findings_render import render_campaign
 
     refuse_folder(scenario_path)
     for raw in paths:
@@ -230,51 +297,13 @@ def _campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     if not inputs.files:
         inputs.note()
         fail(Code.CLI_NO_INPUT)
-    tally = FindingsTally()
-    skipped: list[SkippedFile] = []
-    skipped_total = judged = failed = 0
-    code, gated = EXIT_OK, False
-
-    def skip(path: str, why: str) -> None:
-        nonlocal skipped_total
-        skipped_total += 1
-        if len(skipped) < SAMPLE_LIMIT:
-            skipped.append(SkippedFile(path, why))
-
-    for path in inputs.files:
-        if path not in named and opts.input_format is None and findings_io.sniffed_format(path) is None:
-            skip(path, Code.FORMAT_UNKNOWN.value)  # a file in a folder that is not a trace
-            continue
-        try:
-            evidence = findings_io.load(path, opts.input_format)
-        except TracekitError as error:
-            diag(error.finding, "trace")
-            skip(path, error.finding.code.value)
-            code = EXIT_ERROR
-            continue
-        for episode in evidence.episodes:
-            verdict = _judge(scenario, episode, opts.strict)
-            if isinstance(verdict, Code):
-                diag(finding(verdict), "trace")
-                code = EXIT_ERROR
-                continue
-            tally.add(evidence.format, scenario.id, path, episode, verdict)
-            judged += 1
-            failed += int(verdict.result == FAIL)
-            gated = gated or gates(verdict.result, opts.strict)
-    report = CampaignReport(
-        REPORT_VERSION, (scenario.id,), opts.strict, len(inputs.files) - skipped_total, judged, failed,
-        tuple(sorted(tally.counts.values(), key=lambda c: (c.format, c.policy))),
-        tuple(tally.distinct.values()), tally.distinct_overflow, tuple(skipped), skipped_total,
-    )
+    campaign = _Campaign(opts)
+    campaign.fold(scenario, inputs.files, named)
+    report = campaign.report()
     emit(render_campaign(report, opts.format), opts.output, opts.force)
     if not opts.quiet:
-        print(
-            f"tracekit check: {report.files} file(s), {judged} episode(s), {failed} fail, "
-            f"{len(report.distinct) + report.distinct_overflow} distinct, {skipped_total} skipped",
-            file=sys.stderr,
-        )
-    return worst(code, EXIT_FAIL if opts.exit_on_fail and gated else EXIT_OK, inputs.note())
+        print(campaign.summary(report), file=sys.stderr)
+    return worst(campaign.exit_code(), inputs.note())
 
 
 def _check_usage(
