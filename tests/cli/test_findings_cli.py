@@ -234,3 +234,41 @@ def scheduler() -> Iterator[str]:
 @pytest.mark.integration
 def test_sweep_output_is_the_same_on_a_dask_cluster(scheduler: str) -> None:
     assert _sweep()[2] == _sweep("--executor", "dask", "--scheduler", scheduler)[2]
+
+
+def test_suite_pairs_a_scenario_with_a_folder_of_third_party_logs(tmp_path: Path) -> None:
+    import shutil
+
+    upstream = THIRD / "owasp-harness"
+    scenarios, traces = tmp_path / "scenarios", tmp_path / "traces"
+    scenarios.mkdir()
+    (traces / "exfil-email").mkdir(parents=True)
+    shutil.copy(upstream / "scenarios/goal_hijack/basic.yaml", scenarios / "a_basic.yaml")
+    shutil.copy(upstream / "examples/traces/denied_tool_call.json", traces / "goal_hijack.basic_001.json")
+    shutil.copy(SCENARIO, scenarios / "b_exfil.yaml")
+    shutil.copy(OTEL, traces / "exfil-email" / "otel.jsonl")
+    shutil.copy(EXFIL_TASK, traces / "exfil-email" / "agentdojo.json")
+    args = ("check", "--suite", str(scenarios), "--trace-dir", str(traces), "--strict", "-q")
+    # Upstream's suite alone is unchanged: the same bytes with the folder scenario removed.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(scenarios / "a_basic.yaml", alone / "a_basic.yaml")
+    only = run_cli("check", "--suite", str(alone), "--trace-dir", str(traces), "--strict", "-q")
+    run = run_cli(*args, "-f", "json")
+    assert run.returncode == 0, run.stderr.decode()
+    document = json.loads(run.stdout)
+    assert {k: v for k, v in document.items() if k != "findings"} == json.loads(
+        only.stdout.decode().replace(str(alone), str(scenarios))
+    )
+    counts = {c["format"]: c for c in document["findings"]["counts"]}
+    assert counts["otel"]["failed"] == 2 and counts["agentdojo"]["failed"] == 1
+    assert document["findings"]["scenarios"] == ["exfil-email"]
+    assert run_cli(*args, "--exit-on-fail").returncode == 1
+    junit = run_cli(*args, "-f", "junit").stdout.decode()
+    assert "tracekit.check.otel" in junit and "tracekit.check.agentdojo" in junit
+    sarif = json.loads(run_cli(*args, "-f", "sarif").stdout)
+    assert len(sarif["runs"]) == 2
+    # Every scenario paired with a folder: the campaign report alone.
+    (scenarios / "a_basic.yaml").unlink()
+    only_findings = json.loads(run_cli(*args, "-f", "json").stdout)
+    assert only_findings["scenarios"] == ["exfil-email"] and "counts" in only_findings

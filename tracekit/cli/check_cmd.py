@@ -37,10 +37,7 @@ from tracekit.cli.sink import check_folder, check_target, emit, make_folder, wri
 from tracekit.errors import Code, TracekitError, finding
 
 if TYPE_CHECKING:
-    from tracekit.evidence import Episode
-    from tracekit.findings.judge import EpisodeVerdict
-    from tracekit.harness.scenario import Scenario
-    from tracekit.report.findings_render import CampaignReport, EpisodeEntry
+    pass
 
 SUMMARY_NAME = "summary.json"
 
@@ -113,10 +110,11 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
 
 
 def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckOptions) -> int:
-    from tracekit.cli import check_io
+    from tracekit.cli import check_io, findings_io
+    from tracekit.cli.check_findings import Campaign, split_suite
     from tracekit.harness import gates, run_suite
+    from tracekit.report.findings_render import suite_document
     from tracekit.report.harness_json import render as render_result
-    from tracekit.report.harness_render import RENDERERS
 
     for raw in paths:
         if not os.path.exists(raw):
@@ -131,179 +129,49 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
     force = opts.force
     if out_dir is not None:
         check_folder(out_dir, [SUMMARY_NAME], force)
-    suite = run_suite(
-        ((p, check_io.suite_scenario(p)) for p in inputs.files), str(trace_dir), check_io.suite_trace, strict
-    )
-    done = [e.outcome for e in suite.entries if e.outcome is not None]
+    pairs, third = split_suite(inputs.files, trace_dir)
+    suite = run_suite(pairs, str(trace_dir), check_io.suite_trace, strict) if pairs or not third else None
+    campaign: Campaign | None = None
+    deep = inputs.note()
+    if third:
+        campaign = Campaign(opts)
+        for scenario, folder in third:
+            walked, _, _ = findings_io.campaign_files([str(folder)])
+            campaign.fold(scenario, walked.files, set())
+            deep = worst(deep, walked.note())
+    done = [e.outcome for e in suite.entries if e.outcome is not None] if suite is not None else []
     if out_dir is not None:
         names = [f"{outcome.scenario_id}.json" for outcome in done]
         if SUMMARY_NAME in names:
             fail(Code.HARNESS_OUTPUT_NAME_COLLISION)
         check_folder(out_dir, [*names, SUMMARY_NAME], force)
-    emit(RENDERERS[opts.format].suite(suite), opts.output, force)
+    report = campaign.report() if campaign is not None else None
+    emit(suite_document(suite, report, opts.format), opts.output, force)
     if out_dir is not None:
         make_folder(out_dir)
         files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in done]
-        files.append((out_dir / SUMMARY_NAME, RENDERERS["json"].suite(suite).encode("utf-8")))
+        files.append((out_dir / SUMMARY_NAME, suite_document(suite, report, "json").encode("utf-8")))
         write_files(files, force)
-    for entry in suite.entries:
+    entries = suite.entries if suite is not None else ()
+    for entry in entries:
         if entry.finding is not None and entry.error_reason in ("invalid_scenario", "invalid_trace"):
             diag(entry.finding, "suite")
     if not opts.quiet:
-        print(_counts_line("scenarios", [e.result for e in suite.entries]), file=sys.stderr)
+        if suite is not None:
+            print(_counts_line("scenarios", [e.result for e in entries]), file=sys.stderr)
+        if campaign is not None and report is not None:
+            print(campaign.summary(report), file=sys.stderr)
+    found = campaign.exit_code() if campaign is not None else EXIT_OK
+    if suite is None:
+        return worst(found, deep)
     if suite.invalid_input:
         return EXIT_ERROR
-    if suite.entries and all(e.error_reason == "missing_trace" for e in suite.entries):
+    if campaign is None and entries and all(e.error_reason == "missing_trace" for e in entries):
         # Nothing was checked at all: a CI job must not stay green (docs/cli.md, "check").
-        diag(finding(Code.CLI_NOTHING_CHECKED, count=len(suite.entries)))
+        diag(finding(Code.CLI_NOTHING_CHECKED, count=len(entries)))
         return EXIT_ERROR
     gated = EXIT_FAIL if opts.exit_on_fail and gates(suite.result, strict) else EXIT_OK
-    return worst(gated, inputs.note())
-
-def _judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:
-    """One episode judged, or the consistency code that refuses it (docs/findings.md,
-    "Consistency")."""
-    from tracekit.findings.consistency import check_episode
-    from tracekit.findings.judge import judge_episode
-
-    refused = check_episode(episode)
-    return refused[0].code if refused else judge_episode(scenario, episode, strict)
-
-
-def _entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
-    from tracekit.report.findings_render import EpisodeEntry
-
-    if isinstance(judged, Code):
-        return EpisodeEntry(episode.id, "error", (), (), judged.value)
-    return EpisodeEntry.of(judged)
-
-
-def _evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int:
-    """One file of any format: one row per episode (docs/findings.md, "Command line")."""
-    from tracekit import REPORT_VERSION
-    from tracekit.cli import check_io, findings_io
-    from tracekit.harness import gates, parse_scenario
-    from tracekit.report.findings_render import FindingsReport, render_one
-
-    refuse_folder(scenario_path)
-    refuse_folder(trace_path)
-    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
-    evidence = _or_exit("trace", lambda: findings_io.load(trace_path, opts.input_format))
-    chosen = [e for e in evidence.episodes if opts.episode is None or e.id == opts.episode]
-    if opts.episode is not None and not chosen:
-        fail(Code.FINDINGS_NO_EPISODE)
-    entries = tuple(_entry(e, _judge(scenario, e, opts.strict)) for e in chosen)
-    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
-    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
-    refused = [e.refused for e in entries if e.refused is not None]
-    for code in dict.fromkeys(refused):
-        diag(finding(Code(code)), "trace")
-    if not opts.quiet:
-        print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
-    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
-    return worst(EXIT_ERROR if refused else EXIT_OK, gated)
-
-
-class _Campaign:
-    """A findings campaign folded one file at a time (docs/findings.md, "Campaigns"): memory
-    holds one file's evidence plus the bounded tally and skipped-file sample."""
-
-    def __init__(self, opts: CheckOptions) -> None:
-        from tracekit.findings.campaign import FindingsTally
-        from tracekit.report.findings_render import SkippedFile
-
-        self.opts = opts
-        self.tally = FindingsTally()
-        self.scenarios: list[str] = []
-        self.skipped: list[SkippedFile] = []
-        self.files = self.skipped_total = self.judged = self.failed = 0
-        self.code, self.gated = EXIT_OK, False
-
-    def skip(self, path: str, why: str) -> None:
-        from tracekit.report.findings_render import SAMPLE_LIMIT, SkippedFile
-
-        self.skipped_total += 1
-        if len(self.skipped) < SAMPLE_LIMIT:
-            self.skipped.append(SkippedFile(path, why))
-
-    def fold(self, scenario: Scenario, files: list[str], named: set[str]) -> None:
-        """Judge every episode of ``files`` under ``scenario``. A walked file no format accepts
-        is skipped (not a trace); a named file, or one a format accepts but cannot read, is an
-        error (exit 2)."""
-        from tracekit.cli import findings_io
-        from tracekit.harness import gates
-        from tracekit.harness.model import FAIL
-
-        opts = self.opts
-        self.scenarios.append(scenario.id)
-        for path in files:
-            self.files += 1
-            if path not in named and opts.input_format is None and findings_io.sniffed_format(path) is None:
-                self.skip(path, Code.FORMAT_UNKNOWN.value)
-                continue
-            try:
-                evidence = findings_io.load(path, opts.input_format)
-            except TracekitError as error:
-                diag(error.finding, "trace")
-                self.skip(path, error.finding.code.value)
-                self.code = EXIT_ERROR
-                continue
-            for episode in evidence.episodes:
-                verdict = _judge(scenario, episode, opts.strict)
-                if isinstance(verdict, Code):
-                    diag(finding(verdict), "trace")
-                    self.code = EXIT_ERROR
-                    continue
-                self.tally.add(evidence.format, scenario.id, path, episode, verdict)
-                self.judged += 1
-                self.failed += int(verdict.result == FAIL)
-                self.gated = self.gated or gates(verdict.result, opts.strict)
-
-    def report(self) -> CampaignReport:
-        from tracekit import REPORT_VERSION
-        from tracekit.report.findings_render import CampaignReport
-
-        tally = self.tally
-        return CampaignReport(
-            REPORT_VERSION, tuple(self.scenarios), self.opts.strict, self.files - self.skipped_total,
-            self.judged, self.failed, tuple(sorted(tally.counts.values(), key=lambda c: (c.format, c.policy))),
-            tuple(tally.distinct.values()), tally.distinct_overflow, tuple(self.skipped), self.skipped_total,
-        )
-
-    def summary(self, report: CampaignReport) -> str:
-        return (
-            f"tracekit check: {report.files} file(s), {self.judged} episode(s), {self.failed} fail, "
-            f"{len(report.distinct) + report.distinct_overflow} distinct, {self.skipped_total} skipped"
-        )
-
-    def exit_code(self) -> int:
-        return worst(self.code, EXIT_FAIL if self.opts.exit_on_fail and self.gated else EXIT_OK)
-
-
-def _campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
-    """Several files or folders under one scenario: per format and policy, and each distinct
-    demonstration once (docs/findings.md, "Campaigns")."""
-    from tracekit.cli import check_io, findings_io
-    from tracekit.harness import parse_scenario
-    from tracekit.report.findings_render import render_campaign
-
-    refuse_folder(scenario_path)
-    for raw in paths:
-        if raw != "-" and not os.path.exists(raw):
-            diag(finding(Code.FORMAT_UNREADABLE), "trace")
-            raise typer.Exit(EXIT_ERROR)
-    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
-    inputs, named, _ = findings_io.campaign_files(paths)
-    if not inputs.files:
-        inputs.note()
-        fail(Code.CLI_NO_INPUT)
-    campaign = _Campaign(opts)
-    campaign.fold(scenario, inputs.files, named)
-    report = campaign.report()
-    emit(render_campaign(report, opts.format), opts.output, opts.force)
-    if not opts.quiet:
-        print(campaign.summary(report), file=sys.stderr)
-    return worst(campaign.exit_code(), inputs.note())
+    return worst(gated, found, deep)
 
 
 def _check_usage(
@@ -349,12 +217,13 @@ def _check_usage(
 
 def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
     """Harness trace, one file of another format, or a campaign (module docstring)."""
+    from tracekit.cli.check_findings import campaign, evidence_one
     from tracekit.cli.findings_io import sniffed_format
 
     if not traces:
         return _single(scenario, None, opts)
     if len(traces) > 1 or os.path.isdir(traces[0]):
-        return _campaign(scenario, traces, opts)
+        return campaign(scenario, traces, opts)
     trace = traces[0]
     fmt = opts.input_format
     if fmt is None and trace != "-":
@@ -363,7 +232,7 @@ def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
         return _single(scenario, trace, opts)
     if opts.include_trace:
         fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="a trace that is not a harness trace")
-    return _evidence_one(scenario, trace, opts)
+    return evidence_one(scenario, trace, opts)
 
 
 def check(

@@ -20,6 +20,7 @@ from tracekit import REPORT_VERSION
 from tracekit.findings.campaign import Demonstration, PolicyCount
 from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
 from tracekit.findings.provenance import CallRef, Origin
+from tracekit.harness.evaluate import SuiteResult
 from tracekit.harness.model import FAIL, PASS, Outcome, gates
 from tracekit.report.harness_text import xml_safe
 from tracekit.report.jsonout import dumps
@@ -377,5 +378,34 @@ def render_campaign(report: CampaignReport, fmt: str) -> str:
     return campaign_table(report)
 
 
+def suite_document(suite: SuiteResult | None, report: CampaignReport | None, fmt: str) -> str:
+    """Suite mode's output (docs/findings.md, "Command line"): upstream's suite rendering
+    unchanged when no scenario was paired with a folder; the campaign alone when every one was;
+    otherwise both: JSON gains a ``findings`` key, table and Markdown append the campaign, JUnit
+    appends its testsuite and SARIF its run."""
+    from tracekit.report.harness_render import RENDERERS
+
+    if suite is None:
+        return render_campaign(report, fmt) if report is not None else ""
+    if report is None:
+        return RENDERERS[fmt].suite(suite)
+    upstream = RENDERERS[fmt].suite(suite)
+    if fmt == "json":
+        document: dict[str, Any] = json.loads(upstream)
+        document["findings"] = msgspec.to_builtins(report)
+        return dumps(document)
+    if fmt == "sarif":
+        merged = json.loads(upstream)
+        merged["runs"].extend(json.loads(campaign_sarif(report))["runs"])
+        return json.dumps(merged, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+    if fmt == "junit":
+        from xml.etree.ElementTree import fromstring, tostring
+
+        root = fromstring(upstream)
+        root.extend(list(fromstring(campaign_junit(report))))
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+    return upstream.rstrip("\n") + "\n\n" + render_campaign(report, fmt)
+
+
 __all__ = ["REPORT_VERSION", "CampaignReport", "EpisodeEntry", "FindingsReport", "SkippedFile",
-           "render_campaign", "render_one", "shown"]
+           "render_campaign", "render_one", "shown", "suite_document"]
