@@ -79,13 +79,18 @@ def _selection(values: list[str] | None) -> tuple[str, ...]:
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _inputs(paths: list[str]) -> Inputs:
+def _check_paths(paths: list[str]) -> None:
+    """Standard input is refused; a path named on the command line must be a file or folder."""
     for raw in paths:
         if raw == "-":
             fail(Code.METAMORPHIC_STDIN_UNSUPPORTED)
         if not Path(raw).is_dir() and not Path(raw).is_file():
             diag(finding(Code.LOAD_UNREADABLE), raw)
             raise typer.Exit(EXIT_ERROR)
+
+
+def _inputs(paths: list[str]) -> Inputs:
+    _check_paths(paths)
     inputs = collect_inputs(paths)
     if not inputs.files:
         inputs.note()
@@ -191,12 +196,7 @@ def _evidence_study(
     from tracekit.report import metamorphic_render as render
     from tracekit.report.findings_render import shown
 
-    for raw in paths:
-        if raw == "-":
-            fail(Code.METAMORPHIC_STDIN_UNSUPPORTED)
-        if not Path(raw).is_dir() and not Path(raw).is_file():
-            diag(finding(Code.LOAD_UNREADABLE), raw)
-            raise typer.Exit(EXIT_ERROR)
+    _check_paths(paths)
     try:
         scenario_bytes = check_io.read_scenario(str(scenario_path))
         scenario = parse_scenario(scenario_bytes)

@@ -203,9 +203,7 @@ def one_junit(report: FindingsReport, trace: str) -> str:
 def one_sarif(report: FindingsReport, trace: str) -> str:
     """One SARIF result per assertion that did not pass, located at the file, the episode named
     as a logical location; one rule per assertion id."""
-    from tracekit import __version__
-
-    rules: dict[str, dict[str, Any]] = {}
+    rules: set[str] = set()
     results: list[dict[str, Any]] = []
     for entry in report.episodes:
         items: list[tuple[str, str, str]] = []
@@ -218,20 +216,29 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
             level = "error" if a.result in (FAIL, "error") else "note"
             items.append((a.id, level, text))
         for rule, level, text in items:
-            rules.setdefault(rule, {"id": rule, "shortDescription": {"text": f"tracekit check: {rule}"}})
+            rules.add(rule)
             results.append(
                 {
                     "ruleId": rule,
                     "level": level,
                     "message": {"text": text},
-                    "locations": [
-                        {
-                            "physicalLocation": {"artifactLocation": {"uri": display_path(trace)}},
-                            "logicalLocations": [{"name": shown(entry.episode), "kind": "episode"}],
-                        }
-                    ],
+                    "locations": [_location(trace, entry.episode)],
                 }
             )
+    return _sarif(sorted(rules), results, {"command": "check", "scenario": shown(report.scenario)})
+
+
+def _location(trace: str, episode: str) -> dict[str, Any]:
+    return {
+        "physicalLocation": {"artifactLocation": {"uri": display_path(trace)}},
+        "logicalLocations": [{"name": shown(episode), "kind": "episode"}],
+    }
+
+
+def _sarif(rules: Sequence[str], results: list[dict[str, Any]], properties: dict[str, str]) -> str:
+    """One SARIF 2.1.0 run of tracekit check: one rule per assertion id (or consistency code)."""
+    from tracekit import __version__
+
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -240,10 +247,10 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
                 "tool": {
                     "driver": {
                         "name": "tracekit", "version": __version__, "informationUri": "docs/findings.md",
-                        "rules": sorted(rules.values(), key=lambda r: str(r["id"])),
+                        "rules": [{"id": r, "shortDescription": {"text": f"tracekit check: {r}"}} for r in rules],
                     }
                 },
-                "properties": {"command": "check", "scenario": shown(report.scenario)},
+                "properties": properties,
                 "results": results,
             }
         ],
@@ -330,40 +337,16 @@ def campaign_junit(report: CampaignReport) -> str:
 
 def campaign_sarif(report: CampaignReport) -> str:
     """One SARIF result per distinct demonstration, at the file where it was first seen."""
-    from tracekit import __version__
-
     results = [
         {
             "ruleId": d.assertion,
             "level": "error",
             "message": {"text": f"{d.assertion} fails through {shown(d.tool)} in {d.episodes} episode(s) ({d.format})"},
-            "locations": [
-                {
-                    "physicalLocation": {"artifactLocation": {"uri": display_path(d.first_trace)}},
-                    "logicalLocations": [{"name": shown(d.first_episode), "kind": "episode"}],
-                }
-            ],
+            "locations": [_location(d.first_trace, d.first_episode)],
         }
         for d in report.distinct
     ]
-    rules = sorted({d.assertion for d in report.distinct})
-    document = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "tracekit", "version": __version__, "informationUri": "docs/findings.md",
-                        "rules": [{"id": r, "shortDescription": {"text": f"tracekit check: {r}"}} for r in rules],
-                    }
-                },
-                "properties": {"command": "check"},
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+    return _sarif(sorted({d.assertion for d in report.distinct}), results, {"command": "check"})
 
 
 def render_campaign(report: CampaignReport, fmt: str) -> str:
