@@ -183,7 +183,6 @@ def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
         ((str(long_scalar), DENIED), "harness.yaml_scalar_too_long"),
         ((BASIC, str(huge_string)), "json.string_too_long"),
         ((BASIC, str(oversized)), "harness.trace_too_large"),
-        ((BASIC, str(tmp_path)), "cli.not_a_file"),
         ((BASIC, str(tmp_path / "missing.json")), "harness.trace_unreadable"),
         ((str(tmp_path / "scenario.txt"), DENIED), "harness.scenario_suffix"),
     ):
@@ -191,6 +190,12 @@ def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
         assert run.returncode == 2, code
         assert f"[{code}]" in run.stderr.decode() and run.stdout == b""
         assert CANARY not in run.stderr.decode()
+    # A folder is a findings campaign (docs/findings.md): its unreadable traces are reported,
+    # by code, and exit 2; nothing of them is echoed.
+    run = run_cli("check", BASIC, str(tmp_path), "-f", "table")
+    assert run.returncode == 2
+    assert "[json.string_too_long]" in run.stderr.decode() and "[harness.trace_too_large]" in run.stderr.decode()
+    assert CANARY not in run.stderr.decode() + run.stdout.decode()
 
 
 def _suite_dir(tmp_path: Path) -> tuple[Path, Path]:

@@ -150,8 +150,10 @@ def test_one_file_commands_refuse_a_folder(command: str, tmp_path: Path) -> None
     _assert_refused(run_cli(command, str(tmp_path)), "cli.not_a_file")
 
 
-def test_check_refuses_a_folder_as_trace(tmp_path: Path) -> None:
-    _assert_refused(run_cli("check", str(BASIC), str(tmp_path)), "cli.not_a_file")
+def test_check_reads_a_folder_as_a_campaign(tmp_path: Path) -> None:
+    # A folder TRACE is a findings campaign (docs/findings.md, "Command line"): an empty one has
+    # no input.
+    _assert_refused(run_cli("check", str(BASIC), str(tmp_path)), "cli.no_input")
 
 
 @pytest.mark.parametrize("command", ["verify", "show", "replay", "replayability", "audit", "check", "metamorphic"])

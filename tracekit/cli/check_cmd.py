@@ -1,4 +1,10 @@
-"""``tracekit check``: judge OWASP Agent Security Regression Harness traces offline.
+"""``tracekit check``: judge OWASP Agent Security Regression Harness traces offline, and a
+scenario's policies on every episode of any supported format (docs/findings.md).
+
+Routing (docs/findings.md, "Command line"): one TRACE that is a harness trace (detected, forced
+with ``--input-format harness``, standard input without ``--input-format``, or a file no format
+accepts, which the harness reader then refuses as before) is judged exactly as upstream does; one
+TRACE of another format gets one row per episode; several TRACEs or a folder are a campaign.
 
 Exit codes (docs/harness.md, "Exit codes"): 0 when the check ran, whatever the verdict; 1 under
 ``--exit-on-fail`` when the result is fail or error (strict: or not_run); 2 when a scenario or
@@ -13,7 +19,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -30,6 +36,9 @@ from tracekit.cli.common import (
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, TracekitError, finding
 
+if TYPE_CHECKING:
+    pass
+
 SUMMARY_NAME = "summary.json"
 
 
@@ -44,6 +53,10 @@ class CheckOptions:
     exit_on_fail: bool
     include_trace: bool
     quiet: bool
+    input_format: str | None = None
+    episode: str | None = None
+
+
 T = TypeVar("T")
 
 
@@ -97,10 +110,11 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
 
 
 def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckOptions) -> int:
-    from tracekit.cli import check_io
+    from tracekit.cli import check_io, findings_io
+    from tracekit.cli.check_findings import Campaign, split_suite
     from tracekit.harness import gates, run_suite
+    from tracekit.report.findings_render import suite_document
     from tracekit.report.harness_json import render as render_result
-    from tracekit.report.harness_render import RENDERERS
 
     for raw in paths:
         if not os.path.exists(raw):
@@ -115,42 +129,67 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
     force = opts.force
     if out_dir is not None:
         check_folder(out_dir, [SUMMARY_NAME], force)
-    suite = run_suite(
-        ((p, check_io.suite_scenario(p)) for p in inputs.files), str(trace_dir), check_io.suite_trace, strict
-    )
-    done = [e.outcome for e in suite.entries if e.outcome is not None]
+    pairs, third = split_suite(inputs.files, trace_dir)
+    suite = run_suite(pairs, str(trace_dir), check_io.suite_trace, strict) if pairs or not third else None
+    campaign: Campaign | None = None
+    deep = inputs.note()
+    if third:
+        campaign = Campaign(opts)
+        for scenario, folder in third:
+            walked, _, _ = findings_io.campaign_files([str(folder)])
+            campaign.fold(scenario, walked.files, set())
+            deep = worst(deep, walked.note())
+    done = [e.outcome for e in suite.entries if e.outcome is not None] if suite is not None else []
     if out_dir is not None:
         names = [f"{outcome.scenario_id}.json" for outcome in done]
         if SUMMARY_NAME in names:
             fail(Code.HARNESS_OUTPUT_NAME_COLLISION)
         check_folder(out_dir, [*names, SUMMARY_NAME], force)
-    emit(RENDERERS[opts.format].suite(suite), opts.output, force)
+    report = campaign.report() if campaign is not None else None
+    emit(suite_document(suite, report, opts.format), opts.output, force)
     if out_dir is not None:
         make_folder(out_dir)
         files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in done]
-        files.append((out_dir / SUMMARY_NAME, RENDERERS["json"].suite(suite).encode("utf-8")))
+        files.append((out_dir / SUMMARY_NAME, suite_document(suite, report, "json").encode("utf-8")))
         write_files(files, force)
-    for entry in suite.entries:
+    entries = suite.entries if suite is not None else ()
+    for entry in entries:
         if entry.finding is not None and entry.error_reason in ("invalid_scenario", "invalid_trace"):
             diag(entry.finding, "suite")
     if not opts.quiet:
-        print(_counts_line("scenarios", [e.result for e in suite.entries]), file=sys.stderr)
+        if suite is not None:
+            print(_counts_line("scenarios", [e.result for e in entries]), file=sys.stderr)
+        if campaign is not None and report is not None:
+            print(campaign.summary(report), file=sys.stderr)
+    found = campaign.exit_code() if campaign is not None else EXIT_OK
+    if suite is None:
+        return worst(found, deep)
     if suite.invalid_input:
         return EXIT_ERROR
-    if suite.entries and all(e.error_reason == "missing_trace" for e in suite.entries):
+    if campaign is None and entries and all(e.error_reason == "missing_trace" for e in entries):
         # Nothing was checked at all: a CI job must not stay green (docs/cli.md, "check").
-        diag(finding(Code.CLI_NOTHING_CHECKED, count=len(suite.entries)))
+        diag(finding(Code.CLI_NOTHING_CHECKED, count=len(entries)))
         return EXIT_ERROR
     gated = EXIT_FAIL if opts.exit_on_fail and gates(suite.result, strict) else EXIT_OK
-    return worst(gated, inputs.note())
+    return worst(gated, found, deep)
 
 
 def _check_usage(
-    suite_mode: bool, scenario: str | None, trace: str | None, dry_run: bool,
+    suite_mode: bool, scenario: str | None, traces: list[str], dry_run: bool,
     trace_dir: Path | None, folder: Path | None, include_trace: bool, format: CheckFormat,
+    input_format: str | None = None, episode: str | None = None,
 ) -> None:
     """Name the option that is wrong and what is wrong with it (docs/cli.md, "check")."""
+    from tracekit.formats.registry import FORMAT_NAMES, supported
+
+    trace = traces[0] if traces else None
+    if input_format is not None and input_format not in FORMAT_NAMES:
+        fail(Code.FORMAT_UNKNOWN_NAME, formats=supported())
+    if episode is not None and (len(traces) != 1 or os.path.isdir(traces[0])):
+        fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file")
     if suite_mode:
+        if input_format is not None:
+            fail(Code.CLI_OPTION_CONFLICT, option="--input-format", other="--suite")
         if scenario is not None or trace is not None:
             fail(Code.CLI_OPTION_CONFLICT, option="--suite", other="SCENARIO or TRACE arguments")
         if dry_run:
@@ -172,11 +211,35 @@ def _check_usage(
         fail(Code.CLI_OPTION_CONFLICT, option="--dry-run", other="a TRACE argument")
     if include_trace and format is not CheckFormat.json:
         fail(Code.CLI_OPTION_NEEDS, option="--include-trace", other="--format json")
+    if include_trace and traces and (len(traces) > 1 or os.path.isdir(traces[0])):
+        fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="several TRACEs")
+
+
+def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
+    """Harness trace, one file of another format, or a campaign (module docstring)."""
+    from tracekit.cli.check_findings import campaign, evidence_one
+    from tracekit.cli.findings_io import sniffed_format
+
+    if not traces:
+        return _single(scenario, None, opts)
+    if len(traces) > 1 or os.path.isdir(traces[0]):
+        return campaign(scenario, traces, opts)
+    trace = traces[0]
+    fmt = opts.input_format
+    if fmt is None and trace != "-":
+        fmt = sniffed_format(trace)
+    if opts.episode is None and fmt in (None, "harness"):
+        return _single(scenario, trace, opts)
+    if opts.include_trace:
+        fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="a trace that is not a harness trace")
+    return evidence_one(scenario, trace, opts)
 
 
 def check(
     scenario: str = typer.Argument(None, metavar="SCENARIO", help="Scenario YAML file (not with --suite)."),
-    trace: str = typer.Argument(None, metavar="TRACE", help="Recorded trace JSON to judge (or use --dry-run)."),
+    traces: list[str] = typer.Argument(
+        None, metavar="TRACE...", help="Trace of any format, several, or folders (or use --dry-run)."
+    ),
     strict: bool = typer.Option(False, "--strict", help="tracekit's stricter semantics (docs/harness.md)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate the scenario; mark every assertion not_run."),
     suite: list[str] = typer.Option(None, "--suite", metavar="PATH", help="Scenario file or folder for suite mode (repeatable)."),
@@ -190,16 +253,25 @@ def check(
     force: bool = typer.Option(False, "--force", help="Replace existing output files."),
     exit_on_fail: bool = typer.Option(False, "--exit-on-fail", help="Exit 1 on fail or error (strict: and not_run)."),
     include_trace: bool = typer.Option(False, "--include-trace", help="Echo the trace in JSON output, as upstream does."),
+    input_format: str = typer.Option(
+        None, "--input-format", metavar="NAME", help="Read TRACE as this format instead of detecting it."
+    ),
+    episode: str = typer.Option(None, "--episode", metavar="ID", help="Judge only this episode of TRACE."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
 ) -> None:
     """Judge harness traces against scenario assertions: exit 0 ran, 1 gated verdict, 2 bad input."""
     suite_mode = bool(suite)
     folder = output_dir if output_dir is not None else out_dir
-    _check_usage(suite_mode, scenario, trace, dry_run, trace_dir, folder, include_trace, format)
+    traces = list(traces or [])
+    _check_usage(
+        suite_mode, scenario, traces, dry_run, trace_dir, folder, include_trace, format, input_format, episode
+    )
     if output is not None:
         check_target(output, force)
-    opts = CheckOptions(strict, format.value, output, force, exit_on_fail, include_trace, quiet)
-    code = _suite(suite, trace_dir, folder, opts) if suite_mode else _single(scenario, trace, opts)
+    opts = CheckOptions(
+        strict, format.value, output, force, exit_on_fail, include_trace, quiet, input_format, episode
+    )
+    code = _suite(suite, trace_dir, folder, opts) if suite_mode else _route(scenario, traces, opts)
     raise typer.Exit(code)
 
 

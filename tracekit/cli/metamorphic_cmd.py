@@ -9,6 +9,11 @@ Exit codes (docs/metamorphic.md, docs/cli.md):
   command line, an existing output without ``--force``, the Dask backend unavailable, or every
   source was skipped and at least one failed verification (``metamorphic.nothing_swept``).
 
+With ``--scenario FILE`` the sweep runs over the evidence model instead (docs/findings.md,
+"Metamorphic sweeps over evidence"): files of any supported format, transforms on episodes and
+relations on the scenario's policy verdict; strict by default, ``--compatible`` for upstream's
+semantics. The exit codes are the same; a file no format reads is a skipped source.
+
 Source traces that do not verify or are not replayable are reported as skipped sources (never
 as passed cases) and do not change the exit code unless ``--require-replayable`` is given.
 """
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -43,12 +48,17 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
+from tracekit.cli.spool import Spool
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
-    from tracekit.cli.metamorphic_output import OutputDir, Spool
+    from collections import Counter
+
+    from tracekit.cli.metamorphic_output import OutputDir
     from tracekit.executors import Executor
+    from tracekit.findings.sweep import SweepCase, SweepTally
+    from tracekit.findings.transforms import EvidenceTransform
     from tracekit.metamorphic import StudyConfig, Tally
 
 
@@ -69,13 +79,18 @@ def _selection(values: list[str] | None) -> tuple[str, ...]:
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _inputs(paths: list[str]) -> Inputs:
+def _check_paths(paths: list[str]) -> None:
+    """Standard input is refused; a path named on the command line must be a file or folder."""
     for raw in paths:
         if raw == "-":
             fail(Code.METAMORPHIC_STDIN_UNSUPPORTED)
         if not Path(raw).is_dir() and not Path(raw).is_file():
             diag(finding(Code.LOAD_UNREADABLE), raw)
             raise typer.Exit(EXIT_ERROR)
+
+
+def _inputs(paths: list[str]) -> Inputs:
+    _check_paths(paths)
     inputs = collect_inputs(paths)
     if not inputs.files:
         inputs.note()
@@ -111,6 +126,154 @@ def _sweep(
     return tally
 
 
+RELATIONS = {"preserving": "every assertion keeps its result", "invalid": "refused by the consistency rules"}
+
+
+def _evidence_selection(values: list[str] | None) -> tuple[str, ...]:
+    """``--transform`` names against the evidence transforms (docs/findings.md)."""
+    from tracekit.findings.transforms import BY_NAME, TRANSFORMS
+
+    names = [item.strip() for raw in values or [] for item in raw.split(",") if item.strip()]
+    if values and not names:
+        fail(Code.CLI_MISSING_ARGUMENT, what="a transform name after -t/--transform")
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        diag(finding(Code.METAMORPHIC_UNKNOWN_TRANSFORM))
+        print("tracekit: not a transform: " + display_path(unknown[0][:64]), file=sys.stderr)
+        print("tracekit: known transforms: " + ", ".join(BY_NAME), file=sys.stderr)
+        raise typer.Exit(EXIT_ERROR)
+    if len(set(names)) != len(names):
+        fail(Code.METAMORPHIC_DUPLICATE_TRANSFORM)
+    return tuple(names) if names else tuple(t.name for t in TRANSFORMS)
+
+
+def _evidence_head(tally: SweepTally, identity: str, scenario: str, strict: bool, trials: int, seed: int,
+                   files: int, file_skips: Counter[str], episodes_skipped: int) -> dict[str, Any]:
+    """The report document without ``cases`` and ``skipped_sources``: today's sweep shape."""
+    from tracekit import REPORT_VERSION
+    from tracekit.findings.transforms import BY_NAME
+
+    transforms = []
+    for name, count in tally.transforms.items():
+        t = BY_NAME[name]
+        relation = RELATIONS.get(t.klass, f"{t.fails} fails")
+        transforms.append({"name": name, "class": t.klass, "relation": relation, "what": t.what,
+                           "passed": count.passed, "total": count.total, "not_applicable": count.not_applicable})
+    skipped = sum(file_skips.values())
+    return {
+        "report_version": REPORT_VERSION,
+        "study_id": identity,
+        "scenario": scenario,
+        "mode": "strict" if strict else "compatible",
+        "trials": trials,
+        "seed": seed,
+        "transforms": transforms,
+        "summary": {k: {"passed": c.passed, "total": c.total, "not_applicable": c.not_applicable}
+                    for k, c in tally.summary.items()},
+        "sources": {
+            "total": files,
+            "swept": files - skipped,
+            "skipped": skipped,
+            "skipped_by_cause": [{"code": code, "cause": code, "count": n} for code, n in sorted(file_skips.items())],
+        },
+        "episodes": {"swept": tally.episodes, "skipped": episodes_skipped},
+    }
+
+
+def _evidence_study(
+    paths: list[str], scenario_path: Path, strict: bool, selection: tuple[str, ...], trials: int, seed: int,
+    run: ExecutorOptions, format: Format, output: Path | None, force: bool, allow_failures: bool, quiet: bool,
+) -> int:
+    """``metamorphic --scenario``: sweeps over evidence (module docstring)."""
+    from collections import Counter
+
+    import msgspec
+
+    from tracekit.cli import check_io, findings_io
+    from tracekit.findings.sweep import SweepTally
+    from tracekit.harness.scenario import parse_scenario
+    from tracekit.metamorphic import StudyReport, study_id, study_path
+    from tracekit.report import metamorphic_render as render
+    from tracekit.report.findings_render import shown
+
+    _check_paths(paths)
+    try:
+        scenario_bytes = check_io.read_scenario(str(scenario_path))
+        scenario = parse_scenario(scenario_bytes)
+    except TracekitError as error:
+        diag(error.finding, "scenario")
+        raise typer.Exit(EXIT_ERROR) from None
+    walked, named, _ = findings_io.campaign_files(paths)
+    if not walked.files:
+        walked.note()
+        fail(Code.CLI_NO_INPUT)
+    if output is not None:
+        check_target(output, force)
+    mode = "strict" if strict else "compatible"
+    identity = study_id([study_path(p) for p in walked.files], [*selection, f"scenario={scenario.id}", mode], trials, seed)
+    jobs = [
+        findings_io.SweepJob(str(Path(p).absolute()), study_path(p), p in named, scenario_bytes, strict, trials, selection)
+        for p in walked.files
+    ]
+    tally = SweepTally.new([t for t in _transforms(selection)])
+    file_skips: Counter[str] = Counter()
+    episodes_skipped = 0
+    spool = Spool()
+    try:
+        try:
+            executor = run.make(len(jobs))
+            for part in executor.map_ordered(findings_io.sweep_job, jobs):
+                if part.code is not None:
+                    file_skips[part.code] += 1
+                    spool.add(spool.skipped, [{"trace": part.name, "episode": None, "code": part.code}])
+                    continue
+                tally.episodes += part.episodes
+                episodes_skipped += part.skipped_total
+                for case in part.cases:
+                    tally.add(case)
+                spool.add(spool.cases, ({**_case_dict(c)} for c in part.cases))
+                spool.add(spool.skipped, (msgspec.to_builtins(s) for s in part.skipped))
+        except TracekitError as error:
+            diag(error.finding)
+            raise typer.Exit(EXIT_ERROR) from None
+        head = _evidence_head(tally, identity, scenario.id, strict, trials, seed, len(jobs), file_skips, episodes_skipped)
+        failures = tuple(
+            {**_case_dict(c), "trace": f"{c.trace} {shown(c.episode)}"} for c in tally.failures
+        )
+        skipped_sample = tuple(msgspec.to_builtins(s) for s in tally.skipped)
+        report = StudyReport(head, failures, tally.failed, skipped_sample, episodes_skipped)
+        if format is Format.json:
+            emit(render.json_chunks(head, spool.read(spool.cases), spool.read(spool.skipped)), output, force)
+        elif format is Format.markdown:
+            emit(render.render_markdown(report), output, force)
+        else:
+            emit(render.render_table(report), output, force)
+    finally:
+        spool.close()
+    deep = walked.note()
+    if tally.failed:
+        total = sum(c.total for c in tally.summary.values())
+        diag(finding(Code.METAMORPHIC_RELATIONS_FAILED, failed=tally.failed, total=total))
+    if not quiet:
+        print(render.summary_line(report) + f"; {tally.episodes} episode(s), {mode}", file=sys.stderr)
+    if file_skips and sum(file_skips.values()) == len(jobs):
+        diag(finding(Code.METAMORPHIC_NOTHING_SWEPT, skipped=len(jobs)))
+        return worst(EXIT_ERROR, deep)
+    return worst(EXIT_FAIL if tally.failed and not allow_failures else EXIT_OK, deep)
+
+
+def _transforms(names: tuple[str, ...]) -> list[EvidenceTransform]:
+    from tracekit.findings.transforms import BY_NAME
+
+    return [BY_NAME[name] for name in names]
+
+
+def _case_dict(case: SweepCase) -> dict[str, Any]:
+    """A case in today's case shape, with the episode it was applied to."""
+    return {"trace": case.trace, "episode": case.episode, "transform": case.transform, "class": case.klass,
+            "trial": case.trial, "passed": case.passed, "reason": case.reason}
+
+
 def metamorphic(
     paths: list[str] = typer.Argument(..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl)."),
     transform: list[str] = typer.Option(
@@ -137,15 +300,33 @@ def metamorphic(
     allow_robustness_failures: bool = typer.Option(
         False, "--allow-robustness-failures", help="Exit 0 even when some relation did not hold."
     ),
+    scenario: Path = typer.Option(
+        None, "--scenario", metavar="FILE", help="Sweep the evidence of any format under this scenario's policies."
+    ),
+    compatible: bool = typer.Option(
+        False, "--compatible", help="With --scenario: upstream's semantics instead of strict."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or summary on stderr."),
 ) -> None:
     """Rewrite traces with metamorphic transforms and check that verdicts move only as declared."""
-    from tracekit.cli.metamorphic_output import OutputDir, Spool, check_output_dir
+    from tracekit.cli.metamorphic_output import OutputDir, check_output_dir
     from tracekit.metamorphic import StudyConfig, StudyReport, study_id, study_path
     from tracekit.report import metamorphic_render as render
 
-    selection = _selection(transform)
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
+    if compatible and scenario is None:
+        fail(Code.CLI_OPTION_NEEDS, option="--compatible", other="--scenario")
+    if scenario is not None:
+        for flag, given in (("--output-dir", output_dir is not None), ("--strict-sources", strict_sources),
+                            ("--require-replayable", require_replayable)):
+            if given:
+                fail(Code.CLI_OPTION_CONFLICT, option=flag, other="--scenario")
+        code = _evidence_study(
+            paths, scenario, not compatible, _evidence_selection(transform), trials, seed, run, format, output,
+            force, allow_robustness_failures, quiet,
+        )
+        raise typer.Exit(code)
+    selection = _selection(transform)
     walked = _inputs(paths)
     inputs = walked.files
     if output is not None:

@@ -1,0 +1,202 @@
+"""``tracekit check`` on every format (docs/findings.md, "Command line"): one file's episodes,
+campaigns over files and folders, and suite mode's pairing of scenarios with folders of
+third-party logs. The harness path stays in :mod:`tracekit.cli.check_cmd`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit
+from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
+from tracekit.cli.sink import emit
+from tracekit.errors import Code, Finding, TracekitError, finding
+
+if TYPE_CHECKING:
+    from tracekit.evidence import Episode
+    from tracekit.findings.judge import EpisodeVerdict
+    from tracekit.harness.scenario import Scenario
+    from tracekit.report.findings_render import CampaignReport, EpisodeEntry
+
+
+def judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:
+    """One episode judged, or the consistency code that refuses it (docs/findings.md,
+    "Consistency")."""
+    from tracekit.findings.consistency import check_episode
+    from tracekit.findings.judge import judge_episode
+
+    refused = check_episode(episode)
+    return refused[0].code if refused else judge_episode(scenario, episode, strict)
+
+
+def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
+    from tracekit.report.findings_render import EpisodeEntry
+
+    if isinstance(judged, Code):
+        return EpisodeEntry(episode.id, "error", (), (), judged.value)
+    return EpisodeEntry.of(judged)
+
+
+def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int:
+    """One file of any format: one row per episode (docs/findings.md, "Command line")."""
+    from tracekit import REPORT_VERSION
+    from tracekit.cli import check_io, findings_io
+    from tracekit.harness import gates, parse_scenario
+    from tracekit.report.findings_render import FindingsReport, render_one
+
+    refuse_folder(scenario_path)
+    refuse_folder(trace_path)
+    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
+    evidence = _or_exit("trace", lambda: findings_io.load(trace_path, opts.input_format))
+    chosen = [e for e in evidence.episodes if opts.episode is None or e.id == opts.episode]
+    if opts.episode is not None and not chosen:
+        fail(Code.FINDINGS_NO_EPISODE)
+    entries = tuple(entry(e, judge(scenario, e, opts.strict)) for e in chosen)
+    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
+    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
+    refused = [e.refused for e in entries if e.refused is not None]
+    for code in dict.fromkeys(refused):
+        diag(finding(Code(code)), "trace")
+    if not opts.quiet:
+        print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
+    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
+    return worst(EXIT_ERROR if refused else EXIT_OK, gated)
+
+
+class Campaign:
+    """A findings campaign folded one file at a time (docs/findings.md, "Campaigns"): memory
+    holds one file's evidence plus the bounded tally and skipped-file sample."""
+
+    def __init__(self, opts: CheckOptions) -> None:
+        from tracekit.findings.campaign import FindingsTally
+        from tracekit.report.findings_render import SkippedFile
+
+        self.opts = opts
+        self.tally = FindingsTally()
+        self.scenarios: list[str] = []
+        self.skipped: list[SkippedFile] = []
+        self.files = self.skipped_total = self.judged = self.failed = 0
+        self.code, self.gated = EXIT_OK, False
+
+    def skip(self, path: str, why: str) -> None:
+        from tracekit.report.findings_render import SAMPLE_LIMIT, SkippedFile
+
+        self.skipped_total += 1
+        if len(self.skipped) < SAMPLE_LIMIT:
+            self.skipped.append(SkippedFile(path, why))
+
+    def fold(self, scenario: Scenario, files: list[str], named: set[str]) -> None:
+        """Judge every episode of ``files`` under ``scenario``. A walked file no format accepts
+        is skipped (not a trace); a named file, or one a format accepts but cannot read, is an
+        error (exit 2)."""
+        from tracekit.cli import findings_io
+        from tracekit.harness import gates
+        from tracekit.harness.model import FAIL
+
+        opts = self.opts
+        self.scenarios.append(scenario.id)
+        for path in files:
+            self.files += 1
+            if path not in named and opts.input_format is None and findings_io.sniffed_format(path) is None:
+                self.skip(path, Code.FORMAT_UNKNOWN.value)
+                continue
+            try:
+                evidence = findings_io.load(path, opts.input_format)
+            except TracekitError as error:
+                diag(error.finding, "trace")
+                self.skip(path, error.finding.code.value)
+                self.code = EXIT_ERROR
+                continue
+            for episode in evidence.episodes:
+                verdict = judge(scenario, episode, opts.strict)
+                if isinstance(verdict, Code):
+                    diag(finding(verdict), "trace")
+                    self.code = EXIT_ERROR
+                    continue
+                self.tally.add(evidence.format, scenario.id, path, episode, verdict)
+                self.judged += 1
+                self.failed += int(verdict.result == FAIL)
+                self.gated = self.gated or gates(verdict.result, opts.strict)
+
+    def report(self) -> CampaignReport:
+        from tracekit import REPORT_VERSION
+        from tracekit.report.findings_render import CampaignReport
+
+        tally = self.tally
+        return CampaignReport(
+            REPORT_VERSION, tuple(self.scenarios), self.opts.strict, self.files - self.skipped_total,
+            self.judged, self.failed, tuple(sorted(tally.counts.values(), key=lambda c: (c.format, c.policy))),
+            tuple(tally.distinct.values()), tally.distinct_overflow, tuple(self.skipped), self.skipped_total,
+        )
+
+    def summary(self, report: CampaignReport) -> str:
+        return (
+            f"tracekit check: {report.files} file(s), {self.judged} episode(s), {self.failed} fail, "
+            f"{len(report.distinct) + report.distinct_overflow} distinct, {self.skipped_total} skipped"
+        )
+
+    def exit_code(self) -> int:
+        return worst(self.code, EXIT_FAIL if self.opts.exit_on_fail and self.gated else EXIT_OK)
+
+
+def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
+    """Several files or folders under one scenario: per format and policy, and each distinct
+    demonstration once (docs/findings.md, "Campaigns")."""
+    from tracekit.cli import check_io, findings_io
+    from tracekit.harness import parse_scenario
+    from tracekit.report.findings_render import render_campaign
+
+    refuse_folder(scenario_path)
+    for raw in paths:
+        if raw != "-" and not os.path.exists(raw):
+            diag(finding(Code.FORMAT_UNREADABLE), "trace")
+            raise typer.Exit(EXIT_ERROR)
+    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
+    inputs, named, _ = findings_io.campaign_files(paths)
+    if not inputs.files:
+        inputs.note()
+        fail(Code.CLI_NO_INPUT)
+    campaign = Campaign(opts)
+    campaign.fold(scenario, inputs.files, named)
+    report = campaign.report()
+    emit(render_campaign(report, opts.format), opts.output, opts.force)
+    if not opts.quiet:
+        print(campaign.summary(report), file=sys.stderr)
+    return worst(campaign.exit_code(), inputs.note())
+
+
+
+def split_suite(
+    files: list[str], trace_dir: Path
+) -> tuple[list[tuple[str, bytes | Finding]], list[tuple[Scenario, Path]]]:
+    """Suite pairing (docs/findings.md, "Command line"): a scenario whose id has no
+    ``<trace-dir>/<id>.json`` but a folder ``<trace-dir>/<id>/`` (not a symlink) is judged as a
+    findings campaign over that folder's files of any format; every other scenario goes to the
+    upstream pairing unchanged. An id made only of dots never names a folder."""
+    from tracekit.cli import check_io
+    from tracekit.harness import parse_scenario
+    from tracekit.harness.evaluate import trace_path_for
+
+    pairs: list[tuple[str, bytes | Finding]] = []
+    third: list[tuple[Scenario, Path]] = []
+    claimed: set[str] = set()
+    for path in files:
+        data = check_io.suite_scenario(path)
+        if isinstance(data, bytes):
+            try:
+                scenario = parse_scenario(data)
+            except TracekitError:
+                scenario = None
+            if scenario is not None and scenario.id not in claimed and scenario.id.strip("."):
+                folder = trace_dir / scenario.id
+                if (not os.path.lexists(trace_path_for(str(trace_dir), scenario.id))
+                        and folder.is_dir() and not folder.is_symlink()):
+                    claimed.add(scenario.id)
+                    third.append((scenario, folder))
+                    continue
+        pairs.append((path, data))
+    return pairs, third

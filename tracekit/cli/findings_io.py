@@ -1,0 +1,108 @@
+"""The file side of findings on every format (docs/findings.md, "Command line"): which format a
+file is, the files of a campaign, and the per-file jobs that ``check`` and ``metamorphic
+--scenario`` hand to an executor.
+
+Files are read only through :mod:`tracekit.formats.reading` (the format layer's one edge); a
+job reads from an absolute path, so a local pool or a Dask worker can run it. Nothing here
+prints input content: failures are stable codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from msgspec import Struct
+
+from tracekit.cli.common import Inputs, collect_inputs
+from tracekit.errors import Code, TracekitError, finding
+from tracekit.evidence import EvidenceFile
+from tracekit.findings.sweep import SkippedEpisode, SweepCase
+from tracekit.formats.base import FormatError
+
+EVIDENCE_SUFFIXES = (".json", ".jsonl", ".eval")
+"""Files a folder walk picks up; a file named on the command line is read whatever its name."""
+NOT_A_TRACE = ".expected.json"
+"""Ground-truth files beside the corpus logs (docs/formats.md): never traces, skipped in walks."""
+
+
+def sniffed_format(path: str) -> str | None:
+    """The name of the format the file's first bytes show, or None when no format accepts them
+    (or the file cannot be opened: the caller's own reader then reports that)."""
+    from tracekit.formats import registry
+    from tracekit.formats.reading import open_source
+
+    try:
+        with open_source(path) as source:
+            found = registry.detect(registry.read_prefix(source), source.name_suffix)
+    except FormatError:
+        return None
+    return None if found is None else found.name
+
+
+def load(path: str, input_format: str | None) -> EvidenceFile:
+    """The evidence of ``path``; raises :class:`TracekitError` with the format layer's code."""
+    from tracekit.formats.reading import load_file
+
+    return load_file(path, input_format)
+
+
+def campaign_files(paths: Sequence[str]) -> tuple[Inputs, set[str], int]:
+    """The files of a campaign: folders walked for :data:`EVIDENCE_SUFFIXES` (ground-truth
+    ``*.expected.json`` files left out and counted), the set of files named on the command line
+    (their errors are the user's: exit 2), and how many ground-truth files were left out."""
+    walked = collect_inputs(paths, EVIDENCE_SUFFIXES)
+    named = {raw for raw in paths if raw == "-" or not Path(raw).is_dir()}
+    kept = [f for f in walked.files if f in named or not f.endswith(NOT_A_TRACE)]
+    return Inputs(kept, walked.too_deep), named, len(walked.files) - len(kept)
+
+
+def unknown_format() -> TracekitError:
+    """The error for a file no format accepts."""
+    from tracekit.formats import registry
+
+    return TracekitError(finding(Code.FORMAT_UNKNOWN, formats=registry.supported()))
+
+
+class SweepJob(Struct, frozen=True):
+    """One file of a metamorphic sweep over evidence, for an executor (picklable, reads from an
+    absolute path)."""
+
+    path: str
+    name: str
+    """The path as the user spelled it (posix), used in reports."""
+    named: bool
+    """Named on the command line: a file no format accepts is then an error, not skipped."""
+    scenario: bytes
+    strict: bool
+    trials: int
+    transforms: tuple[str, ...]
+
+
+class SweepPart(Struct, frozen=True):
+    """One file swept: its cases and skipped episodes, or the code that stopped it."""
+
+    name: str
+    code: str | None
+    episodes: int = 0
+    cases: tuple[SweepCase, ...] = ()
+    skipped: tuple[SkippedEpisode, ...] = ()
+    skipped_total: int = 0
+
+
+def sweep_job(job: SweepJob) -> SweepPart:
+    """Load one file and sweep every consistent episode (tracekit/findings/sweep.py)."""
+    from tracekit.findings.sweep import SweepTally, sweep_file
+    from tracekit.findings.transforms import BY_NAME
+    from tracekit.harness.scenario import parse_scenario
+
+    if not job.named and sniffed_format(job.path) is None:
+        return SweepPart(job.name, Code.FORMAT_UNKNOWN.value)
+    try:
+        evidence = load(job.path, None)
+    except TracekitError as error:
+        return SweepPart(job.name, error.finding.code.value)
+    transforms = [BY_NAME[name] for name in job.transforms]
+    tally = SweepTally.new(transforms)
+    cases = sweep_file(job.name, evidence.episodes, parse_scenario(job.scenario), tally, transforms, job.trials, job.strict)
+    return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total)

@@ -1,0 +1,394 @@
+"""Renderers for ``tracekit check`` on third-party formats (docs/findings.md, "Command line").
+
+Two typed reports: :class:`FindingsReport` (one file, one row per episode) and
+:class:`CampaignReport` (several files: counts per format and policy, distinct demonstrations).
+JSON is derived by msgspec from the Structs. Table, Markdown, JUnit and SARIF show our words
+(assertion ids, origin kinds, outcomes) and, where provenance needs them, the tool names, call
+ids and episode ids of the input: those pass through :func:`shown`, which escapes them like a
+path (display_path) and bounds their length, so no input can drive a terminal or fill a screen.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from tracekit import REPORT_VERSION
+from tracekit.findings.campaign import Demonstration, PolicyCount
+from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
+from tracekit.findings.provenance import CallRef, Origin
+from tracekit.harness.evaluate import SuiteResult
+from tracekit.harness.model import FAIL, PASS, Outcome, gates
+from tracekit.report.harness_text import xml_safe
+from tracekit.report.jsonout import dumps
+from tracekit.report.text import display_path, md_table, table
+
+SHOWN_LIMIT = 64
+"""Longest input-supplied name (tool, call id, episode id) shown in a table, Markdown, JUnit or
+SARIF; longer ones are cut and end in ``...``."""
+SAMPLE_LIMIT = 1000
+"""Most skipped files a campaign report lists (the rest are counted)."""
+
+ORIGIN_WORDS = {
+    "system_prompt": "the system prompt",
+    "user_instruction": "the user's instruction",
+    "assistant_message": "an assistant message",
+    "tool_result": "a tool result",
+    "model": "the model (found nowhere earlier)",
+}
+
+
+def shown(value: str | None) -> str:
+    """An input-supplied name for display: escaped like a path and at most SHOWN_LIMIT long."""
+    if value is None:
+        return "-"
+    text = display_path(value)
+    return text if len(text) <= SHOWN_LIMIT else text[: SHOWN_LIMIT - 3] + "..."
+
+
+class EpisodeEntry(msgspec.Struct, frozen=True):
+    """One episode in the report: tracekit's verdict, or the consistency code that refused it."""
+
+    episode: str
+    result: Outcome
+    assertions: tuple[AssertionVerdict, ...]
+    tool_verdicts: tuple[ToolVerdict, ...] = ()
+    refused: str | None = None
+    """A consistency code (docs/findings.md, "Consistency"): the episode was not judged."""
+
+    @classmethod
+    def of(cls, verdict: EpisodeVerdict) -> EpisodeEntry:
+        return cls(verdict.episode, verdict.result, verdict.assertions, verdict.tool_verdicts)
+
+
+class FindingsReport(msgspec.Struct, frozen=True):
+    """``check`` on one third-party file: every episode (or the one asked for)."""
+
+    report_version: int
+    scenario: str
+    format: str
+    strict: bool
+    episodes: tuple[EpisodeEntry, ...]
+
+
+class SkippedFile(msgspec.Struct, frozen=True):
+    """A file of a campaign that was not judged, and why (a stable code)."""
+
+    trace: str
+    code: str
+
+
+class CampaignReport(msgspec.Struct, frozen=True):
+    """``check`` over several files: per format and policy, and each distinct finding once."""
+
+    report_version: int
+    scenarios: tuple[str, ...]
+    strict: bool
+    files: int
+    episodes: int
+    failed: int
+    counts: tuple[PolicyCount, ...]
+    distinct: tuple[Demonstration, ...]
+    distinct_overflow: int
+    skipped: tuple[SkippedFile, ...]
+    skipped_total: int
+
+
+def _json(report: msgspec.Struct) -> str:
+    document: dict[str, Any] = msgspec.to_builtins(report)
+    return dumps(document)
+
+
+def call_words(call: CallRef) -> str:
+    """``send_email (turn 1, call c-1) succeeded``."""
+    ident = f", call {shown(call.call_id)}" if call.call_id is not None else ""
+    return f"{shown(call.tool)} (turn {call.turn}{ident}) {call.outcome.replace('_', ' ')}"
+
+
+def origin_words(origin: Origin | None) -> str:
+    """Where the offending value came from, in words: ``result of read_email (turn 0)``."""
+    if origin is None:
+        return "no value to trace"
+    if origin.kind == "tool_result" and origin.call is not None:
+        ident = f", call {shown(origin.call.call_id)}" if origin.call.call_id is not None else ""
+        words = f"result of {shown(origin.call.tool)} (turn {origin.call.turn}{ident})"
+    else:
+        words = ORIGIN_WORDS[origin.kind]
+        if origin.message_index is not None:
+            words += f" (message {origin.message_index})"
+    return words + (" ignoring case" if origin.match == "case_insensitive" else "")
+
+
+def _failing(entry: EpisodeEntry) -> list[AssertionVerdict]:
+    return [a for a in entry.assertions if a.result != PASS]
+
+
+def _cells(entry: EpisodeEntry) -> list[str]:
+    failing = _failing(entry)
+    chains = [a for a in failing if a.result == FAIL and a.provenance is not None]
+    origin = "; ".join(f"{a.id}: {origin_words(a.provenance.origin)}" for a in chains if a.provenance)
+    calls = "; ".join(f"{a.id}: {call_words(a.provenance.call)}" for a in chains if a.provenance)
+    tools = "; ".join(f"{shown(t.scorer)} {t.agreement}" for t in entry.tool_verdicts if t.agreement == "disagree")
+    if entry.refused is not None:
+        listed = f"refused ({entry.refused})"
+    else:
+        listed = ", ".join(f"{a.id} {a.result}" for a in failing) or "-"
+    return [shown(entry.episode), entry.result, listed, origin or "-", calls or "-", tools or "-"]
+
+
+HEADERS = ["episode", "result", "not passing", "offending value from", "offending call", "tool verdict disagrees"]
+
+
+def _counts(episodes: Sequence[EpisodeEntry]) -> str:
+    tally = {k: sum(1 for e in episodes if e.result == k) for k in ("pass", "fail", "error", "not_run")}
+    return ", ".join(f"{n} {k}" for k, n in tally.items())
+
+
+def one_table(report: FindingsReport) -> str:
+    mode = "strict" if report.strict else "compatible"
+    head = (
+        f"scenario {shown(report.scenario)} ({mode}), format {report.format}: "
+        f"{len(report.episodes)} episode(s), {_counts(report.episodes)}"
+    )
+    rows = [_cells(e) for e in report.episodes]
+    return head + "\n\n" + table(rows, HEADERS, widths=[24, 8, 28, 34, 34, 24]) + "\n"
+
+
+def one_markdown(report: FindingsReport) -> str:
+    mode = "strict" if report.strict else "compatible"
+    lines = [
+        f"# Findings: scenario {shown(report.scenario)}",
+        "",
+        f"- Format: {report.format}; mode: {mode}",
+        f"- Episodes: {len(report.episodes)} ({_counts(report.episodes)})",
+        "",
+        *md_table(HEADERS, [_cells(e) for e in report.episodes]),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _case_text(entry: EpisodeEntry) -> str:
+    return " | ".join(c for c in _cells(entry)[2:] if c != "-")
+
+
+def one_junit(report: FindingsReport, trace: str) -> str:
+    """One testcase per episode: a failure when the result gates (``--exit-on-fail``), an error
+    for a refused episode."""
+    from xml.etree.ElementTree import Element, SubElement, tostring
+
+    gated = [e for e in report.episodes if e.refused is None and gates(e.result, report.strict)]
+    refused = [e for e in report.episodes if e.refused is not None]
+    root = Element("testsuites", name="tracekit check")
+    suite = SubElement(
+        root, "testsuite", name=xml_safe(f"tracekit check {shown(report.scenario)}"),
+        tests=str(len(report.episodes)), failures=str(len(gated)), errors=str(len(refused)),
+    )
+    for entry in report.episodes:
+        case = SubElement(
+            suite, "testcase", classname=xml_safe(f"tracekit.check.{display_path(trace)}"), name=xml_safe(shown(entry.episode))
+        )
+        if entry.refused is not None:
+            node = SubElement(case, "error", type=entry.refused, message="episode not judged")
+            node.text = xml_safe(entry.refused)
+        elif gates(entry.result, report.strict):
+            failing = _failing(entry)
+            node = SubElement(case, "failure", type=failing[0].id if failing else entry.result, message=entry.result)
+            node.text = xml_safe(_case_text(entry))
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+
+
+def one_sarif(report: FindingsReport, trace: str) -> str:
+    """One SARIF result per assertion that did not pass, located at the file, the episode named
+    as a logical location; one rule per assertion id."""
+    rules: set[str] = set()
+    results: list[dict[str, Any]] = []
+    for entry in report.episodes:
+        items: list[tuple[str, str, str]] = []
+        if entry.refused is not None:
+            items.append((entry.refused, "error", "The episode's calls and results are inconsistent; not judged."))
+        for a in _failing(entry):
+            text = f"{a.id} {a.result}"
+            if a.provenance is not None:
+                text += f": {call_words(a.provenance.call)}; value from {origin_words(a.provenance.origin)}"
+            level = "error" if a.result in (FAIL, "error") else "note"
+            items.append((a.id, level, text))
+        for rule, level, text in items:
+            rules.add(rule)
+            results.append(
+                {
+                    "ruleId": rule,
+                    "level": level,
+                    "message": {"text": text},
+                    "locations": [_location(trace, entry.episode)],
+                }
+            )
+    return _sarif(sorted(rules), results, {"command": "check", "scenario": shown(report.scenario)})
+
+
+def _location(trace: str, episode: str) -> dict[str, Any]:
+    return {
+        "physicalLocation": {"artifactLocation": {"uri": display_path(trace)}},
+        "logicalLocations": [{"name": shown(episode), "kind": "episode"}],
+    }
+
+
+def _sarif(rules: Sequence[str], results: list[dict[str, Any]], properties: dict[str, str]) -> str:
+    """One SARIF 2.1.0 run of tracekit check: one rule per assertion id (or consistency code)."""
+    from tracekit import __version__
+
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tracekit", "version": __version__, "informationUri": "docs/findings.md",
+                        "rules": [{"id": r, "shortDescription": {"text": f"tracekit check: {r}"}} for r in rules],
+                    }
+                },
+                "properties": properties,
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+
+
+def render_one(report: FindingsReport, fmt: str, trace: str) -> str:
+    """``report`` in output format ``fmt`` (json, table, markdown, junit, sarif)."""
+    if fmt == "json":
+        return _json(report)
+    if fmt == "markdown":
+        return one_markdown(report)
+    if fmt == "junit":
+        return one_junit(report, trace)
+    if fmt == "sarif":
+        return one_sarif(report, trace)
+    return one_table(report)
+
+
+# Campaigns ---------------------------------------------------------------------------------
+
+COUNT_HEADERS = ["format", "policy", "episodes", "failed", "disagreements"]
+DEMO_HEADERS = ["format", "policy", "assertion", "tool", "arguments sha256", "episodes", "first seen"]
+
+
+def _count_rows(report: CampaignReport) -> list[list[object]]:
+    return [[c.format, shown(c.policy), c.episodes, c.failed, c.disagreements] for c in report.counts]
+
+
+def _demo_rows(report: CampaignReport) -> list[list[object]]:
+    return [
+        [d.format, shown(d.policy), d.assertion, shown(d.tool), (d.arguments_sha256 or "-")[:16], d.episodes,
+         f"{display_path(d.first_trace)} {shown(d.first_episode)}"]
+        for d in report.distinct
+    ]
+
+
+def _campaign_head(report: CampaignReport) -> str:
+    mode = "strict" if report.strict else "compatible"
+    return (
+        f"{report.files} file(s), {report.episodes} episode(s) judged ({mode}), {report.failed} failed; "
+        f"{len(report.distinct) + report.distinct_overflow} distinct demonstration(s); "
+        f"{report.skipped_total} file(s) skipped"
+    )
+
+
+def campaign_table(report: CampaignReport) -> str:
+    parts = [_campaign_head(report), "", table(_count_rows(report), COUNT_HEADERS)]
+    if report.distinct:
+        parts += ["", "distinct demonstrations:", table(_demo_rows(report), DEMO_HEADERS)]
+    if report.distinct_overflow:
+        parts.append(f"({report.distinct_overflow} more not listed)")
+    if report.skipped:
+        parts += ["", "skipped files:", table([[display_path(s.trace), s.code] for s in report.skipped], ["file", "code"])]
+    return "\n".join(parts) + "\n"
+
+
+def campaign_markdown(report: CampaignReport) -> str:
+    lines = ["# Findings campaign", "", f"- {_campaign_head(report)}", "", "## Per format and policy", "",
+             *md_table(COUNT_HEADERS, _count_rows(report))]
+    if report.distinct:
+        lines += ["", "## Distinct demonstrations", "", *md_table(DEMO_HEADERS, _demo_rows(report))]
+    if report.skipped:
+        lines += ["", "## Skipped files", "", *md_table(["file", "code"], [[s.trace, s.code] for s in report.skipped])]
+    return "\n".join(lines) + "\n"
+
+
+def campaign_junit(report: CampaignReport) -> str:
+    """One testcase per format and policy: a failure when any of its episodes failed."""
+    from xml.etree.ElementTree import Element, SubElement, tostring
+
+    failing = [c for c in report.counts if c.failed]
+    root = Element("testsuites", name="tracekit check")
+    suite = SubElement(root, "testsuite", name="tracekit check", tests=str(len(report.counts)),
+                       failures=str(len(failing)), errors="0")
+    for count in report.counts:
+        case = SubElement(suite, "testcase", classname=f"tracekit.check.{count.format}", name=xml_safe(shown(count.policy)))
+        if count.failed:
+            node = SubElement(case, "failure", type="policy", message=f"{count.failed} of {count.episodes} episode(s) failed")
+            node.text = f"{count.failed} of {count.episodes} episode(s) failed; {count.disagreements} disagreement(s)"
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+
+
+def campaign_sarif(report: CampaignReport) -> str:
+    """One SARIF result per distinct demonstration, at the file where it was first seen."""
+    results = [
+        {
+            "ruleId": d.assertion,
+            "level": "error",
+            "message": {"text": f"{d.assertion} fails through {shown(d.tool)} in {d.episodes} episode(s) ({d.format})"},
+            "locations": [_location(d.first_trace, d.first_episode)],
+        }
+        for d in report.distinct
+    ]
+    return _sarif(sorted({d.assertion for d in report.distinct}), results, {"command": "check"})
+
+
+def render_campaign(report: CampaignReport, fmt: str) -> str:
+    if fmt == "json":
+        return _json(report)
+    if fmt == "markdown":
+        return campaign_markdown(report)
+    if fmt == "junit":
+        return campaign_junit(report)
+    if fmt == "sarif":
+        return campaign_sarif(report)
+    return campaign_table(report)
+
+
+def suite_document(suite: SuiteResult | None, report: CampaignReport | None, fmt: str) -> str:
+    """Suite mode's output (docs/findings.md, "Command line"): upstream's suite rendering
+    unchanged when no scenario was paired with a folder; the campaign alone when every one was;
+    otherwise both: JSON gains a ``findings`` key, table and Markdown append the campaign, JUnit
+    appends its testsuite and SARIF its run."""
+    from tracekit.report.harness_render import RENDERERS
+
+    if suite is None:
+        return render_campaign(report, fmt) if report is not None else ""
+    if report is None:
+        return RENDERERS[fmt].suite(suite)
+    upstream = RENDERERS[fmt].suite(suite)
+    if fmt == "json":
+        document: dict[str, Any] = json.loads(upstream)
+        document["findings"] = msgspec.to_builtins(report)
+        return dumps(document)
+    if fmt == "sarif":
+        merged = json.loads(upstream)
+        merged["runs"].extend(json.loads(campaign_sarif(report))["runs"])
+        return json.dumps(merged, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+    if fmt == "junit":
+        from xml.etree.ElementTree import fromstring, tostring
+
+        root = fromstring(upstream)
+        root.extend(list(fromstring(campaign_junit(report))))
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+    return upstream.rstrip("\n") + "\n\n" + render_campaign(report, fmt)
+
+
+__all__ = ["REPORT_VERSION", "CampaignReport", "EpisodeEntry", "FindingsReport", "SkippedFile",
+           "render_campaign", "render_one", "shown", "suite_document"]
