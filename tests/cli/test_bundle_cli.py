@@ -145,7 +145,8 @@ def test_show_prints_standard_dsse(keypair: tuple[Path, Path], tmp_path: Path) -
     assert run_cli("seal", str(FORMAT_SAMPLES["agentguard"]), "-o", str(bundle), "--key", str(private), "--predicate", "verify,audit,check").returncode == 0
     shown = run_cli("bundle", "show", str(bundle), "--format", "json", "--trusted-key", str(public))
     assert shown.returncode == 0
-    body = json.loads(shown.stdout)["bundle"]
+    body = json.loads(shown.stdout)
+    assert body["bundle"]["exit_code"] == 0 and body["command"] == "bundle show"
     assert set(body["envelope"]) == {"payload", "payloadType", "signatures"}
     statement = json.loads(base64.b64decode(body["envelope"]["payload"]))
     assert statement == body["statement"]

@@ -186,6 +186,16 @@ def seal(
 ) -> Iterator[bytes]:
     """The bundle's bytes, in chunks: one finding, or a campaign of ``items`` (section 9).
     ``results`` holds, per item, the checks' results at sealing time for the predicate."""
+    return seal_with_root(items, seed, campaign, results)[1]
+
+
+def seal_with_root(
+    items: Sequence[FindingInput],
+    seed: bytes | None,
+    campaign: bool,
+    results: list[dict[str, Any]] | None = None,
+) -> tuple[bytes, Iterator[bytes]]:
+    """As :func:`seal`, with the bundle root (section 5) the signed statement names."""
     kind = "campaign" if campaign else "finding"
     store = BlobStore()
     findings = [
@@ -198,7 +208,7 @@ def seal(
     body = predicate(kind, findings, summary)
     originals = [(f.original.digest, f.original.sha256) for f in findings]
     signed = signature_frame(root, originals, body, seed)
-    return frames(kind, store, [r for f in findings for r in f.records], None, signed)
+    return root, frames(kind, store, [r for f in findings for r in f.records], None, signed)
 
 
 def frames(

@@ -44,15 +44,24 @@ def read_key_file(path: str | Path) -> bytes:
 
 
 def load_finding(path: str, input_format: str | None) -> FindingInput:
-    """The exact bytes of ``path`` and the evidence its format importer reads from them."""
+    """The exact bytes of ``path`` (``-``: standard input, spooled within the format limit) and
+    the evidence its format importer reads from those same bytes: one open, so the sealed
+    original and the sealed evidence cannot come from two different versions of the file."""
+    from tracekit.formats import registry
     from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
-    from tracekit.formats.reading import load_file
+    from tracekit.formats.reading import open_source
 
-    original = read_regular(path, DEFAULT_FORMAT_LIMITS.total_bytes, Code.BUNDLE_INPUT_UNREADABLE)
     try:
-        evidence = load_file(path, input_format)
+        with open_source(path, DEFAULT_FORMAT_LIMITS) as source:
+            original = source.handle.read(DEFAULT_FORMAT_LIMITS.total_bytes + 1)
+            if len(original) > DEFAULT_FORMAT_LIMITS.total_bytes:
+                raise TracekitError(finding(Code.FORMAT_TOO_LARGE, limit=DEFAULT_FORMAT_LIMITS.total_bytes))
+            source.handle.seek(0)
+            evidence = registry.load(source, input_format, DEFAULT_FORMAT_LIMITS)
     except FormatError as error:
         raise TracekitError(error.finding) from None
+    except OSError:
+        raise TracekitError(finding(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")) from None
     return FindingInput(original, evidence)
 
 
