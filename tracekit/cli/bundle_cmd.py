@@ -19,6 +19,17 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from tracekit.cli.bundle_io import (
+    PREDICATES,
+    blob_chunks,
+    load_finding,
+    predicate_results,
+    read_key_file,
+    read_regular,
+    trusted_keys,
+    verify_path,
+)
+from tracekit.cli.bundle_io import is_bundle as is_bundle  # the verify dispatch asks it
 from tracekit.cli.common import (
     FORCE,
     FORMAT,
@@ -29,7 +40,6 @@ from tracekit.cli.common import (
     collect_inputs,
     diag,
     fail,
-    is_regular_file,
     refuse_folder,
 )
 from tracekit.cli.sink import check_target, emit, write_atomic, write_files
@@ -63,62 +73,15 @@ def _say(quiet: bool, command: str, text: str) -> None:
         print(f"tracekit {command}: {text}", file=sys.stderr)
 
 
-def is_bundle(path: str) -> bool:
-    """True when ``path`` is a regular file that starts with the bundle magic."""
-    from tracekit.bundle.container import MAGIC
-
-    if path == "-" or not is_regular_file(path):
-        return False
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
-
-
-def _trusted(paths: list[str] | None) -> list[bytes]:
-    """The raw keys of every ``--trusted-key`` file; exit 2 on any unusable one."""
-    from tracekit.bundle import keys
-    from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
-    from tracekit.cli.bundle_io import read_key_file
-
-    found: list[bytes] = []
-    for path in paths or []:
-        try:
-            data = read_key_file(path)
-        except TracekitError:
-            fail(Code.BUNDLE_TRUSTED_KEY_INVALID)
-        parsed = keys.parse_public_keys(data, DEFAULT_BUNDLE_LIMITS.trusted_keys)
-        if parsed is None:
-            fail(Code.BUNDLE_TRUSTED_KEY_INVALID)
-        found.extend(parsed)
-    if len(found) > DEFAULT_BUNDLE_LIMITS.trusted_keys:
-        fail(Code.BUNDLE_TRUSTED_KEY_INVALID)
-    return found
-
-
-def _verify_path(path: str, trusted: list[bytes]) -> BundleReport:
-    from tracekit.bundle.verify import BundleReport, verify_bundle
-    from tracekit.errors import finding
-
-    try:
-        if not is_regular_file(path):  # a FIFO or device could block or never end
-            raise OSError
-        with open(path, "rb") as handle:
-            return verify_bundle(handle, trusted)
-    except OSError:
-        return BundleReport(ExitCode.ERROR, (finding(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable"),))
-
-
 def verify_bundles(
-    paths: list[str], trusted_keys: list[str] | None, format: str, output: Path | None, force: bool, quiet: bool
+    paths: list[str], key_files: list[str] | None, format: str, output: Path | None, force: bool, quiet: bool
 ) -> ExitCode:
     """``tracekit verify`` on bundles (docs/bundle-format.md steps 1-10); the worst exit code.
     The caller checked ``output`` before any work."""
     from tracekit.report.bundle_render import VERIFY_RENDERERS, bundle_check, bundle_verify
 
-    trusted = _trusted(trusted_keys)
-    report = bundle_verify([bundle_check(p, _verify_path(p, trusted)) for p in paths])
+    trusted = trusted_keys(key_files)
+    report = bundle_verify([bundle_check(p, verify_path(p, trusted)) for p in paths])
     emit(VERIFY_RENDERERS[format](report), output, force)
     ok = sum(1 for c in report.bundles if c.exit_code == ExitCode.OK)
     _say(quiet, "verify", f"{len(paths)} bundle(s): {ok} sealed and trusted, {len(paths) - ok} not; exit {report.exit_code}")
@@ -128,7 +91,7 @@ def verify_bundles(
 def _verified(path: str, trusted: list[bytes]) -> BundleReport:
     """Verify before any other work; a bundle that does not verify exits 2 with its code."""
     refuse_folder(path)
-    report = _verify_path(path, trusted)
+    report = verify_path(path, trusted)
     if report.exit_code == ExitCode.ERROR:
         for found in report.findings:
             diag(found, path)
@@ -180,7 +143,6 @@ def keygen(
 
 def _read_seed(key: Path) -> bytes:
     from tracekit.bundle import keys
-    from tracekit.cli.bundle_io import read_key_file
 
     refuse_folder(str(key))
     try:
@@ -212,8 +174,6 @@ class SealOptions:
         input: str, output: Path, key: Path | None, predicate: str, input_format: str | None,
         scenario: Path | None, force: bool,
     ) -> SealOptions:
-        from tracekit.cli.bundle_io import PREDICATES
-
         names = tuple(n for n in predicate.split(",") if n)
         if any(n not in PREDICATES for n in names) or len(set(names)) != len(names):
             fail(Code.CLI_BAD_VALUE, option="--predicate", expected="distinct names among " + ", ".join(PREDICATES))
@@ -250,7 +210,6 @@ def seal(
 ) -> None:
     """Seal a trace (or a folder of traces) into a signed evidence bundle."""
     from tracekit.bundle.seal import seal_with_root
-    from tracekit.cli.bundle_io import load_finding, predicate_results, read_regular
     from tracekit.report.bundle_render import SealReport
 
     opts = SealOptions.parse(input, output, key, predicate, input_format, scenario, force)
@@ -362,38 +321,10 @@ def show(
     """Print a verified bundle's manifest, statement and DSSE envelope (never its content)."""
     from tracekit.report.bundle_render import SHOW_RENDERERS, bundle_show
 
-    report = _verified(bundle, _trusted(trusted_key))
+    report = _verified(bundle, trusted_keys(trusted_key))
     emit(SHOW_RENDERERS[format.value](bundle_show(bundle, report)))
     _say(quiet, "bundle show", f"{report.kind}, {report.records} record(s), {report.blobs} blob(s); exit {report.exit_code}")
     raise typer.Exit(report.exit_code)
-
-
-def _blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:
-    """The held blob ``digest``, streamed and hashed again as it is read (the file could have
-    changed since it verified); a mismatch aborts before the output is linked into place."""
-    import blake3
-
-    from tracekit.bundle.container import BLOB, DIGEST_BYTES, FrameHead, FrameReader
-    from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
-    from tracekit.errors import finding
-
-    with open(path, "rb") as handle:
-        reader = FrameReader(handle, DEFAULT_BUNDLE_LIMITS)
-        while (head := reader.next_head()) is not None:
-            if head.kind != BLOB:
-                reader.payload(head)
-                continue
-            declared = reader.payload(FrameHead(head.number, head.kind, DIGEST_BYTES))
-            hasher = blake3.blake3()
-            for chunk in reader.chunks(head.length - DIGEST_BYTES):
-                if declared == digest:
-                    hasher.update(chunk)
-                    yield chunk
-            if declared == digest:
-                if hasher.digest() != digest:
-                    raise TracekitError(finding(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number))
-                return
-    raise TracekitError(finding(Code.BUNDLE_NO_SUCH_BLOB))
 
 
 @bundle_app.command("extract", cls=Command)
@@ -422,7 +353,7 @@ def extract(
     written = [0]
 
     def counted() -> Iterator[bytes]:
-        for chunk in _blob_chunks(bundle, wanted):
+        for chunk in blob_chunks(bundle, wanted):
             written[0] += len(chunk)
             yield chunk
 
