@@ -33,6 +33,7 @@ from tracekit.cli.bundle_io import is_bundle as is_bundle  # the verify dispatch
 from tracekit.cli.common import (
     FORCE,
     FORMAT,
+    OUTPUT,
     QUIET,
     Command,
     ExitCode,
@@ -316,13 +317,17 @@ def show(
     bundle: str = BUNDLE,
     format: Format = FORMAT,
     trusted_key: list[str] = TRUSTED_KEY,
+    output: Path = OUTPUT,
+    force: bool = FORCE,
     quiet: bool = QUIET,
 ) -> None:
     """Print a verified bundle's manifest, statement and DSSE envelope (never its content)."""
     from tracekit.report.bundle_render import SHOW_RENDERERS, bundle_show
 
+    if output is not None:
+        check_target(output, force)
     report = _verified(bundle, trusted_keys(trusted_key))
-    emit(SHOW_RENDERERS[format.value](bundle_show(bundle, report)))
+    emit(SHOW_RENDERERS[format.value](bundle_show(bundle, report)), output, force)
     _say(quiet, "bundle show", f"{report.kind}, {report.records} record(s), {report.blobs} blob(s); exit {report.exit_code}")
     raise typer.Exit(report.exit_code)
 
