@@ -314,6 +314,7 @@ def test_wrong_inputs_are_diagnostics(sealed: Path, keypair: tuple[Path, Path], 
         (("seal", "-", "-o", str(tmp_path / "s"), "--predicate", "verify"), b"cli.option_conflict"),
         (("seal", trace, "-o", str(tmp_path / "s"), "--input-format", "nope"), b"cli.bad_value"),
         (("verify", str(sealed / "f.tkb"), trace), b"cli.option_conflict"),
+        (("seal", trace, "-o", str(tmp_path / "s"), "--scenario", trace), b"harness.scenario_suffix"),
     ]
     for args, code in cases:
         result = run_cli(*args)

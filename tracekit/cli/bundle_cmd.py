@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -25,7 +25,6 @@ from tracekit.cli.bundle_io import (
     load_finding,
     predicate_results,
     read_key_file,
-    read_regular,
     trusted_keys,
     verify_path,
 )
@@ -47,6 +46,7 @@ from tracekit.cli.sink import check_target, emit, write_atomic, write_files
 from tracekit.errors import Code, TracekitError
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
+    from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
     from tracekit.report.bundle_render import ActionReport
 
@@ -220,23 +220,27 @@ def seal(
     paths = collect_inputs([opts.input], SEAL_SUFFIXES).files if campaign else [opts.input]
     if not paths:
         fail(Code.CLI_NO_INPUT)
-    try:
-        scenario_bytes = None
-        if opts.scenario is not None:
-            refuse_folder(str(opts.scenario))
-            scenario_bytes = read_regular(opts.scenario, 1 << 20, Code.BUNDLE_INPUT_UNREADABLE)
-        items = [load_finding(p, opts.input_format) for p in paths]
-        results = (
-            [
-                predicate_results(p, i.evidence.format, list(opts.predicate), scenario_bytes)
-                for p, i in zip(paths, items, strict=True)
-            ]
-            if opts.predicate
-            else None
-        )
-    except TracekitError as error:
-        diag(error.finding, None if opts.input == "-" else opts.input)
-        raise typer.Exit(ExitCode.ERROR) from None
+    scenario_bytes = None
+    if opts.scenario is not None:
+        from tracekit.cli.check_io import read_scenario
+        from tracekit.harness.scenario import parse_scenario
+
+        try:
+            scenario_bytes = read_scenario(str(opts.scenario))
+            parse_scenario(scenario_bytes)  # an unusable scenario fails the seal up front
+        except TracekitError as error:
+            diag(error.finding, str(opts.scenario))
+            raise typer.Exit(ExitCode.ERROR) from None
+    items: list[FindingInput] = []
+    results: list[dict[str, Any]] | None = [] if opts.predicate else None
+    for path in paths:  # the first file that does not import fails the seal, named
+        try:
+            items.append(load_finding(path, opts.input_format))
+            if results is not None:
+                results.append(predicate_results(path, items[-1].evidence.format, list(opts.predicate), scenario_bytes))
+        except TracekitError as error:
+            diag(error.finding, None if path == "-" else path)
+            raise typer.Exit(ExitCode.ERROR) from None
     root, chunks = seal_with_root(items, seed, campaign, results)
     write_atomic(opts.output, chunks, opts.force)
     signer = None

@@ -4,8 +4,6 @@ read keys, open and verify a bundle, stream a blob out of it, and run tracekit's
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,29 +19,12 @@ MAX_KEY_FILE = 1024 * 1024
 PREDICATES = ("verify", "audit", "check")
 
 
-def read_regular(path: str | Path, cap: int, code: Code) -> bytes:
-    """The bytes of a regular file of at most ``cap`` bytes; TracekitError(code) otherwise."""
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError:
-        raise TracekitError(finding(code, rule="unreadable")) from None
-    with handle:
-        try:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
-                raise TracekitError(finding(code, rule="not a regular file within the limit"))
-            data = handle.read(cap + 1)
-        except OSError:
-            raise TracekitError(finding(code, rule="unreadable")) from None
-    if len(data) > cap:
-        raise TracekitError(finding(code, rule="not a regular file within the limit"))
-    return data
-
-
 def read_key_file(path: str | Path) -> bytes:
     """A key file's bytes (``bundle.key_invalid`` when unreadable or too big)."""
+    from tracekit.cli.check_io import read_bounded
+
     try:
-        return read_regular(path, MAX_KEY_FILE, Code.BUNDLE_INPUT_UNREADABLE)
+        return read_bounded(str(path), MAX_KEY_FILE, Code.BUNDLE_INPUT_UNREADABLE, Code.BUNDLE_INPUT_UNREADABLE)
     except TracekitError:
         raise TracekitError(finding(Code.BUNDLE_KEY_INVALID)) from None
 

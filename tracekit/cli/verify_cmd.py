@@ -110,7 +110,8 @@ def verify(
     if bundles:  # sealed bundles (docs/bundle-format.md), never mixed with traces in one run
         if len(bundles) != len(inputs.files):
             fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
-        raise typer.Exit(bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet))
+        verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
+        raise typer.Exit(worst(verdict, inputs.note()))
     work = [VerifyJob(p, absolute(p), strict_sources, canonical, roots) for p in inputs.files]
     chosen = run.make(len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
     try:
