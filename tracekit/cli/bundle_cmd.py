@@ -257,6 +257,35 @@ def seal(
 # -- redact -------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class RedactOptions:
+    """``tracekit redact``'s options, checked: exactly one way to choose blobs."""
+
+    output: Path
+    pattern: re.Pattern[str] | None
+    """``--match``."""
+    digests: tuple[bytes, ...]
+    """``--blob``; neither this nor ``pattern``: ``--secrets``."""
+    force: bool
+
+    @staticmethod
+    def parse(output: Path, secrets: bool, match: str | None, blob: list[str] | None, force: bool) -> RedactOptions:
+        chosen = (("--secrets", secrets), ("--match", match is not None), ("--blob", bool(blob)))
+        modes = [name for name, on in chosen if on]
+        if not modes:
+            fail(Code.CLI_MISSING_ARGUMENT, what="one of --secrets, --match REGEX or --blob DIGEST")
+        if len(modes) > 1:
+            fail(Code.CLI_OPTION_CONFLICT, option=modes[0], other=modes[1])
+        pattern = None
+        if match is not None:
+            try:
+                pattern = re.compile(match)
+            except (re.error, RecursionError, OverflowError):
+                fail(Code.CLI_BAD_VALUE, option="--match", expected="a valid regular expression")
+        digests = tuple(_digest(d, "--blob") for d in blob or [])
+        return RedactOptions(output, pattern, digests, force)
+
+
 def redact(
     bundle: str = BUNDLE,
     output: Path = typer.Option(..., "--output", "-o", metavar="FILE", help="The redacted bundle to write."),
@@ -277,30 +306,22 @@ def redact(
     from tracekit.errors import finding
     from tracekit.report.bundle_render import RedactReport, WithheldBlob
 
-    modes = [name for name, on in (("--secrets", secrets), ("--match", match is not None), ("--blob", bool(blob))) if on]
-    if not modes:
-        fail(Code.CLI_MISSING_ARGUMENT, what="one of --secrets, --match REGEX or --blob DIGEST")
-    if len(modes) > 1:
-        fail(Code.CLI_OPTION_CONFLICT, option=modes[0], other=modes[1])
+    opts = RedactOptions.parse(output, secrets, match, blob, force)
     check_target(output, force)
-    wanted: list[bytes] = []
-    if secrets:
-        select = core.secrets_selector()
-    elif match is not None:
-        try:
-            select = core.match_selector(re.compile(match))
-        except (re.error, RecursionError, OverflowError):
-            fail(Code.CLI_BAD_VALUE, option="--match", expected="a valid regular expression")
+    if opts.pattern is not None:
+        select = core.match_selector(opts.pattern)
+    elif opts.digests:
+        select = core.digest_selector(list(opts.digests))
     else:
-        wanted = [_digest(d, "--blob") for d in blob]
-        select = core.digest_selector(wanted)
+        select = core.secrets_selector()
+    wanted = opts.digests
     report = _verified(bundle, [])
     originals = [bytes.fromhex(o[0]) for o in report.originals]
     sizes: dict[bytes, int] = {}
     try:
         with open(bundle, "rb") as handle:
             chosen = core.plan(handle, LIMITS, select, originals, sizes)
-            if blob and not set(wanted) <= chosen.keys():
+            if wanted and not set(wanted) <= chosen.keys():
                 fail(Code.BUNDLE_NO_SUCH_BLOB)
             handle.seek(0)
             write_atomic(output, core.rewrite(handle, LIMITS, chosen), force)
