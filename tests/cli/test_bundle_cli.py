@@ -118,6 +118,7 @@ def test_redact_secrets_then_verify_exits_1_with_the_secret_nowhere(keypair: tup
     outputs.append(run_cli("bundle", "show", str(redacted), "--format", "json"))
     outputs.append(run_cli("bundle", "extract", str(redacted), "-o", str(tmp_path / "x")))
     assert outputs[-1].returncode == 1 and not (tmp_path / "x").exists()
+    assert b"bundle.blobs_withheld" in outputs[-1].stderr
     for form in _forms(SECRET):
         assert form not in redacted.read_bytes()
         for out in outputs:

@@ -379,7 +379,7 @@ def extract(
             fail(Code.BUNDLE_NO_SUCH_FINDING)
         wanted = bytes.fromhex(report.originals[finding_index][0])
     if wanted.hex() in {w.digest for w in report.withheld}:
-        fail(Code.BUNDLE_NO_SUCH_BLOB, exit_code=ExitCode.FAIL)
+        fail(Code.BUNDLE_BLOBS_WITHHELD, exit_code=ExitCode.FAIL, count=1)  # nothing is written
     written = [0]
 
     def counted() -> Iterator[bytes]:
