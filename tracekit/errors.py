@@ -321,6 +321,9 @@ class Code(enum.StrEnum):
     CLI_OUTPUT_NOT_REGULAR = "cli.output_not_regular"
     CLI_OUTPUT_UNWRITABLE = "cli.output_unwritable"
     CLI_NOTHING_CHECKED = "cli.nothing_checked"
+    # -- bundle and store commands on the pipeline (docs/cli.md) ----------------------------------
+    CLI_BAD_VALUE = "cli.bad_value"
+    BUNDLE_NOT_A_CAMPAIGN = "bundle.not_a_campaign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -831,6 +834,10 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _E,
         "The output could not be written (permission denied, read-only or special file system, "
         "or no space); no output file was changed.",
+    ),
+    Code.CLI_BAD_VALUE: CodeInfo(_E, "{option} takes {expected}."),
+    Code.BUNDLE_NOT_A_CAMPAIGN: CodeInfo(
+        _E, "Only a campaign bundle (sealed from a folder) holds findings to prove."
     ),
 }
 

@@ -14,7 +14,7 @@ CodeName = Annotated[str, Meta(pattern="^[a-z0-9_]{1,40}\\.[a-z0-9_]{1,60}$")]
 ExitCode = Annotated[int, Meta(ge=0, le=255)]
 
 
-class CheckResult(Struct, frozen=True, forbid_unknown_fields=True):
+class CheckResult(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """One of tracekit's checks run on the original at sealing time."""
 
     exit: ExitCode | None
@@ -25,7 +25,7 @@ class CheckResult(Struct, frozen=True, forbid_unknown_fields=True):
     """For ``check``: the scenario's verdict."""
 
 
-class FindingResults(Struct, frozen=True, forbid_unknown_fields=True):
+class FindingResults(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """The checks' results for one finding."""
 
     verify: CheckResult | None = None
@@ -33,13 +33,13 @@ class FindingResults(Struct, frozen=True, forbid_unknown_fields=True):
     check: CheckResult | None = None
 
 
-class Results(FindingResults, frozen=True, forbid_unknown_fields=True):
+class Results(FindingResults, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """A finding's results, or a campaign's: one entry per finding."""
 
     per_finding: Annotated[tuple[FindingResults, ...], Meta(max_length=100_000)] | None = None
 
 
-class Predicate(Struct, frozen=True, forbid_unknown_fields=True):
+class Predicate(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     tracekit_version: VersionText
     bundle_kind: Literal["finding", "campaign"]
     findings: Count

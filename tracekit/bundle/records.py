@@ -51,6 +51,8 @@ class Manifest(_Record, tag="manifest", frozen=True):
     episodes: Count
     messages: Count
     calls: Count
+    turns: Count = 0
+    """Model turns over all episodes; absent when 0 (section 4)."""
 
 
 class EpisodeRecord(_Record, tag="episode", frozen=True):
@@ -58,6 +60,7 @@ class EpisodeRecord(_Record, tag="episode", frozen=True):
     id: Ref
     messages: Count
     calls: Count
+    turns: Count = 0
 
 
 class MessageRecord(_Record, tag="message", frozen=True):
@@ -82,7 +85,24 @@ class CallRecord(_Record, tag="call", frozen=True):
     result_capture: Literal["captured", "not_captured", "not_carried"] | None
 
 
-Record = Manifest | EpisodeRecord | MessageRecord | CallRecord
+Run = tuple[Count, Annotated[int, Meta(ge=1, le=2**53)]]
+"""``[start, count]``: the messages ``start`` to ``start + count - 1`` of the episode."""
+
+
+class TurnRecord(_Record, tag="turn", frozen=True):
+    """One model turn: which of the episode's messages went in, as runs of message indices
+    (an agent loop that resends its history is one run per turn: linear, section 4), and the
+    model and finish reason the format names, by reference."""
+
+    episode: Count
+    index: Count
+    input: Annotated[tuple[Run, ...], Meta(max_length=1_000_000)] | None
+    model: Ref | None
+    finish_reason: Ref | None
+    error: bool
+
+
+Record = Manifest | EpisodeRecord | MessageRecord | CallRecord | TurnRecord
 
 
 def to_json(record: Record) -> object:
@@ -104,5 +124,7 @@ def refs(record: Record) -> list[Ref]:
         return [record.id]
     if isinstance(record, MessageRecord):
         return [record.text] if record.text else []
+    if isinstance(record, TurnRecord):
+        return [ref for ref in (record.model, record.finish_reason) if ref is not None]
     found = [record.name, record.call_id, record.arguments, record.result]
     return [ref for ref in found if ref is not None]

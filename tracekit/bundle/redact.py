@@ -71,15 +71,22 @@ def digest_selector(digests: Sequence[bytes]) -> Selector:
 
 
 def plan(
-    handle: BinaryIO, limits: BundleLimits, select: Selector, originals: Sequence[bytes]
+    handle: BinaryIO,
+    limits: BundleLimits,
+    select: Selector,
+    originals: Sequence[bytes],
+    sizes: dict[bytes, int] | None = None,
 ) -> dict[bytes, str]:
     """Which held blobs to withhold, and why. The originals hold every message, argument and
-    result, so they are withheld too whenever anything is (section 8)."""
+    result, so they are withheld too whenever anything is (section 8). ``sizes``, when given,
+    receives every held blob's length (the report lists what is withheld with its length)."""
     chosen: dict[bytes, str] = {}
     for raw in iter_frames(handle, limits):
         if raw.kind != BLOB:
             continue
         digest = raw.payload[:DIGEST_BYTES]
+        if sizes is not None:
+            sizes[digest] = len(raw.payload) - DIGEST_BYTES
         reason = select(digest, raw.payload[DIGEST_BYTES:])
         if reason is not None:
             chosen[digest] = reason

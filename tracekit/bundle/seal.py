@@ -28,6 +28,7 @@ from tracekit.bundle.records import (
     MessageRecord,
     Original,
     Record,
+    TurnRecord,
     to_json,
 )
 from tracekit.evidence import EvidenceFile
@@ -84,6 +85,7 @@ def _records(item: FindingInput, store: BlobStore, finding: int | None) -> list[
             episodes=len(evidence.episodes),
             messages=sum(len(e.messages) for e in evidence.episodes),
             calls=sum(len(e.calls) for e in evidence.episodes),
+            turns=sum(len(e.turns) for e in evidence.episodes),
         )
     ]
     for number, episode in enumerate(evidence.episodes):
@@ -95,6 +97,7 @@ def _records(item: FindingInput, store: BlobStore, finding: int | None) -> list[
                 id=store.add(episode.id.encode("utf-8", "surrogatepass")),
                 messages=len(episode.messages),
                 calls=len(episode.calls),
+                turns=len(episode.turns),
             )
         )
         for position, message in enumerate(episode.messages):
@@ -129,7 +132,35 @@ def _records(item: FindingInput, store: BlobStore, finding: int | None) -> list[
                     result_capture=None if result is None else result.capture,
                 )
             )
+        for position, turn in enumerate(episode.turns):
+            out.append(
+                TurnRecord(
+                    seq=len(out),
+                    finding=finding,
+                    episode=number,
+                    index=position,
+                    input=None if turn.input_messages is None else runs(turn.input_messages, len(episode.messages)),
+                    model=store.add_text(turn.model),
+                    finish_reason=store.add_text(turn.finish_reason),
+                    error=turn.error,
+                )
+            )
     return out
+
+
+def runs(indices: Sequence[int], messages: int) -> tuple[tuple[int, int], ...]:
+    """Message indices as maximal ``(start, count)`` runs (section 4): a turn that resends the
+    history ``0..k`` is one run, so turn records grow linearly with the loop. Indices outside
+    the episode's messages (an importer's inconsistency) are left out."""
+    out: list[tuple[int, int]] = []
+    for index in indices:
+        if not 0 <= index < messages:
+            continue
+        if out and out[-1][0] + out[-1][1] == index:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((index, 1))
+    return tuple(out)
 
 
 def seal_finding(item: FindingInput, store: BlobStore, finding: int | None) -> SealedFinding:
@@ -186,6 +217,16 @@ def seal(
 ) -> Iterator[bytes]:
     """The bundle's bytes, in chunks: one finding, or a campaign of ``items`` (section 9).
     ``results`` holds, per item, the checks' results at sealing time for the predicate."""
+    return seal_with_root(items, seed, campaign, results)[1]
+
+
+def seal_with_root(
+    items: Sequence[FindingInput],
+    seed: bytes | None,
+    campaign: bool,
+    results: list[dict[str, Any]] | None = None,
+) -> tuple[bytes, Iterator[bytes]]:
+    """As :func:`seal`, with the bundle root (section 5) the signed statement names."""
     kind = "campaign" if campaign else "finding"
     store = BlobStore()
     findings = [
@@ -198,7 +239,7 @@ def seal(
     body = predicate(kind, findings, summary)
     originals = [(f.original.digest, f.original.sha256) for f in findings]
     signed = signature_frame(root, originals, body, seed)
-    return frames(kind, store, [r for f in findings for r in f.records], None, signed)
+    return root, frames(kind, store, [r for f in findings for r in f.records], None, signed)
 
 
 def frames(

@@ -1,10 +1,18 @@
 """The order and counts of one finding's records (docs/bundle-format.md section 4, checked in
-verification step 5): a manifest, then per episode its record, its messages, its calls."""
+verification step 5): a manifest, then per episode its record, its messages, its calls, its
+turns."""
 
 from __future__ import annotations
 
 from tracekit.bundle.container import bad
-from tracekit.bundle.records import CallRecord, EpisodeRecord, Manifest, MessageRecord, Record
+from tracekit.bundle.records import (
+    CallRecord,
+    EpisodeRecord,
+    Manifest,
+    MessageRecord,
+    Record,
+    TurnRecord,
+)
 from tracekit.errors import Code
 
 
@@ -19,8 +27,10 @@ class FindingShape:
         self._episode: EpisodeRecord | None = None
         self._messages = 0
         self._calls = 0
+        self._turns = 0
         self._total_messages = 0
         self._total_calls = 0
+        self._total_turns = 0
 
     def accept(self, record: Record, frame: int) -> None:
         if record.seq != self._next_seq:
@@ -40,13 +50,16 @@ class FindingShape:
             if record.episode != self._episodes or self._episodes >= manifest.episodes:
                 raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="episode order or count")
             self._episodes += 1
-            self._episode, self._messages, self._calls = record, 0, 0
+            self._episode, self._messages, self._calls, self._turns = record, 0, 0, 0
             return
         episode = self._episode
         if episode is None or record.episode != episode.episode:
             raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="record outside its episode")
+        if isinstance(record, TurnRecord):
+            self._turn(record, episode, frame)
+            return
         if isinstance(record, MessageRecord):
-            if self._calls or record.index != self._messages or self._messages >= episode.messages:
+            if self._calls or self._turns or record.index != self._messages or self._messages >= episode.messages:
                 raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="message order or count")
             self._messages += 1
             self._total_messages += 1
@@ -54,6 +67,7 @@ class FindingShape:
         assert isinstance(record, CallRecord)
         if (
             self._messages != episode.messages
+            or self._turns
             or record.index != self._calls
             or self._calls >= episode.calls
         ):
@@ -61,18 +75,40 @@ class FindingShape:
         self._calls += 1
         self._total_calls += 1
 
+    def _turn(self, record: TurnRecord, episode: EpisodeRecord, frame: int) -> None:
+        """Turns follow the calls; each input run lies within the episode's messages, and runs
+        are maximal (two that touch would be one), so a turn has one encoding."""
+        if (
+            (self._messages, self._calls) != (episode.messages, episode.calls)
+            or record.index != self._turns
+            or self._turns >= episode.turns
+        ):
+            raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="turn order or count")
+        end = -1
+        for start, count in record.input or ():
+            if start + count > episode.messages or start == end:
+                raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="turn input")
+            end = start + count
+        self._turns += 1
+        self._total_turns += 1
+
     def _episode_done(self, frame: int) -> None:
         episode = self._episode
-        if episode is not None and (self._messages, self._calls) != (episode.messages, episode.calls):
+        if episode is not None and (self._messages, self._calls, self._turns) != (
+            episode.messages,
+            episode.calls,
+            episode.turns,
+        ):
             raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="episode counts")
 
     def close(self) -> None:
         """After the finding's last record: every count the manifest declares was met."""
         manifest = self.manifest
         self._episode_done(0)
-        if manifest is None or (self._episodes, self._total_messages, self._total_calls) != (
-            manifest.episodes,
-            manifest.messages,
-            manifest.calls,
-        ):
+        if manifest is None or (
+            self._episodes,
+            self._total_messages,
+            self._total_calls,
+            self._total_turns,
+        ) != (manifest.episodes, manifest.messages, manifest.calls, manifest.turns):
             raise bad(Code.BUNDLE_RECORD_INVALID, frame=0, rule="manifest counts")

@@ -100,6 +100,19 @@ def _statement(
         expected = {"name": f"original-{index}", "digest": {"blake3": b3, "sha256": sha}}
         if subject[index + 1] != expected:
             raise bad(Code.BUNDLE_ROOT_MISMATCH)
+    # A proof checks only its own finding's subject against its records; the others' are the
+    # campaign's, shown by `bundle show`: they must still be our names and digests (step 8).
+    for index, entry in enumerate(subject[1:]):
+        digest = entry.get("digest") if isinstance(entry, dict) else None
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != {"name", "digest"}
+            or entry["name"] != f"original-{index}"
+            or not isinstance(digest, dict)
+            or set(digest) != {"blake3", "sha256"}
+            or not all(_is_hex64(v) for v in digest.values())
+        ):
+            raise invalid("subject")
     return value
 
 

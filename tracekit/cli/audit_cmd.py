@@ -136,11 +136,11 @@ def audit(
     opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario))
     if db is not None:
         # docs/campaign-store.md: the store run, handed off whole to the db command module.
-        from tracekit.cli.db_cmd import audit_into_store
+        from tracekit.cli.db_cmd import StoreRun, audit_into_store
 
-        if len(paths) != 1 or output is not None:
-            fail(Code.STORE_CAMPAIGN_ROOT if len(paths) != 1 else Code.CLI_USAGE)
-        audit_into_store(paths[0], opts, db, run=run, format=format.value, quiet=quiet)
+        if len(paths) != 1:
+            fail(Code.STORE_CAMPAIGN_ROOT)
+        audit_into_store(StoreRun(paths[0], opts, db, run, format.value, output, force, quiet))
     work, too_deep = _jobs(paths, opts)
     walked = Inputs([], too_deep)
     if not work:

@@ -1,58 +1,54 @@
 """File access for the bundle commands: read a trace (and import it through the format layer),
-read keys, open a bundle, and run tracekit's own checks for a predicate. The bundle core
+read keys, open and verify a bundle, stream a blob out of it, and run tracekit's own checks for a predicate. The bundle core
 (tracekit/bundle/) stays pure; this is its edge."""
 
 from __future__ import annotations
 
-import os
-import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tracekit.bundle.seal import FindingInput
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.cli.common import fail, is_regular_file
+from tracekit.errors import Code, ExitCode, TracekitError, finding
+
+if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
+    from tracekit.bundle.seal import FindingInput
+    from tracekit.bundle.verify import BundleReport
 
 MAX_KEY_FILE = 1024 * 1024
 PREDICATES = ("verify", "audit", "check")
 
 
-def read_regular(path: str | Path, cap: int, code: Code) -> bytes:
-    """The bytes of a regular file of at most ``cap`` bytes; TracekitError(code) otherwise."""
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError:
-        raise TracekitError(finding(code, rule="unreadable")) from None
-    with handle:
-        try:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
-                raise TracekitError(finding(code, rule="not a regular file within the limit"))
-            data = handle.read(cap + 1)
-        except OSError:
-            raise TracekitError(finding(code, rule="unreadable")) from None
-    if len(data) > cap:
-        raise TracekitError(finding(code, rule="not a regular file within the limit"))
-    return data
-
-
 def read_key_file(path: str | Path) -> bytes:
     """A key file's bytes (``bundle.key_invalid`` when unreadable or too big)."""
+    from tracekit.cli.check_io import read_bounded
+
     try:
-        return read_regular(path, MAX_KEY_FILE, Code.BUNDLE_INPUT_UNREADABLE)
+        return read_bounded(str(path), MAX_KEY_FILE, Code.BUNDLE_INPUT_UNREADABLE, Code.BUNDLE_INPUT_UNREADABLE)
     except TracekitError:
         raise TracekitError(finding(Code.BUNDLE_KEY_INVALID)) from None
 
 
 def load_finding(path: str, input_format: str | None) -> FindingInput:
-    """The exact bytes of ``path`` and the evidence its format importer reads from them."""
+    """The exact bytes of ``path`` (``-``: standard input, spooled within the format limit) and
+    the evidence its format importer reads from those same bytes: one open, so the sealed
+    original and the sealed evidence cannot come from two different versions of the file."""
+    from tracekit.bundle.seal import FindingInput
+    from tracekit.formats import registry
     from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
-    from tracekit.formats.reading import load_file
+    from tracekit.formats.reading import open_source
 
-    original = read_regular(path, DEFAULT_FORMAT_LIMITS.total_bytes, Code.BUNDLE_INPUT_UNREADABLE)
     try:
-        evidence = load_file(path, input_format)
+        with open_source(path, DEFAULT_FORMAT_LIMITS) as source:
+            original = source.handle.read(DEFAULT_FORMAT_LIMITS.total_bytes + 1)
+            if len(original) > DEFAULT_FORMAT_LIMITS.total_bytes:
+                raise TracekitError(finding(Code.FORMAT_TOO_LARGE, limit=DEFAULT_FORMAT_LIMITS.total_bytes))
+            source.handle.seek(0)
+            evidence = registry.load(source, input_format, DEFAULT_FORMAT_LIMITS)
     except FormatError as error:
         raise TracekitError(error.finding) from None
+    except OSError:
+        raise TracekitError(finding(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")) from None
     return FindingInput(original, evidence)
 
 
@@ -89,3 +85,78 @@ def predicate_results(
             entry = {"exit": 0, "codes": [], "result": result_check.result}
         out[name] = entry
     return out
+
+
+def is_bundle(path: str) -> bool:
+    """True when ``path`` is a regular file that starts with the bundle magic."""
+    from tracekit.bundle.container import MAGIC
+
+    if path == "-" or not is_regular_file(path):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def trusted_keys(paths: list[str] | None) -> list[bytes]:
+    """The raw keys of every ``--trusted-key`` file; exit 2 on any unusable one."""
+    from tracekit.bundle import keys
+    from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
+    from tracekit.cli.bundle_io import read_key_file
+
+    found: list[bytes] = []
+    for path in paths or []:
+        try:
+            data = read_key_file(path)
+        except TracekitError:
+            fail(Code.BUNDLE_TRUSTED_KEY_INVALID)
+        parsed = keys.parse_public_keys(data, DEFAULT_BUNDLE_LIMITS.trusted_keys)
+        if parsed is None:
+            fail(Code.BUNDLE_TRUSTED_KEY_INVALID)
+        found.extend(parsed)
+    if len(found) > DEFAULT_BUNDLE_LIMITS.trusted_keys:
+        fail(Code.BUNDLE_TRUSTED_KEY_INVALID)
+    return found
+
+
+def verify_path(path: str, trusted: list[bytes]) -> BundleReport:
+    from tracekit.bundle.verify import BundleReport, verify_bundle
+    from tracekit.errors import finding
+
+    try:
+        if not is_regular_file(path):  # a FIFO or device could block or never end
+            raise OSError
+        with open(path, "rb") as handle:
+            return verify_bundle(handle, trusted)
+    except OSError:
+        return BundleReport(ExitCode.ERROR, (finding(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable"),))
+
+
+def blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:
+    """The held blob ``digest``, streamed and hashed again as it is read (the file could have
+    changed since it verified); a mismatch aborts before the output is linked into place."""
+    import blake3
+
+    from tracekit.bundle.container import BLOB, DIGEST_BYTES, FrameHead, FrameReader
+    from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
+    from tracekit.errors import finding
+
+    with open(path, "rb") as handle:
+        reader = FrameReader(handle, DEFAULT_BUNDLE_LIMITS)
+        while (head := reader.next_head()) is not None:
+            if head.kind != BLOB:
+                reader.payload(head)
+                continue
+            declared = reader.payload(FrameHead(head.number, head.kind, DIGEST_BYTES))
+            hasher = blake3.blake3()
+            for chunk in reader.chunks(head.length - DIGEST_BYTES):
+                if declared == digest:
+                    hasher.update(chunk)
+                    yield chunk
+            if declared == digest:
+                if hasher.digest() != digest:
+                    raise TracekitError(finding(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number))
+                return
+    raise TracekitError(finding(Code.BUNDLE_NO_SUCH_BLOB))

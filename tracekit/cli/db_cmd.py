@@ -9,19 +9,31 @@ file of the run), 130 when interrupted (every file committed so far is kept and 
 
 from __future__ import annotations
 
-import enum
 import os
 import signal
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 
 from tracekit.cli.audit_io import AuditJob, AuditOptions
-from tracekit.cli.common import EXIT_ERROR, ExecutorOptions, diag, emit, fail
+from tracekit.cli.common import (
+    FORCE,
+    FORMAT,
+    OUTPUT,
+    QUIET,
+    Command,
+    ExecutorOptions,
+    ExitCode,
+    Format,
+    diag,
+    fail,
+)
+from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, TracekitError
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
@@ -35,119 +47,183 @@ db_app = typer.Typer(
     no_args_is_help=True, add_completion=False, rich_markup_mode=None,
 )
 
-
-class OutputFormat(enum.StrEnum):
-    """Output formats of the ``db`` reports."""
-
-    table = "table"
-    json = "json"
-    markdown = "markdown"
+DB = typer.Argument(..., metavar="FILE", help="The campaign store (a DuckDB file).")
 
 
-FORMAT = typer.Option(OutputFormat.table, "--format", "-f", help="Output format.")
-DB = typer.Argument(..., help="The campaign store (a DuckDB file).")
+@dataclass(frozen=True, slots=True)
+class ReportOptions:
+    """What every ``db`` query command shares: the store, the format and where the report goes."""
+
+    db: Path
+    format: Format
+    output: Path | None
+    force: bool
+    quiet: bool
+
+    def check(self) -> None:
+        """The store is a file and the output can be written, before any work."""
+        _check_store(self.db)
+        if self.output is not None:
+            check_target(self.output, self.force)
+
+
+def _check_store(db: Path) -> None:
+    if db.is_dir():
+        fail(Code.CLI_NOT_A_FILE)
 
 
 def _store_error(error: TracekitError) -> NoReturn:
     diag(error.finding)
-    raise typer.Exit(EXIT_ERROR)
+    raise typer.Exit(ExitCode.ERROR)
 
 
-@db_app.command("summary")
-def summary(db: Path = DB, format: OutputFormat = FORMAT) -> None:
+def _say(quiet: bool, command: str, text: str) -> None:
+    """The one summary line on stderr (docs/cli.md, convention 2)."""
+    if not quiet:
+        print(f"tracekit {command}: {text}", file=sys.stderr)
+
+
+@db_app.command("summary", cls=Command)
+def summary(
+    db: Path = DB, format: Format = FORMAT, output: Path = OUTPUT, force: bool = FORCE, quiet: bool = QUIET
+) -> None:
     """The latest completed run by format: files, episodes, intact, rerunnable, failing policies."""
-    from tracekit.report.store_render import render_summary
+    from tracekit.report.store_render import SUMMARY_RENDERERS
     from tracekit.store.db import open_store
     from tracekit.store.queries import summary as query
 
+    opts = ReportOptions(db, format, output, force, quiet)
+    opts.check()
     try:
         with open_store(db, writable=False) as con:
             report = query(con)
     except TracekitError as error:
         _store_error(error)
-    emit(render_summary(report, format.value))
+    emit(SUMMARY_RENDERERS[format](report), output, force)
+    _say(quiet, "db summary", f"run {report.run.run_id}: {report.files} files, {report.episodes} episodes")
 
 
-@db_app.command("diff")
+@db_app.command("diff", cls=Command)
 def diff(
     db: Path = DB,
-    since: int = typer.Option(None, "--since", min=1, help="Compare from this run (default: "
-                              "the completed run before the latest)."),
-    format: OutputFormat = FORMAT,
+    since: int = typer.Option(
+        None, "--since", metavar="RUN", min=1,
+        help="Compare from this run (default: the completed run before the latest).",
+    ),
+    format: Format = FORMAT,
+    output: Path = OUTPUT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
 ) -> None:
     """Files whose content or verdicts changed, with their new, fixed and changed findings."""
-    from tracekit.report.store_render import render_diff
+    from tracekit.report.store_render import DIFF_RENDERERS
     from tracekit.store.db import open_store
     from tracekit.store.diff import diff as query
 
+    opts = ReportOptions(db, format, output, force, quiet)
+    opts.check()
     try:
         with open_store(db, writable=False) as con:
             report = query(con, since)
     except TracekitError as error:
         _store_error(error)
-    emit(render_diff(report, format.value))
+    emit(DIFF_RENDERERS[format](report), output, force)
+    _say(
+        quiet, "db diff",
+        f"run {report.base_run} -> run {report.head_run}: {len(report.files)} files changed, "
+        f"{report.unchanged} unchanged",
+    )
 
 
-@db_app.command("findings")
+@db_app.command("findings", cls=Command)
 def findings(
     db: Path = DB,
-    policy: str = typer.Option(None, "--policy", help="Only this check family (integrity, "
-                               "consistency, replay, completeness, failure_modes, outcome, "
-                               "format, other)."),
-    trace_format: str = typer.Option(None, "--trace-format", help="Only traces of this format "
-                                     "(agentguard, harness, ...)."),
-    limit: int = typer.Option(10_000, "--limit", min=1, max=1_000_000, help="Rows shown."),
-    format: OutputFormat = FORMAT,
+    policy: str = typer.Option(
+        None, "--policy", metavar="NAME", help="Only this check family (integrity, consistency, replay, "
+        "completeness, failure_modes, outcome, format, other).",
+    ),
+    trace_format: str = typer.Option(
+        None, "--trace-format", metavar="NAME", help="Only traces of this format (agentguard, harness, ...)."
+    ),
+    limit: int = typer.Option(10_000, "--limit", metavar="N", min=1, max=1_000_000, help="Rows shown."),
+    format: Format = FORMAT,
+    output: Path = OUTPUT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
 ) -> None:
     """Findings of the latest completed run, most severe first."""
-    from tracekit.report.store_render import render_findings
+    from tracekit.report.store_render import FINDINGS_RENDERERS
     from tracekit.store.db import open_store
     from tracekit.store.ingest import POLICIES
     from tracekit.store.queries import findings as query
 
     if policy is not None and policy not in POLICIES:
-        fail(Code.CLI_USAGE)
+        fail(Code.CLI_BAD_VALUE, option="--policy", expected="one of " + ", ".join(POLICIES))
+    opts = ReportOptions(db, format, output, force, quiet)
+    opts.check()
     try:
         with open_store(db, writable=False) as con:
             report = query(con, policy=policy, fmt=trace_format, limit=limit)
     except TracekitError as error:
         _store_error(error)
-    emit(render_findings(report, format.value))
+    emit(FINDINGS_RENDERERS[format](report), output, force)
+    _say(quiet, "db findings", f"run {report.run_id}: {report.total} finding(s), {len(report.rows)} shown")
 
 
-@db_app.command("export")
+@db_app.command("export", cls=Command)
 def export(
     db: Path = DB,
-    parquet: Path = typer.Option(None, "--parquet", help="Write one Parquet file per table here."),
-    csv: Path = typer.Option(None, "--csv", help="Write one CSV file per table here."),
-    force: bool = typer.Option(False, "--force", help="Replace existing files."),
+    parquet: Path = typer.Option(None, "--parquet", metavar="DIR", help="Write one Parquet file per table here."),
+    csv: Path = typer.Option(None, "--csv", metavar="DIR", help="Write one CSV file per table here."),
+    format: Format = FORMAT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
 ) -> None:
     """Every table as Parquet or CSV files (for pandas, polars, DuckDB)."""
-    from tracekit.cli.common import prepare_output_dir
-    from tracekit.store.db import open_store
-    from tracekit.store.export import EXPORTED, export_table, file_name
+    import tempfile
 
-    if (parquet is None) == (csv is None):
-        fail(Code.CLI_USAGE)
-    kind: Any = "parquet" if parquet is not None else "csv"
+    from tracekit.report.store_render import EXPORT_RENDERERS
+    from tracekit.store.db import open_store
+    from tracekit.store.export import (
+        EXPORTED,
+        Exported,
+        ExportReport,
+        Kind,
+        export_table,
+        file_name,
+    )
+
+    if parquet is None and csv is None:
+        fail(Code.CLI_MISSING_ARGUMENT, what="--parquet DIR or --csv DIR")
+    if parquet is not None and csv is not None:
+        fail(Code.CLI_OPTION_CONFLICT, option="--parquet", other="--csv")
+    kind: Kind = "parquet" if parquet is not None else "csv"
     folder = parquet if parquet is not None else csv
+    assert folder is not None
     names = [file_name(t, kind) for t in EXPORTED]
-    try:
-        with open_store(db, writable=False) as con:
-            prepare_output_dir(folder, names, force)
-            for table, name in zip(EXPORTED, names, strict=True):
-                temporary = folder / f".tracekit-{os.getpid()}-{name}"
-                try:
-                    rows = export_table(con, table, str(temporary), kind)
-                    if (folder / name).is_symlink():
-                        fail(Code.CLI_OUTPUT_UNSAFE)
-                    os.replace(temporary, folder / name)
-                finally:
-                    if temporary.exists():
-                        temporary.unlink()
-                print(f"tracekit: {name}: {rows} rows", file=sys.stderr)
-    except TracekitError as error:
-        _store_error(error)
+    _check_store(db)
+    check_folder(folder, names, force)
+    tables: list[Exported] = []
+    # DuckDB writes each table to a private staging folder; the sink then moves every file into
+    # the output folder as one unit (docs/cli.md, "Output rules" step 4).
+    with tempfile.TemporaryDirectory(prefix="tracekit-export-") as staging:
+        try:
+            with open_store(db, writable=False) as con:
+                for table, name in zip(EXPORTED, names, strict=True):
+                    rows = export_table(con, table, os.path.join(staging, name), kind)
+                    tables.append(Exported(table, name, rows))
+        except TracekitError as error:
+            _store_error(error)
+        make_folder(folder)
+        write_files([(folder / name, _chunks(os.path.join(staging, name))) for name in names], force)
+    emit(EXPORT_RENDERERS[format](ExportReport(str(folder), kind, tables)))
+    _say(quiet, "db export", f"{len(tables)} tables, {sum(t.rows for t in tables)} rows as {kind}")
+
+
+def _chunks(path: str) -> Iterator[bytes]:
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1024 * 1024):
+            yield chunk
 
 
 SUFFIXES = (".jsonl", ".json", ".eval")
@@ -199,59 +275,72 @@ def _fault_hook() -> Any:
     return hook
 
 
-def audit_into_store(
-    root: str, opts: AuditOptions, db: Path, *, run: ExecutorOptions, format: str, quiet: bool,
-) -> NoReturn:
+@dataclass(frozen=True, slots=True)
+class StoreRun:
+    """``tracekit audit ROOT --db FILE``'s options, as the audit command hands them off."""
+
+    root: str
+    audit: AuditOptions
+    db: Path
+    run: ExecutorOptions
+    format: str
+    """One of audit's formats: table, json, markdown, junit or sarif."""
+    output: Path | None
+    force: bool
+    quiet: bool
+
+
+def audit_into_store(job: StoreRun) -> NoReturn:
     """``tracekit audit ROOT --db DB``: audit the campaign folder into the store, reading only
-    new or changed files; print the run's summary and exit with the worst file's code."""
+    new or changed files; print the run's report and exit with the worst file's code. The
+    caller checked the output target before any work."""
     from blake3 import blake3
 
     from tracekit import __version__
-    from tracekit.cli.common import absolute, collect_inputs
-    from tracekit.report.store_render import render_summary
+    from tracekit.cli.common import absolute, collect_inputs, worst
+    from tracekit.report.store_render import render_run
     from tracekit.store.db import open_store
     from tracekit.store.incremental import RunOptions
-    from tracekit.store.queries import summary as query
+    from tracekit.store.queries import run_exit, run_files, summary
     from tracekit.store.runner import run_into_store
 
-    if not Path(root).is_dir():
+    if not Path(job.root).is_dir():
         fail(Code.STORE_CAMPAIGN_ROOT)
-    paths = collect_inputs([root], SUFFIXES)
+    _check_store(job.db)
+    paths = collect_inputs([job.root], SUFFIXES)
     if not paths:
+        paths.note()
         fail(Code.CLI_NO_INPUT)
+    opts = job.audit
     options = RunOptions(
         strict_sources=opts.strict_sources,
         roots=tuple(sorted(opts.roots)),
         scenario=blake3(opts.scenario).hexdigest() if opts.scenario is not None else None,
     )
-    chosen = run.make(len(paths))
+    chosen = job.run.make(len(paths))
 
     def audit(files: list[str]) -> Iterator[dict[str, Any] | None]:
         return chosen.map_ordered(store_job, [AuditJob(f, absolute(f), False, opts) for f in files])
 
     started = time.perf_counter()
     try:
-        with open_store(db, writable=True) as con:
+        with open_store(job.db, writable=True) as con:
             stats = run_into_store(
-                con, os.path.abspath(root), [os.path.abspath(p) for p in paths], audit,
+                con, os.path.abspath(job.root), [os.path.abspath(p) for p in paths.files], audit,
                 version=__version__, options=options, hook=_fault_hook(),
             )
-            report = query(con, stats.run_id)
-            row = con.execute(
-                "SELECT coalesce(max(r.exit_code), 0) FROM files f JOIN results r "
-                "ON r.result_id = f.result_id WHERE f.run_id = ?", [stats.run_id],
-            ).fetchone()
+            report = summary(con, stats.run_id)
+            exit_code = run_exit(con, stats.run_id)
+            files = run_files(con, stats.run_id) if job.format in ("junit", "sarif") else []
     except TracekitError as error:
         _store_error(error)
-    emit(render_summary(report, format))
-    exit_code = int(row[0]) if row else 0
-    if not quiet:
-        print(
-            f"tracekit: run {stats.run_id}: {stats.files} files, {stats.audited} read, "
-            f"{stats.reused} reused, exit {exit_code} ({time.perf_counter() - started:.1f} s)",
-            file=sys.stderr,
-        )
-    raise typer.Exit(exit_code)
+    emit(render_run(report, files, job.format), job.output, job.force)
+    _say(
+        job.quiet, "audit",
+        f"run {stats.run_id}: {stats.files} files, {stats.audited} read, {stats.reused} reused, "
+        f"exit {exit_code} ({time.perf_counter() - started:.1f} s)",
+    )
+    raise typer.Exit(worst(exit_code, paths.note()))
 
 
 def register(app: typer.Typer) -> None:

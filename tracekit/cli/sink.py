@@ -21,7 +21,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from tracekit.cli.common import fail
@@ -95,18 +95,19 @@ class _Staged:
     ``O_TMPFILE``, so a killed process leaves nothing behind; elsewhere a named temporary file
     in the target's folder."""
 
-    def __init__(self, path: Path, data: Chunks) -> None:
+    def __init__(self, path: Path, data: Chunks, mode: int = 0o644) -> None:
         self.path = path
+        self.mode = mode
         self.tmp: str | None = None
         folder = _parent(path)
         flag = getattr(os, "O_TMPFILE", 0)
         try:
-            self.fd = os.open(folder, flag | os.O_RDWR, 0o644) if flag else -1
+            self.fd = os.open(folder, flag | os.O_RDWR, mode) if flag else -1
         except OSError:
             self.fd = -1
         if self.fd < 0:
             self.fd, self.tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=folder)
-            os.fchmod(self.fd, 0o644)
+            os.fchmod(self.fd, mode)
         for chunk in [data] if isinstance(data, bytes) else data:
             view = memoryview(chunk)
             while view:
@@ -133,7 +134,7 @@ class _Staged:
         fd, tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=folder)
         self.tmp = tmp
         try:
-            os.fchmod(fd, 0o644)
+            os.fchmod(fd, self.mode)
             offset = 0
             while chunk := os.pread(self.fd, 1024 * 1024, offset):
                 view = memoryview(chunk)
@@ -171,15 +172,18 @@ class _Staged:
             os.unlink(self.tmp)
 
 
-def write_files(targets: Sequence[tuple[Path, Chunks]], force: bool) -> None:
+def write_files(
+    targets: Sequence[tuple[Path, Chunks]], force: bool, modes: Mapping[Path, int] | None = None
+) -> None:
     """Write several files as one unit: check every target, stage every file, then move them
-    into place. Nothing is moved unless every file was staged."""
+    into place. Nothing is moved unless every file was staged. ``modes`` gives a file a mode
+    other than 0644 from its creation (a private key's 0600)."""
     for path, _ in targets:
         check_target(path, force)
     staged: list[_Staged] = []
     try:
         for path, data in targets:
-            staged.append(_Staged(path, data))
+            staged.append(_Staged(path, data, (modes or {}).get(path, 0o644)))
         for item in staged:
             item.commit(force)
     except OSError:

@@ -109,8 +109,9 @@ def verify(
     bundles = [p for p in inputs.files if bundle_cmd.is_bundle(p)]
     if bundles:  # sealed bundles (docs/bundle-format.md), never mixed with traces in one run
         if len(bundles) != len(inputs.files):
-            fail(Code.CLI_USAGE)
-        raise typer.Exit(bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet))
+            fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
+        verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
+        raise typer.Exit(worst(verdict, inputs.note()))
     work = [VerifyJob(p, absolute(p), strict_sources, canonical, roots) for p in inputs.files]
     chosen = run.make(len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
     try:

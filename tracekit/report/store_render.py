@@ -1,23 +1,27 @@
-"""Renderers for the campaign store's reports (``tracekit db``): JSON (report_version 1),
-a plain-text table and Markdown.
+"""Renderers for the campaign store's reports (``tracekit db`` and ``tracekit audit --db``):
+JSON (``report_version``), a plain-text table and Markdown; JUnit and SARIF for an audit run.
 
-Pure ``render(report, fmt) -> str`` over the typed reports of tracekit/store/queries.py and
-diff.py. Paths are relative to the campaign root (escaped for the terminal); messages are
-tracekit's fixed text; nothing read from a trace is shown.
+Pure renderers over the typed reports of tracekit/store/queries.py, diff.py and export.py,
+registered per format. Paths are relative to the campaign root (escaped for the terminal, and
+for Markdown through ``md_escape``); messages are tracekit's fixed text; nothing read from a
+trace is shown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
+from tracekit import REPORT_VERSION
+from tracekit.report.findings import FindingRow, TraceFindings, render_junit, render_sarif
 from tracekit.report.jsonout import dumps
+from tracekit.report.text import display_path, md_escape, md_table, table
 from tracekit.store.diff import Diff, FindingRef
-from tracekit.store.queries import Findings, Summary
+from tracekit.store.export import ExportReport
+from tracekit.store.queries import FileFindings, Findings, Summary
 
-REPORT_VERSION = 1
 FORMATS = ("table", "json", "markdown")
 
 
@@ -26,31 +30,27 @@ def _json(kind: str, report: msgspec.Struct) -> str:
     return dumps({"report_version": REPORT_VERSION, "report": kind, **body})
 
 
-def _path(text: str) -> str:
-    from tracekit.report.text import display_path
-
-    return display_path(text)
-
-
-def _grid(rows: Sequence[Sequence[Any]], headers: Sequence[str], fmt: str) -> str:
-    from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
-
+def _grid(rows: Sequence[Sequence[Any]], headers: Sequence[str], fmt: str) -> list[str]:
     if not rows:
-        return "(none)"
-    return str(tabulate(rows, headers=headers, tablefmt="github" if fmt == "markdown" else "simple"))
+        return ["(none)"]
+    if fmt == "markdown":
+        return md_table(headers, rows)
+    return [table(rows, headers)]
 
 
 def _title(text: str, fmt: str) -> str:
-    return f"## {text}" if fmt == "markdown" else f"== {text}"
+    return f"## {md_escape(text)}" if fmt == "markdown" else f"== {text}"
 
 
-def render_summary(report: Summary, fmt: str) -> str:
-    """``db summary``: the latest run, per format."""
-    if fmt == "json":
-        return _json("summary", report)
+def _text(text: str, fmt: str) -> str:
+    return md_escape(text) if fmt == "markdown" else text
+
+
+def _summary(report: Summary, fmt: str) -> str:
     run = report.run
     lines = [
         _title(f"run {run.run_id} ({run.status}, tracekit {run.tool_version})", fmt),
+        "",
         f"files {report.files}, episodes {report.episodes}, read {run.files_audited}, "
         f"reused {run.files_reused}, skipped (not traces) {report.skipped_non_trace_files}",
         "",
@@ -63,12 +63,12 @@ def render_summary(report: Summary, fmt: str) -> str:
          ", ".join(f"{p} {n}" for p, n in f.failing_policies.items()) or "-"]
         for name, f in report.by_format.items()
     ]
-    lines += [_grid(rows, headers, fmt), ""]
+    lines += [*_grid(rows, headers, fmt), ""]
     lines.append("findings: " + ", ".join(f"{k} {v}" for k, v in report.findings_by_severity.items()))
     gaps = [[g.format, g.field, g.missing, g.partial, "yes" if g.needed_to_rerun else "no"]
             for g in report.fields_missing_most]
-    lines += ["", "fields missing most:",
-              _grid(gaps, ["format", "field", "missing", "partial", "needed to rerun"], fmt)]
+    lines += ["", "fields missing most:", "",
+              *_grid(gaps, ["format", "field", "missing", "partial", "needed to rerun"], fmt)]
     return "\n".join(lines) + "\n"
 
 
@@ -78,35 +78,74 @@ def _ref(ref: FindingRef) -> str:
     return f"{ref.severity}[{ref.code}] episode {ref.episode}{where}{line}"
 
 
-def render_diff(report: Diff, fmt: str) -> str:
-    """``db diff``: changed files with their new, fixed and changed findings."""
-    if fmt == "json":
-        return _json("diff", report)
+def _diff(report: Diff, fmt: str) -> str:
     lines = [
         _title(f"diff run {report.base_run} -> run {report.head_run}", fmt),
+        "",
         f"{len(report.files)} files changed, {report.unchanged} unchanged",
     ]
     bullet = "- " if fmt == "markdown" else "  "
     for item in report.files:
-        lines += ["", f"{_path(item.path)}: {item.change} (exit {item.exit_before} -> "
-                      f"{item.exit_after}); new {len(item.new)}, fixed {len(item.fixed)}, "
-                      f"changed {len(item.changed)}"]
-        lines += [f"{bullet}new   {_ref(r)}" for r in item.new]
-        lines += [f"{bullet}fixed {_ref(r)}" for r in item.fixed]
-        lines += [f"{bullet}changed {_ref(c.before)} -> {c.after.severity}"
-                  f"{'' if c.after.line is None else f' line {c.after.line}'}"
-                  for c in item.changed]
+        head = (
+            f"{display_path(item.path)}: {item.change} (exit {item.exit_before} -> "
+            f"{item.exit_after}); new {len(item.new)}, fixed {len(item.fixed)}, changed {len(item.changed)}"
+        )
+        lines += ["", _text(head, fmt)]
+        lines += [f"{bullet}{_text('new   ' + _ref(r), fmt)}" for r in item.new]
+        lines += [f"{bullet}{_text('fixed ' + _ref(r), fmt)}" for r in item.fixed]
+        for c in item.changed:
+            after = f"{c.after.severity}{'' if c.after.line is None else f' line {c.after.line}'}"
+            lines.append(f"{bullet}{_text(f'changed {_ref(c.before)} -> {after}', fmt)}")
     return "\n".join(lines) + "\n"
 
 
-def render_findings(report: Findings, fmt: str) -> str:
-    """``db findings``: findings of the latest run, most severe first."""
-    if fmt == "json":
-        return _json("findings", report)
+def _findings(report: Findings, fmt: str) -> str:
     title = f"findings of run {report.run_id}: {report.total}"
     if len(report.rows) < report.total:
         title += f" (first {len(report.rows)} shown)"
-    rows = [[_path(r.path), r.format, r.episode, r.severity, r.code, r.policy,
+    rows = [[display_path(r.path), r.format, r.episode, r.severity, r.code, r.policy,
              r.line if r.line is not None else "", r.where or ""] for r in report.rows]
     headers = ["path", "format", "episode", "severity", "code", "policy", "line", "where"]
-    return "\n".join([_title(title, fmt), "", _grid(rows, headers, fmt)]) + "\n"
+    return "\n".join([_title(title, fmt), "", *_grid(rows, headers, fmt)]) + "\n"
+
+
+def _export(report: ExportReport, fmt: str) -> str:
+    rows = [[t.table, t.file, t.rows] for t in report.tables]
+    title = f"exported {len(report.tables)} tables as {report.kind} to {display_path(report.folder)}"
+    return "\n".join([_title(title, fmt), "", *_grid(rows, ["table", "file", "rows"], fmt)]) + "\n"
+
+
+def _registry(kind: str, text: Callable[[Any, str], str]) -> dict[str, Callable[[Any], str]]:
+    return {
+        "table": lambda r: text(r, "table"),
+        "json": lambda r: _json(kind, r),
+        "markdown": lambda r: text(r, "markdown"),
+    }
+
+
+SUMMARY_RENDERERS: dict[str, Callable[[Summary], str]] = _registry("summary", _summary)
+DIFF_RENDERERS: dict[str, Callable[[Diff], str]] = _registry("diff", _diff)
+FINDINGS_RENDERERS: dict[str, Callable[[Findings], str]] = _registry("findings", _findings)
+EXPORT_RENDERERS: dict[str, Callable[[ExportReport], str]] = _registry("export", _export)
+
+
+def render_summary(report: Summary, fmt: str) -> str:
+    """``db summary`` (and the report of ``audit --db``): the run, per format."""
+    return SUMMARY_RENDERERS[fmt](report)
+
+
+def _as_findings(files: Sequence[FileFindings]) -> list[TraceFindings]:
+    return [
+        TraceFindings(f.path, f.exit_code, tuple(FindingRow(x.code, x.severity, x.line, x.message) for x in f.findings))
+        for f in files
+    ]
+
+
+def render_run(report: Summary, files: Sequence[FileFindings], fmt: str) -> str:
+    """``audit --db``: the run's summary in table, JSON or Markdown; JUnit XML or SARIF over
+    the run's files (one testcase, or results located at one file, per file)."""
+    if fmt == "junit":
+        return render_junit("audit", _as_findings(files))
+    if fmt == "sarif":
+        return render_sarif("audit", _as_findings(files))
+    return render_summary(report, fmt)

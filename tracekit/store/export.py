@@ -1,14 +1,16 @@
 """``db export``: every store table as Parquet or CSV, for pandas, polars and DuckDB users
 (docs/campaign-store.md, "Export").
 
-DuckDB writes the files itself (``COPY ... TO``); the caller chooses the target names (a
-temporary name in the output folder, renamed into place when complete, so a killed export leaves
-no half-written table under its final name).
+DuckDB writes the files itself (``COPY ... TO``) into a private staging folder the caller
+chooses; the command's output sink then moves them into the output folder as one unit, so a
+killed export leaves no half-written table under its final name.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
+
+import msgspec
 
 from tracekit.store.schema import TABLES
 
@@ -16,6 +18,22 @@ Kind = Literal["parquet", "csv"]
 EXPORTED = ("schema_version", *TABLES)
 """Every table, in export order."""
 _OPTIONS = {"parquet": "(FORMAT parquet)", "csv": "(FORMAT csv, HEADER true)"}
+
+
+class Exported(msgspec.Struct, frozen=True):
+    """One table written: its name, file name and row count."""
+
+    table: str
+    file: str
+    rows: int
+
+
+class ExportReport(msgspec.Struct, frozen=True):
+    """``db export``: the folder, the file kind and every table written."""
+
+    folder: str
+    kind: str
+    tables: list[Exported]
 
 
 def file_name(table: str, kind: Kind) -> str:

@@ -218,3 +218,50 @@ def findings(
     return Findings(
         run_id, policy, fmt, int(total[0]) if total else 0, [FindingRow(*r) for r in rows]
     )
+
+
+def run_exit(con: Any, run_id: int) -> int:
+    """The worst exit code over a run's files (0 for a run of none)."""
+    row = con.execute(
+        "SELECT coalesce(max(r.exit_code), 0) FROM files f JOIN results r "
+        "ON r.result_id = f.result_id WHERE f.run_id = ?",
+        [run_id],
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+class FileFinding(msgspec.Struct, frozen=True):
+    """One finding of a file, for the pass/fail formats (JUnit, SARIF)."""
+
+    code: str
+    severity: str
+    line: int | None
+    message: str
+
+
+class FileFindings(msgspec.Struct, frozen=True):
+    """One file of a run: its path, exit code and findings over all its episodes."""
+
+    path: str
+    exit_code: int
+    findings: list[FileFinding]
+
+
+def run_files(con: Any, run_id: int) -> list[FileFindings]:
+    """Every file of a run (path order) with its findings (episode and sequence order)."""
+    out: dict[str, FileFindings] = {}
+    for path, exit_code in con.execute(
+        "SELECT f.path, r.exit_code FROM files f JOIN results r ON r.result_id = f.result_id "
+        "WHERE f.run_id = ? AND r.format <> 'not_a_trace' ORDER BY f.path",
+        [run_id],
+    ).fetchall():
+        out[str(path)] = FileFindings(str(path), int(exit_code), [])
+    for path, code, severity, line, message in con.execute(
+        "SELECT f.path, fi.code, fi.severity, fi.line, fi.message FROM files f "
+        "JOIN findings fi ON fi.result_id = f.result_id WHERE f.run_id = ? "
+        "ORDER BY f.path, fi.episode, fi.seq",
+        [run_id],
+    ).fetchall():
+        if str(path) in out:
+            out[str(path)].findings.append(FileFinding(str(code), str(severity), line, str(message)))
+    return list(out.values())

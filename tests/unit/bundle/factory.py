@@ -13,6 +13,7 @@ from tracekit.evidence import (
     Episode,
     EvidenceFile,
     Message,
+    ModelTurn,
     RunFacts,
     ToolCall,
     ToolResult,
@@ -34,7 +35,12 @@ def loop_evidence(turns: int, secret: str | None = None, epochs: int = 1) -> Evi
     further episodes that share every text, as Inspect epochs of one sample do."""
     messages: list[Message] = [Message(0, "system", "You are a careful agent."), Message(1, "user", "Fix it.")]
     calls: list[ToolCall] = []
+    model_turns: list[ModelTurn] = []
     for turn in range(turns):
+        # each model turn resends the whole history so far, as an agent loop does
+        model_turns.append(
+            ModelTurn(index=turn, input_messages=tuple(range(len(messages))), model="model-x", finish_reason="tool_calls")
+        )
         body = f"step {turn}: " + ("x" * 200)
         if secret is not None and turn == turns // 2:
             body += f" key={secret}"
@@ -48,7 +54,7 @@ def loop_evidence(turns: int, secret: str | None = None, epochs: int = 1) -> Evi
         messages.append(Message(len(messages), "assistant", body))
         messages.append(Message(len(messages), "tool", f"output {turn}"))
     episodes = tuple(
-        Episode(id=f"sample-1-epoch-{e}", facts=RunFacts(tool="inspect_ai"), messages=tuple(messages), calls=tuple(calls))
+        Episode(id=f"sample-1-epoch-{e}", facts=RunFacts(tool="inspect_ai"), messages=tuple(messages), calls=tuple(calls), turns=tuple(model_turns))
         for e in range(epochs)
     )
     return EvidenceFile(format="inspect", format_version="2", episodes=episodes)

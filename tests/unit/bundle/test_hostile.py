@@ -305,3 +305,35 @@ def test_frames_before_the_header() -> None:
         return [frames[1], frames[0], *frames[2:]]
 
     assert _first_code(_mutated(header_later)) == "bundle.frame_order"
+
+
+def _turn_changed(change: Callable[[dict[str, object]], None]) -> str:
+    def mutate(frames: Frames) -> Frames:
+        at = [i for i, (k, p) in enumerate(frames) if k == b"R" and fr.doc(p)["type"] == "turn"][1]
+        record = fr.doc(frames[at][1])
+        change(record)
+        frames[at] = (b"R", fr.canon(record))
+        return frames
+
+    return _first_code(_mutated(mutate))
+
+
+def test_turn_records_are_checked() -> None:
+    """A turn's input runs lie within the episode's messages and are maximal; turns come in
+    order after the calls (docs/bundle-format.md section 4)."""
+    def beyond(record: dict[str, object]) -> None:
+        record["input"] = [[0, 10_000]]
+
+    def touching(record: dict[str, object]) -> None:
+        record["input"] = [[0, 1], [1, 1]]
+
+    def empty_run(record: dict[str, object]) -> None:
+        record["input"] = [[0, 0]]
+
+    def out_of_order(record: dict[str, object]) -> None:
+        record["index"] = 0
+
+    assert _turn_changed(beyond) == "bundle.record_invalid"
+    assert _turn_changed(touching) == "bundle.record_invalid"
+    assert _turn_changed(empty_run) == "bundle.record_invalid"
+    assert _turn_changed(out_of_order) == "bundle.record_invalid"

@@ -122,3 +122,27 @@ def test_a_redacted_campaign_still_proves() -> None:
     proof = _proof(out, 1)
     report = verify_bundle(io.BytesIO(proof), [key_pair()[1]])
     assert report.exit_code == 1 and codes(report) == ["bundle.blobs_withheld"]
+
+
+def test_a_proof_whose_other_subjects_hold_foreign_text_is_refused() -> None:
+    """A proof checks its own finding's subject against its records; the other findings'
+    subjects, which `bundle show` prints, must still be our names and digests, even under a
+    valid signature (docs/bundle-format.md step 8)."""
+    import nacl.signing
+
+    canary = "CANARY-subject-5e1d"
+    frames = fr.split(_proof(sealed(2, campaign=3), 0))
+    at = fr.index_of(frames, b"S")
+    signed = fr.doc(frames[at][1])
+    statement = fr.doc(base64.b64decode(signed["envelope"]["payload"]))
+    statement["subject"][2]["name"] = canary
+    payload = fr.canon(statement)
+    signed["envelope"]["payload"] = base64.b64encode(payload).decode()
+    kind = b"application/vnd.in-toto+json"
+    message = b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
+    sig = nacl.signing.SigningKey(key_pair()[0]).sign(message).signature
+    signed["envelope"]["signatures"][0]["sig"] = base64.b64encode(sig).decode()
+    frames[at] = (b"S", fr.canon(signed))
+    report = check(fr.join(frames))
+    assert codes(report) == ["bundle.statement_invalid"]
+    assert all(canary not in f.message for f in report.findings)

@@ -129,3 +129,15 @@ def test_a_pynacl_signature_verifies_in_tracekit() -> None:
 
     report = verify_bundle(io.BytesIO(fr.join(frames)), [public])
     assert report.exit_code == 0, report.findings
+
+
+def test_model_turns_are_sealed_by_reference_as_runs() -> None:
+    """Turn k of the loop resends messages 0..2k+1: one run per turn, not a list of indices, so
+    the turn records grow linearly with the loop (docs/bundle-format.md section 4)."""
+    report = check(sealed(50))
+    assert report.exit_code == 0
+    turns = [fr.doc(p) for k, p in fr.split(sealed(50)) if k == b"R" and fr.doc(p)["type"] == "turn"]
+    assert len(turns) == 50
+    assert [t["input"] for t in turns[:3]] == [[[0, 2]], [[0, 4]], [[0, 6]]]
+    sizes = {n: sum(len(p) for k, p in fr.split(sealed(n)) if k == b"R" and fr.doc(p)["type"] == "turn") for n in (10, 200)}
+    assert sizes[200] / 200 <= sizes[10] / 10 * 1.2
