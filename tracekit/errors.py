@@ -321,6 +321,11 @@ class Code(enum.StrEnum):
     CLI_OUTPUT_NOT_REGULAR = "cli.output_not_regular"
     CLI_OUTPUT_UNWRITABLE = "cli.output_unwritable"
     CLI_NOTHING_CHECKED = "cli.nothing_checked"
+    # -- every format at the command line (docs/formats.md, "Using it from the command line") ---
+    VERIFY_NO_INTEGRITY = "verify.no_integrity"
+    REPLAY_FORMAT_NOT_REPLAYABLE = "replay.format_not_replayable"
+    AUDIT_FORMAT_NO_INTEGRITY = "audit.format_no_integrity"
+    AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
 
 
 @dataclass(frozen=True, slots=True)
@@ -826,6 +831,26 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     Code.CLI_NOTHING_CHECKED: CodeInfo(
         _E, "No scenario had a trace to check ({count} missing_trace); nothing was checked."
+    ),
+    Code.VERIFY_NO_INTEGRITY: CodeInfo(
+        _W,
+        "The file is a valid {format} file ({episodes} episode(s)), but the format carries no "
+        "hashes or signatures: whether it is intact cannot be established.",
+    ),
+    Code.REPLAY_FORMAT_NOT_REPLAYABLE: CodeInfo(
+        _E,
+        "Replay recomputes AgentGuard policy verdicts; this file is a {format} file, which "
+        "carries no policy snapshot to replay (tracekit audit reads it).",
+    ),
+    Code.AUDIT_FORMAT_NO_INTEGRITY: CodeInfo(
+        _I,
+        "The {format} format carries no hashes or signatures: nothing in the file shows it is "
+        "unedited or who wrote it.",
+    ),
+    Code.AUDIT_EXPORTER_LOSS: CodeInfo(
+        _I,
+        "The {format} exporter loses evidence by design here ({loss}); the fields it touches are "
+        "partial or not carried, not the operator's gap.",
     ),
     Code.CLI_OUTPUT_UNWRITABLE: CodeInfo(
         _E,

@@ -16,7 +16,7 @@ from tracekit.errors import CODE_INFO, Code, Finding, Severity, finding
 
 Status = Literal["present", "partial", "missing", "not_carried"]
 STATUSES: tuple[Status, ...] = ("present", "partial", "missing", "not_carried")
-Format = Literal["agentguard", "harness", "unknown"]
+Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "unknown"]
 
 SEVERITY_RANK = {Severity.INFO: 0, Severity.NOTICE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -102,6 +102,41 @@ def gap_findings(rows: Iterable[FieldStatus]) -> list[AuditFinding]:
     return out
 
 
+_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-")
+LABEL_MAX = 64
+
+
+def episode_label(episode_id: str) -> str:
+    """An episode id as reports show it (docs/formats.md, "Using it from the command line"): the
+    id itself when it is at most 64 characters of ``[A-Za-z0-9._:-]`` (sample ids, epochs, trace
+    ids, uuids), else ``sha256:`` and the first 16 hex digits of its UTF-8 digest, so a hostile id
+    never reaches a terminal and two reports can still be matched."""
+    if 0 < len(episode_id) <= LABEL_MAX and all(ch in _LABEL_CHARS for ch in episode_id):
+        return episode_id
+    import hashlib
+
+    digest = hashlib.sha256(episode_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"sha256:{digest[:16]}"
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeAudit:
+    """One episode's completeness and findings (an imported file holds one or more)."""
+
+    id: str
+    """:func:`episode_label` of the format's own id."""
+    completeness: tuple[FieldStatus, ...]
+    findings: tuple[AuditFinding, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        ordered = sorted(self.findings, key=lambda f: -SEVERITY_RANK[f.severity])
+        return {
+            "id": self.id,
+            "completeness": [row.as_dict() for row in self.completeness],
+            "findings": [f.as_dict() for f in ordered],
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class AuditReport:
     """The audit of one trace. ``intact`` is None for formats that carry no integrity."""
@@ -123,6 +158,9 @@ class AuditReport:
     """sha256 over the evidence behind the verdict, volatile fields removed (campaign.py)."""
     finding_digests: tuple[str, ...] = field(default_factory=tuple)
     """Digests of the recorded findings' payloads (repeated findings across a campaign)."""
+    episodes: tuple[EpisodeAudit, ...] = ()
+    """Per episode (imported formats). AgentGuard and harness traces are one episode whose
+    completeness is the trace's own (:meth:`episode_dicts`)."""
 
     @property
     def exit_code(self) -> int:
@@ -146,9 +184,18 @@ class AuditReport:
         blocking = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
         return not any(
             f.code in blocking
-            or (f.severity is Severity.ERROR and f.code.value.startswith("audit."))
+            or (f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence.")))
             for f in self.findings
         )
+
+    def episode_dicts(self) -> list[dict[str, Any]]:
+        """The ``episodes`` of the JSON form: one per episode; a readable single-episode trace
+        of a seed format (AgentGuard, harness) is one episode holding the trace's completeness;
+        an unreadable file has none."""
+        if self.episodes or not self.readable or self.intact is False:
+            return [e.as_dict() for e in self.episodes]
+        label = episode_label(self.trace_id) if self.trace_id else "0"
+        return [EpisodeAudit(label, self.completeness).as_dict()]
 
     def to_dict(self) -> dict[str, Any]:
         """The per-trace JSON form (report_version 1)."""
@@ -168,4 +215,5 @@ class AuditReport:
             "harness": self.harness,
             "findings": [f.as_dict() for f in ordered],
             "completeness": [row.as_dict() for row in self.completeness],
+            "episodes": self.episode_dicts(),
         }
