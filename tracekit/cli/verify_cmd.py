@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -40,6 +40,10 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, Severity, TracekitError
+
+if TYPE_CHECKING:
+    from tracekit.evidence import EvidenceFile
+    from tracekit.verify import VerifyReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,23 +192,67 @@ def verify(
 def show(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
     format: Format = FORMAT,
+    input_format: InputFormat = INPUT_FORMAT,
     trusted_root: list[str] = TRUSTED_ROOT,
     output: Path = OUTPUT,
     force: bool = FORCE,
     quiet: bool = QUIET,
 ) -> None:
-    """Summarise a verified trace (never raw output or file content); exit 2 if it is invalid."""
+    """Summarise what a trace holds (never raw output or file content); exit 2 if it is invalid."""
+    from tracekit.cli.trace_input import load_evidence, opened, unknown
+    from tracekit.verify import VerifyOptions, verify_file, verify_stream
+
+    refuse_folder(path)
+    if output is not None:
+        check_target(output, force)
+    options = VerifyOptions(keep_events=True, trusted_roots=parse_roots(trusted_root))
+    try:
+        with opened(path, None if input_format is None else input_format.value) as source:
+            if source.format is None:
+                raise unknown()
+            if source.format != "agentguard":
+                _show_evidence(load_evidence(path, source), format, output, force, quiet)
+            if source.regular:
+                report = verify_file(path, options)
+            else:
+                trace_dir = None if path == "-" else Path(path).resolve().parent
+                report = verify_stream(source.stream, options, trace_dir)
+                report.path = path
+    except TracekitError as error:
+        diag(error.finding, path)
+        raise typer.Exit(EXIT_ERROR) from None
+    _show_agentguard(path, report, format, output, force, quiet)
+
+
+def _show_evidence(evidence: EvidenceFile, format: Format, output: Path | None, force: bool, quiet: bool) -> NoReturn:
+    """show for a format without integrity data: what the file holds, as counts (exit 0)."""
+    from tracekit.report import show_render
+
+    report = show_render.evidence_show(evidence)
+    renderers = {
+        Format.json: show_render.render_json,
+        Format.table: show_render.render_table,
+        Format.markdown: show_render.render_markdown,
+    }
+    emit(renderers[format](report), output, force)
+    if not quiet:
+        print(
+            f"tracekit show: {report.format}, {report.episode_count} episode(s), no integrity data; exit 0",
+            file=sys.stderr,
+        )
+    raise typer.Exit(0)
+
+
+def _show_agentguard(
+    path: str, report: VerifyReport, format: Format, output: Path | None, force: bool, quiet: bool
+) -> NoReturn:
+    """show for an AgentGuard trace: the verified trace's identity and counts."""
     from tracekit.report.verify_render import (
         render_show_json,
         render_show_markdown,
         render_show_table,
     )
-    from tracekit.verify import VerifyOptions, verify_file
 
-    refuse_folder(path)
-    if output is not None:
-        check_target(output, force)
-    report = verify_file(path, VerifyOptions(keep_events=True, trusted_roots=parse_roots(trusted_root)))
     if not report.intact:
         for found in report.findings:
             diag(found, path)
