@@ -140,7 +140,10 @@ class InputFormat(enum.StrEnum):
 
 
 INPUT_FORMAT = typer.Option(
-    None, "--input-format", metavar="NAME", help="Read every input as this format (no detection)."
+    None,
+    "--input-format",
+    metavar="NAME",
+    help="Read every input as this format, no detection: inspect, otel, agentdojo, garak, agentguard, harness.",
 )
 
 
