@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import CORPUS, FIXTURE, ROOT, run_cli
+from tracekit.canonical import jcs_bytes
 from tracekit.cli.common import InputFormat
 from tracekit.formats.registry import FORMAT_NAMES
 
@@ -254,8 +256,10 @@ def test_one_trace_on_several_cores_gives_the_same_report(tmp_path: Path) -> Non
 def test_audit_and_show_match_the_real_inspect_log_field_by_field(name: str) -> None:
     """The ground truth written when the log was made (<name>.expected.json) against what
     audit and show report through the installed CLI: each episode's calls by name, the injection
-    sample's send_email call with its arguments present verbatim (typed, not stringified), the
-    tool output Inspect cut with the bytes lost, the tool error, and the crash."""
+    sample's send_email call with its arguments verbatim (their digest equals the digest of the
+    arguments the tool was given; typed, not stringified), every recorded result byte for byte
+    (size and digest), the tool output Inspect cut with the bytes lost, the tool error, and the
+    crash."""
     path = THIRD / "inspect" / name
     truth = json.loads(path.with_name(name + ".expected.json").read_text())["episodes"]
     code, audit, _ = _json("audit", str(path))
@@ -296,6 +300,18 @@ def test_audit_and_show_match_the_real_inspect_log_field_by_field(name: str) -> 
             assert rows["outcome"]["status"] == "missing"  # the crash left no score
         scores = {s["scorer"]: s["value"] for s in held["scores"]}
         assert scores == (want["scores"] or {}), label
+        for call, truth_call in zip(held["calls"], calls, strict=True):
+            assert call["name"] == truth_call["name"]
+            assert call["arguments_shape"] == "object"
+            assert call["arguments_sha256"] == hashlib.sha256(jcs_bytes(truth_call["arguments"])).hexdigest()
+            cut = {t["call_id"] for t in want["truncations"]}
+            if truth_call["call_id"] in cut:  # the log holds what Inspect kept, not the output
+                assert call["result_bytes"] < truth_call["result_bytes"]
+            elif "result_sha256" in truth_call:  # verbatim result, byte for byte
+                assert (call["result_bytes"], call["result_sha256"]) == (
+                    truth_call["result_bytes"],
+                    truth_call["result_sha256"],
+                ), label
     injection = [w for w in truth if w["external_recipients"]]
     assert injection
     for want in injection:

@@ -69,7 +69,7 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
                     return None
                 return unreadable(path, "unknown", unknown().finding).to_dict()
             if source.format == "agentguard":
-                return _agentguard(path, source.stream, source.regular, opts)
+                return _agentguard(path, source, opts)
             if source.format == "harness":
                 return _harness(path, source.stream, opts)
             return _imported(path, source, source.format)
@@ -77,21 +77,17 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
         return unreadable(path, "unknown", error.finding).to_dict()
 
 
-def _agentguard(path: str, stream: BinaryIO, regular: bool, opts: AuditOptions) -> dict[str, Any]:
+def _agentguard(path: str, source: Opened, opts: AuditOptions) -> dict[str, Any]:
     from tracekit.audit import audit_agentguard
-    from tracekit.verify import VerifyOptions, verify_file, verify_stream
+    from tracekit.cli.trace_input import verify_opened
+    from tracekit.verify import VerifyOptions
 
     options = VerifyOptions(
         keep_events=True,
         strict_sources=opts.strict_sources,
         trusted_roots={k: Path(v) for k, v in opts.roots},
     )
-    if regular:
-        verified = verify_file(path, options)
-    else:
-        trace_dir = None if path == STDIN else Path(path).resolve().parent
-        verified = verify_stream(stream, options, trace_dir)
-        verified.path = path
+    verified = verify_opened(path, source, options)
     return audit_agentguard(
         verified, strict_sources=opts.strict_sources, scenario_given=opts.scenario is not None
     ).to_dict()

@@ -57,9 +57,9 @@ def _replay_report(
     Exit 2 with ``format.unknown`` when no format accepts the file, with
     ``replay.format_not_replayable`` for a file of another format (replay recomputes AgentGuard
     policy verdicts only), and with the verify diagnostics when the trace is not intact."""
-    from tracekit.cli.trace_input import opened, unknown
+    from tracekit.cli.trace_input import opened, unknown, verify_opened
     from tracekit.replay import replay
-    from tracekit.verify import VerifyOptions, verify_file, verify_stream
+    from tracekit.verify import VerifyOptions
 
     refuse_folder(path)
     options = VerifyOptions(
@@ -72,12 +72,7 @@ def _replay_report(
                 raise typer.Exit(EXIT_ERROR)
             if source.format != "agentguard":
                 fail(Code.REPLAY_FORMAT_NOT_REPLAYABLE, format=source.format)
-            if source.regular:
-                verified = verify_file(path, options)
-            else:
-                trace_dir = None if path == "-" else Path(path).resolve().parent
-                verified = verify_stream(source.stream, options, trace_dir)
-                verified.path = path
+            verified = verify_opened(path, source, options)
     except TracekitError as error:
         diag(error.finding, path)
         fail(Code.REPLAY_TRACE_INVALID)

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from tracekit.errors import Code, TracekitError, finding
 from tracekit.evidence import EvidenceFile
@@ -39,6 +39,9 @@ from tracekit.formats.base import (
     FormatLimits,
     Source,
 )
+
+if TYPE_CHECKING:
+    from tracekit.verify import VerifyOptions, VerifyReport
 
 STDIN = "-"
 SKIPPABLE_UNKNOWN = (".json",)
@@ -171,3 +174,21 @@ def load_evidence(
             spool.write(chunk)
         spool.seek(0)
         return fmt.load(Source(spool, size, ""), limits)
+
+
+def verify_opened(path: str, source: Opened, options: VerifyOptions, jobs: int = 1) -> VerifyReport:
+    """Verify an opened AgentGuard trace: a regular file by its path (the fast reader; with
+    ``jobs`` > 1 on several cores, docs/performance.md), standard input or a FIFO as the stream
+    already opened. The report names ``path``."""
+    from tracekit.verify import verify_file, verify_stream
+
+    if source.regular and jobs > 1:
+        from tracekit import verify_parallel
+
+        return verify_parallel.verify_file(path, options, jobs=jobs)
+    if source.regular:
+        return verify_file(path, options)
+    trace_dir = None if path == STDIN else Path(path).resolve().parent
+    report = verify_stream(source.stream, options, trace_dir)
+    report.path = path
+    return report

@@ -73,9 +73,9 @@ def verify_job(job: VerifyJob) -> dict[str, Any] | None:
     None for a walked file that is not a trace. An AgentGuard trace is verified; a file of a
     format without integrity data is loaded through its importer (bounded, schema-checked) and
     reported ``no_integrity`` (docs/cli.md, verify)."""
-    from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown
+    from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown, verify_opened
     from tracekit.report.verify_render import no_integrity_trace, trace_dict, unverified_trace
-    from tracekit.verify import VerifyOptions, verify_file, verify_stream
+    from tracekit.verify import VerifyOptions
 
     options = VerifyOptions(
         strict_sources=job.strict_sources,
@@ -91,15 +91,7 @@ def verify_job(job: VerifyJob) -> dict[str, Any] | None:
             if source.format != "agentguard":
                 evidence = load_evidence(job.source, source)
                 return no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
-            if source.regular and job.jobs > 1:
-                from tracekit import verify_parallel
-
-                report = verify_parallel.verify_file(job.source, options, jobs=job.jobs)
-            elif source.regular:
-                report = verify_file(job.source, options)
-            else:
-                trace_dir = None if job.source == "-" else Path(job.source).resolve().parent
-                report = verify_stream(source.stream, options, trace_dir)
+            report = verify_opened(job.source, source, options, job.jobs)
     except TracekitError as error:
         return unverified_trace(job.path, job.input_format, error.finding)
     return {**trace_dict(report), "path": job.path}
@@ -199,8 +191,8 @@ def show(
     quiet: bool = QUIET,
 ) -> None:
     """Summarise what a trace holds (never raw output or file content); exit 2 if it is invalid."""
-    from tracekit.cli.trace_input import load_evidence, opened, unknown
-    from tracekit.verify import VerifyOptions, verify_file, verify_stream
+    from tracekit.cli.trace_input import load_evidence, opened, unknown, verify_opened
+    from tracekit.verify import VerifyOptions
 
     refuse_folder(path)
     if output is not None:
@@ -212,12 +204,7 @@ def show(
                 raise unknown()
             if source.format != "agentguard":
                 _show_evidence(load_evidence(path, source), format, output, force, quiet)
-            if source.regular:
-                report = verify_file(path, options)
-            else:
-                trace_dir = None if path == "-" else Path(path).resolve().parent
-                report = verify_stream(source.stream, options, trace_dir)
-                report.path = path
+            report = verify_opened(path, source, options)
     except TracekitError as error:
         diag(error.finding, path)
         raise typer.Exit(EXIT_ERROR) from None

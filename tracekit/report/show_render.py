@@ -12,13 +12,15 @@ results never appear.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 import msgspec
 
 from tracekit import REPORT_VERSION
 from tracekit.audit.model import episode_label
-from tracekit.evidence import Episode, EvidenceFile, Score
+from tracekit.canonical import jcs_bytes
+from tracekit.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
 from tracekit.report.jsonout import dumps
 from tracekit.report.text import md_table, table
 from tracekit.report.verify_render import shown
@@ -26,6 +28,8 @@ from tracekit.report.verify_render import shown
 TOOL_NAMES_SHOWN = 20
 """Distinct tool names listed per episode (in first-call order); the rest are counted."""
 SCORES_SHOWN = 20
+CALLS_SHOWN = 1000
+"""Calls listed per episode with their digests (the count covers every call)."""
 VERDICT_WORDS = frozenset(
     {"pass", "fail", "PASS", "FAIL", "passed", "failed", "C", "I", "correct", "incorrect"}
 )
@@ -42,6 +46,24 @@ class ScoreShow(msgspec.Struct, frozen=True):
     """A number, ``true``/``false``, or a pass/fail word; None when the value is anything else."""
     passed: bool | None
     attack_succeeded: bool | None
+
+
+class CallShow(msgspec.Struct, frozen=True, kw_only=True):
+    """One tool call as digests and sizes: enough to match it against a copy of the evidence,
+    never its content."""
+
+    index: int
+    name: str
+    arguments_shape: str
+    """``object``, ``string``, ``repr`` or ``absent`` (tracekit.evidence.Arguments)."""
+    arguments_sha256: str | None
+    """SHA-256 of the verbatim string (``string``, ``repr``), or of the object's RFC 8785
+    canonical JSON (``object``); None when absent."""
+    result: str
+    """``ok``, ``error``, or ``none`` when no result was recorded."""
+    result_bytes: int | None
+    """UTF-8 bytes of the result text as recorded (after any cut); None when not captured."""
+    result_sha256: str | None
 
 
 class EpisodeShow(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,6 +88,8 @@ class EpisodeShow(msgspec.Struct, frozen=True, kw_only=True):
     redaction_bytes_lost: int
     scores: tuple[ScoreShow, ...]
     losses: tuple[str, ...]
+    calls: tuple[CallShow, ...]
+    """The first :data:`CALLS_SHOWN` calls (JSON only)."""
 
 
 class EvidenceShow(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,6 +110,42 @@ def _value(score: Score) -> int | float | str | None:
     if isinstance(value, str) and value in VERDICT_WORDS:
         return value
     return None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _arguments_digest(arguments: Arguments) -> str | None:
+    if arguments.shape in ("string", "repr") and arguments.text is not None:
+        return _sha256(arguments.text.encode("utf-8", "surrogatepass"))
+    if arguments.shape == "object":
+        try:
+            return _sha256(jcs_bytes(arguments.value))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return None
+
+
+def _call(call: ToolCall) -> CallShow:
+    result = call.result
+    text = None if result is None else result.text
+    if result is not None and text is None and result.value is not None:
+        try:
+            data: bytes | None = jcs_bytes(result.value)
+        except (TypeError, ValueError, OverflowError):
+            data = None
+    else:
+        data = None if text is None else text.encode("utf-8", "surrogatepass")
+    return CallShow(
+        index=call.index,
+        name=shown(call.name),
+        arguments_shape=call.arguments.shape,
+        arguments_sha256=_arguments_digest(call.arguments),
+        result="none" if result is None else ("error" if result.is_error else "ok"),
+        result_bytes=None if data is None else len(data),
+        result_sha256=None if data is None else _sha256(data),
+    )
 
 
 def _tool_names(episode: Episode) -> tuple[tuple[str, ...], int]:
@@ -124,6 +184,7 @@ def _episode(episode: Episode) -> EpisodeShow:
             for s in episode.facts.scores[:SCORES_SHOWN]
         ),
         losses=tuple(shown(loss) for loss in episode.losses),
+        calls=tuple(_call(c) for c in episode.calls[:CALLS_SHOWN]),
     )
 
 
