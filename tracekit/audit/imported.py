@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tracekit.audit.completeness.base import indexed
-from tracekit.audit.completeness.episode import FIELDS, assess_episode
+from tracekit.audit.completeness.episode import FIELDS, LOSS_FIELDS, assess_episode
 from tracekit.audit.model import (
     AuditFinding,
     AuditReport,
@@ -72,7 +72,10 @@ def audit_evidence(path: str, evidence: EvidenceFile) -> AuditReport:
     """Audit one imported file; ``intact`` is None (the formats carry no integrity data)."""
     fmt: Format = evidence.format if evidence.format in IMPORTED else "unknown"  # type: ignore[assignment]
     findings = [note(Code.AUDIT_FORMAT_NO_INTEGRITY, format=evidence.format)]
-    losses = sorted({loss for episode in evidence.episodes for loss in episode.losses})
+    # Loss names are the evidence model's vocabulary; anything else is not repeated.
+    losses = sorted(
+        {loss if loss in LOSS_FIELDS else "unnamed" for e in evidence.episodes for loss in e.losses}
+    )
     findings += [note(Code.AUDIT_EXPORTER_LOSS, format=evidence.format, loss=loss) for loss in losses]
     episodes: list[EpisodeAudit] = []
     per_episode: list[tuple[FieldStatus, ...]] = []
