@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -233,11 +234,14 @@ def test_audit_reports_evidence_consistency_per_episode(tmp_path: Path) -> None:
 def test_one_trace_on_several_cores_gives_the_same_report(tmp_path: Path) -> None:
     """verify with one file and --jobs 2 runs tracekit.verify_parallel; the output is the
     serial one, byte for byte (docs/performance.md)."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    import tracegen
-
     path = tmp_path / "big.jsonl"
-    path.write_bytes(tracegen.build(events=600, target_bytes=3_000_000, seed=5, name="cli"))
+    # Built in a child process: the test process stays small (tests/cli/test_resources.py
+    # measures children whose peak memory counts the parent's at fork).
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import tracegen; "
+        "open(sys.argv[2], 'wb').write(tracegen.build(events=600, target_bytes=3_000_000, seed=5, name='cli'))"
+    )
+    subprocess.run([sys.executable, "-c", script, str(ROOT / "bench"), str(path)], check=True, timeout=120)
     serial = run_cli("verify", str(path), "-f", "json")
     parallel = run_cli("verify", str(path), "-f", "json", "--jobs", "2")
     assert serial.returncode == parallel.returncode == 0

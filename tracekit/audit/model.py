@@ -159,8 +159,8 @@ class AuditReport:
     finding_digests: tuple[str, ...] = field(default_factory=tuple)
     """Digests of the recorded findings' payloads (repeated findings across a campaign)."""
     episodes: tuple[EpisodeAudit, ...] = ()
-    """Per episode (imported formats). AgentGuard and harness traces are one episode whose
-    completeness is the trace's own (:meth:`episode_dicts`)."""
+    """Per episode (imported formats); AgentGuard and harness traces hold none here and are
+    shown as one episode by :func:`with_episodes`."""
 
     @property
     def exit_code(self) -> int:
@@ -188,15 +188,6 @@ class AuditReport:
             for f in self.findings
         )
 
-    def episode_dicts(self) -> list[dict[str, Any]]:
-        """The ``episodes`` of the JSON form: one per episode; a readable single-episode trace
-        of a seed format (AgentGuard, harness) is one episode holding the trace's completeness;
-        an unreadable file has none."""
-        if self.episodes or not self.readable or self.intact is False:
-            return [e.as_dict() for e in self.episodes]
-        label = episode_label(self.trace_id) if self.trace_id else "0"
-        return [EpisodeAudit(label, self.completeness).as_dict()]
-
     def to_dict(self) -> dict[str, Any]:
         """The per-trace JSON form (report_version 1)."""
         ordered = sorted(self.findings, key=lambda f: -SEVERITY_RANK[f.severity])
@@ -215,5 +206,18 @@ class AuditReport:
             "harness": self.harness,
             "findings": [f.as_dict() for f in ordered],
             "completeness": [row.as_dict() for row in self.completeness],
-            "episodes": self.episode_dicts(),
+            **({"episodes": [e.as_dict() for e in self.episodes]} if self.episodes else {}),
         }
+
+
+def with_episodes(trace: dict[str, Any]) -> dict[str, Any]:
+    """The report's JSON form with ``episodes`` (docs/formats.md, "Using it from the command
+    line"): an imported file has its own; a readable AgentGuard or harness trace is one episode
+    holding the trace's completeness; an unreadable or not-intact file has none. Added where
+    the report is rendered, so the per-file result workers return keeps its former shape."""
+    if "episodes" in trace:
+        return trace
+    whole = trace["readable"] and trace["intact"] is not False
+    label = episode_label(str(trace["trace_id"])) if trace.get("trace_id") else "0"
+    single = {"id": label, "completeness": trace["completeness"], "findings": []}
+    return {**trace, "episodes": [single] if whole else []}

@@ -132,6 +132,7 @@ def audit(
 
     Exit 0 all clean, 1 any warning or worse, 2 a trace unreadable, unknown or not intact."""
     from tracekit.audit import summarise, worst_exit
+    from tracekit.audit.model import with_episodes
     from tracekit.cli.spool import Spool
     from tracekit.report import audit_render
 
@@ -163,6 +164,7 @@ def audit(
                 if result is None:
                     skipped += 1
                     continue
+                result = with_episodes(result)
                 spool.add(spool.cases, [result])
                 views.append(_summary_view(result))
         except TracekitError as error:
