@@ -834,12 +834,12 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     Code.VERIFY_NO_INTEGRITY: CodeInfo(
         _W,
-        "The file is a valid {format} file ({episodes} episode(s)), but the format carries no "
-        "hashes or signatures: whether it is intact cannot be established.",
+        "The file is valid in the {format} format ({episodes} episode(s)), but that format carries "
+        "no hashes or signatures: whether it is intact cannot be established.",
     ),
     Code.REPLAY_FORMAT_NOT_REPLAYABLE: CodeInfo(
         _E,
-        "Replay recomputes AgentGuard policy verdicts; this file is a {format} file, which "
+        "Replay recomputes AgentGuard policy verdicts; this file is in the {format} format, which "
         "carries no policy snapshot to replay (tracekit audit reads it).",
     ),
     Code.AUDIT_FORMAT_NO_INTEGRITY: CodeInfo(
