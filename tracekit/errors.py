@@ -324,6 +324,11 @@ class Code(enum.StrEnum):
     # -- bundle and store commands on the pipeline (docs/cli.md) ----------------------------------
     CLI_BAD_VALUE = "cli.bad_value"
     BUNDLE_NOT_A_CAMPAIGN = "bundle.not_a_campaign"
+    # -- every format at the command line (docs/formats.md, "Using it from the command line") ---
+    VERIFY_NO_INTEGRITY = "verify.no_integrity"
+    REPLAY_FORMAT_NOT_REPLAYABLE = "replay.format_not_replayable"
+    AUDIT_FORMAT_NO_INTEGRITY = "audit.format_no_integrity"
+    AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
 
 
 @dataclass(frozen=True, slots=True)
@@ -829,6 +834,26 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     Code.CLI_NOTHING_CHECKED: CodeInfo(
         _E, "No scenario had a trace to check ({count} missing_trace); nothing was checked."
+    ),
+    Code.VERIFY_NO_INTEGRITY: CodeInfo(
+        _W,
+        "The file is valid in the {format} format ({episodes} episode(s)), but that format carries "
+        "no hashes or signatures: whether it is intact cannot be established.",
+    ),
+    Code.REPLAY_FORMAT_NOT_REPLAYABLE: CodeInfo(
+        _E,
+        "Replay recomputes AgentGuard policy verdicts; this file is in the {format} format, which "
+        "carries no policy snapshot to replay (tracekit audit reads it).",
+    ),
+    Code.AUDIT_FORMAT_NO_INTEGRITY: CodeInfo(
+        _I,
+        "The {format} format carries no hashes or signatures: nothing in the file shows it is "
+        "unedited or who wrote it.",
+    ),
+    Code.AUDIT_EXPORTER_LOSS: CodeInfo(
+        _I,
+        "The {format} exporter loses evidence by design here ({loss}); the fields it touches are "
+        "partial or not carried, not the operator's gap.",
     ),
     Code.CLI_OUTPUT_UNWRITABLE: CodeInfo(
         _E,

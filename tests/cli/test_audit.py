@@ -72,14 +72,51 @@ def test_folder_campaign_skips_non_trace_files() -> None:
 
 
 def test_third_party_campaign() -> None:
+    """Every file under corpus/third_party is read as its own format (docs/formats.md, "Using it
+    from the command line"). Before the format layer, the Inspect, OTel, AgentDojo and garak
+    logs were taken for harness or AgentGuard traces (garak and OTel "not intact"); now each is
+    detected as what it is, audited per episode, and none is unreadable. The *.expected.json
+    ground truth is never collected; the harness results file and schemas are skipped."""
     code, doc = _json(str(CORPUS / "third_party"))
     summary = doc["summary"]
     assert code == 1
-    assert summary["formats"]["agentguard"] == 1 and summary["formats"]["harness"] >= 30
-    assert summary["rerunnable"] == 0 and summary["unreadable"] == 0
+    third = CORPUS / "third_party"
+
+    def files(*patterns: str) -> int:
+        found = {p for pattern in patterns for p in third.glob(pattern)}
+        return len([p for p in found if not p.name.endswith(".expected.json")])
+
+    expected = {
+        "agentguard": 1,
+        "inspect": files("inspect/**/*.eval", "inspect/**/*.json"),
+        "otel": files("otel/*.jsonl"),
+        "agentdojo": files("agentdojo/runs/**/*.json"),
+        "garak": files("garak/*.jsonl"),
+    }
+    assert all(expected.values())
+    for name, count in expected.items():
+        assert summary["formats"][name] == count, name
+        assert summary["by_format"][name]["traces"] == count
+        assert summary["by_format"][name]["readable"] == count
+    assert summary["formats"]["harness"] >= 30
+    assert summary["unreadable"] == 0 and summary["not_intact"] == 0
+    assert summary["by_format"]["agentguard"]["intact"] == 1
+    assert summary["rerunnable"] == 0  # no third-party format carries seeds and revisions
+    assert summary["by_format"]["inspect"]["episodes"] > summary["formats"]["inspect"]
+    assert summary["episodes"] == sum(row["episodes"] for row in summary["by_format"].values())
     assert summary["skipped_non_trace_files"] >= 1  # observed-results.json and the schemas
+    for trace in doc["traces"]:
+        assert not trace["path"].endswith(".expected.json")
+        assert trace["episodes"], trace["path"]
+        if trace["format"] not in ("agentguard", "harness"):
+            assert trace["intact"] is None
+            codes = {f["code"] for f in trace["findings"]}
+            assert "audit.format_no_integrity" in codes
+            for episode in trace["episodes"]:
+                assert {"id", "completeness", "findings"} <= set(episode)
+                assert len(episode["completeness"]) == len(trace["completeness"])
     top = {g["field"] for g in summary["fields_missing_most"][:12]}
-    assert {"model_version", "seed", "harness_revision"} <= top
+    assert {"model_version", "seed", "harness_revision"} & top
 
 
 def test_jobs_gives_the_same_report() -> None:

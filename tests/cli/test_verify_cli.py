@@ -34,7 +34,7 @@ def test_json_report_shape() -> None:
     doc = json.loads(result.stdout)
     assert doc["report_version"] == 1
     first, second = doc["traces"]
-    assert set(first) == {"path", "exit_code", "status", "trace_id", "schema_version", "event_count", "findings", "sources"}
+    assert set(first) == {"path", "format", "exit_code", "status", "trace_id", "schema_version", "event_count", "findings", "sources"}
     assert first["exit_code"] == 0 and first["status"] == "intact" and first["schema_version"] == 2
     assert first["event_count"] == 6
     assert second["status"] == "invalid"
@@ -44,7 +44,7 @@ def test_json_report_shape() -> None:
         "line": 3,
         "message": "Trace event 2 hash is invalid.",
     }
-    assert doc["summary"] == {"total": 2, "intact": 1, "source_changed": 0, "source_missing": 0, "invalid": 1}
+    assert doc["summary"] == {"total": 2, "intact": 1, "source_changed": 0, "source_missing": 0, "no_integrity": 0, "invalid": 1}
 
 
 def test_folder_recursion_and_worst_exit_code() -> None:

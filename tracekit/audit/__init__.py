@@ -2,9 +2,10 @@
 
 ``audit_agentguard`` and ``audit_harness`` answer, per trace and without the operator: is it
 intact, is it internally consistent, does the verdict follow from it, and could a colleague rerun
-the finding from it alone. ``sniff`` picks the format from a file's first bytes and
-``summarise`` sums a campaign up. Everything here is pure; only ``tracekit.cli.audit_cmd`` reads
-files.
+the finding from it alone; ``audit_evidence`` (tracekit/audit/imported.py) audits a file of an
+imported format per episode; ``summarise`` sums a campaign up. The format is decided once, for
+every command, by tracekit.formats.registry (docs/formats.md, "Detection"). Everything here is
+pure; only ``tracekit.cli.audit_io`` reads files.
 """
 
 from __future__ import annotations
@@ -12,18 +13,14 @@ from __future__ import annotations
 from tracekit.audit.campaign import summarise, worst_exit
 from tracekit.audit.engine import audit_agentguard, audit_harness, load_harness, unreadable
 from tracekit.audit.model import AuditFinding, AuditReport, FieldStatus
-from tracekit.audit.sniff import SNIFF_BYTES, Sniffed, sniff
 
 __all__ = [
-    "SNIFF_BYTES",
     "AuditFinding",
     "AuditReport",
     "FieldStatus",
-    "Sniffed",
     "audit_agentguard",
     "audit_harness",
     "load_harness",
-    "sniff",
     "summarise",
     "unreadable",
     "worst_exit",

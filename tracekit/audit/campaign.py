@@ -79,6 +79,28 @@ def _demonstrations(traces: Sequence[Trace]) -> dict[str, Any]:
     }
 
 
+def _episodes(trace: Trace) -> int:
+    """A trace's episode count: the summary view holds the count, the full form the list."""
+    held = trace.get("episodes") or 0
+    return len(held) if isinstance(held, list) else int(held)
+
+
+def _by_format(traces: Sequence[Trace]) -> dict[str, dict[str, int]]:
+    """Per format: files, episodes, intact (formats with integrity data), readable, rerunnable."""
+    out: dict[str, dict[str, int]] = {}
+    for trace in traces:
+        row = out.setdefault(
+            str(trace["format"]),
+            {"traces": 0, "episodes": 0, "intact": 0, "readable": 0, "rerunnable": 0},
+        )
+        row["traces"] += 1
+        row["episodes"] += _episodes(trace)
+        row["intact"] += trace["intact"] is True
+        row["readable"] += bool(trace["readable"])
+        row["rerunnable"] += bool(trace["rerunnable"])
+    return dict(sorted(out.items()))
+
+
 def summarise(traces: Sequence[Trace], skipped: int = 0) -> dict[str, Any]:
     """The campaign summary; ``skipped`` counts files found in folders that are not traces."""
     formats = Counter(str(t["format"]) for t in traces)
@@ -95,6 +117,8 @@ def summarise(traces: Sequence[Trace], skipped: int = 0) -> dict[str, Any]:
         "total": len(traces),
         "skipped_non_trace_files": skipped,
         "formats": dict(sorted(formats.items())),
+        "by_format": _by_format(traces),
+        "episodes": sum(_episodes(t) for t in traces),
         "exit_codes": {code: exits[code] for code in ("0", "1", "2")},
         "unreadable": sum(1 for t in traces if not t["readable"]),
         "intact": len(intact),

@@ -16,7 +16,7 @@ from tracekit.errors import CODE_INFO, Code, Finding, Severity, finding
 
 Status = Literal["present", "partial", "missing", "not_carried"]
 STATUSES: tuple[Status, ...] = ("present", "partial", "missing", "not_carried")
-Format = Literal["agentguard", "harness", "unknown"]
+Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "unknown"]
 
 SEVERITY_RANK = {Severity.INFO: 0, Severity.NOTICE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -102,6 +102,41 @@ def gap_findings(rows: Iterable[FieldStatus]) -> list[AuditFinding]:
     return out
 
 
+_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-")
+LABEL_MAX = 64
+
+
+def episode_label(episode_id: str) -> str:
+    """An episode id as reports show it (docs/formats.md, "Using it from the command line"): the
+    id itself when it is at most 64 characters of ``[A-Za-z0-9._:-]`` (sample ids, epochs, trace
+    ids, uuids), else ``sha256:`` and the first 16 hex digits of its UTF-8 digest, so a hostile id
+    never reaches a terminal and two reports can still be matched."""
+    if 0 < len(episode_id) <= LABEL_MAX and all(ch in _LABEL_CHARS for ch in episode_id):
+        return episode_id
+    import hashlib
+
+    digest = hashlib.sha256(episode_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"sha256:{digest[:16]}"
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeAudit:
+    """One episode's completeness and findings (an imported file holds one or more)."""
+
+    id: str
+    """:func:`episode_label` of the format's own id."""
+    completeness: tuple[FieldStatus, ...]
+    findings: tuple[AuditFinding, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        ordered = sorted(self.findings, key=lambda f: -SEVERITY_RANK[f.severity])
+        return {
+            "id": self.id,
+            "completeness": [row.as_dict() for row in self.completeness],
+            "findings": [f.as_dict() for f in ordered],
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class AuditReport:
     """The audit of one trace. ``intact`` is None for formats that carry no integrity."""
@@ -123,6 +158,9 @@ class AuditReport:
     """sha256 over the evidence behind the verdict, volatile fields removed (campaign.py)."""
     finding_digests: tuple[str, ...] = field(default_factory=tuple)
     """Digests of the recorded findings' payloads (repeated findings across a campaign)."""
+    episodes: tuple[EpisodeAudit, ...] = ()
+    """Per episode (imported formats); AgentGuard and harness traces hold none here and are
+    shown as one episode by :func:`with_episodes`."""
 
     @property
     def exit_code(self) -> int:
@@ -146,7 +184,7 @@ class AuditReport:
         blocking = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
         return not any(
             f.code in blocking
-            or (f.severity is Severity.ERROR and f.code.value.startswith("audit."))
+            or (f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence.")))
             for f in self.findings
         )
 
@@ -168,4 +206,18 @@ class AuditReport:
             "harness": self.harness,
             "findings": [f.as_dict() for f in ordered],
             "completeness": [row.as_dict() for row in self.completeness],
+            **({"episodes": [e.as_dict() for e in self.episodes]} if self.episodes else {}),
         }
+
+
+def with_episodes(trace: dict[str, Any]) -> dict[str, Any]:
+    """The report's JSON form with ``episodes`` (docs/formats.md, "Using it from the command
+    line"): an imported file has its own; a readable AgentGuard or harness trace is one episode
+    holding the trace's completeness; an unreadable or not-intact file has none. Added where
+    the report is rendered, so the per-file result workers return keeps its former shape."""
+    if "episodes" in trace:
+        return trace
+    whole = trace["readable"] and trace["intact"] is not False
+    label = episode_label(str(trace["trace_id"])) if trace.get("trace_id") else "0"
+    single = {"id": label, "completeness": trace["completeness"], "findings": []}
+    return {**trace, "episodes": [single] if whole else []}

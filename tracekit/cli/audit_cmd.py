@@ -8,9 +8,11 @@ Exit codes (the worst trace wins):
 * 2: a trace could not be read, is in no known format, or is not intact (as ``verify`` exits),
   or the command line, the scenario or the output location is unusable.
 
-Files named on the command line are always audited; folders are walked for ``*.jsonl`` and
-``*.json`` and files there that are not traces at all (an ``expected.json``, a results file) are
-skipped and counted in the summary.
+Every file's format is detected by structure, or given with ``--input-format`` (docs/formats.md,
+"Using it from the command line"). Files named on the command line are always audited; folders
+are walked for ``*.jsonl``, ``*.json`` and ``*.eval`` (never ``*.expected.json``), and walked
+``.json`` files that no format accepts (a results file, a manifest) are skipped and counted in
+the summary.
 """
 
 from __future__ import annotations
@@ -28,13 +30,16 @@ from tracekit.cli.common import (
     EXECUTOR,
     EXIT_ERROR,
     FINDINGS_FORMAT,
+    INPUT_FORMAT,
     JOBS,
     SCHEDULER,
+    TRACE_SUFFIXES,
     TRUSTED_ROOT,
     Command,
     ExecutorName,
     ExecutorOptions,
     FindingsFormat,
+    InputFormat,
     Inputs,
     absolute,
     collect_inputs,
@@ -46,7 +51,6 @@ from tracekit.cli.common import (
 from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, TracekitError
 
-SUFFIXES = (".jsonl", ".json")
 _SUMMARY_FIELDS = ("format", "exit_code", "intact", "readable", "rerunnable", "outcome", "demonstration")
 
 
@@ -56,7 +60,7 @@ def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
     too_deep = 0
     for raw in paths:
         if raw != "-" and Path(raw).is_dir():
-            found = collect_inputs([raw], SUFFIXES)
+            found = collect_inputs([raw], TRACE_SUFFIXES)
             too_deep += found.too_deep
             jobs += [AuditJob(path, absolute(path), False, opts) for path in found.files]
         else:
@@ -76,6 +80,7 @@ def _summary_view(trace: dict[str, Any]) -> dict[str, Any]:
         for r in trace["completeness"]
     ]
     view["finding_digests"] = trace.get("finding_digests", [])
+    view["episodes"] = len(trace.get("episodes", []))
     return view
 
 
@@ -98,12 +103,13 @@ def _scenario_bytes(path: Path | None) -> bytes | None:
 
 def audit(
     paths: list[str] = typer.Argument(
-        ..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl and *.json); - for stdin."
+        ..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl, *.json, *.eval); - for stdin."
     ),
     scenario: Path = typer.Option(
         None, "--scenario", metavar="FILE", help="Harness scenario YAML: also run its assertions on harness traces."
     ),
     format: FindingsFormat = FINDINGS_FORMAT,
+    input_format: InputFormat = INPUT_FORMAT,
     strict_sources: bool = typer.Option(
         False, "--strict-sources", help="An unavailable source is a failure (AgentGuard)."
     ),
@@ -126,6 +132,7 @@ def audit(
 
     Exit 0 all clean, 1 any warning or worse, 2 a trace unreadable, unknown or not intact."""
     from tracekit.audit import summarise, worst_exit
+    from tracekit.audit.model import with_episodes
     from tracekit.cli.spool import Spool
     from tracekit.report import audit_render
 
@@ -133,7 +140,8 @@ def audit(
     if output is not None:
         check_target(output, force)
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
-    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario))
+    forced = None if input_format is None else input_format.value
+    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario), forced)
     if db is not None:
         # docs/campaign-store.md: the store run, handed off whole to the db command module.
         from tracekit.cli.db_cmd import StoreRun, audit_into_store
@@ -156,6 +164,7 @@ def audit(
                 if result is None:
                     skipped += 1
                     continue
+                result = with_episodes(result)
                 spool.add(spool.cases, [result])
                 views.append(_summary_view(result))
         except TracekitError as error:

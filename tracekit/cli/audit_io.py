@@ -1,5 +1,6 @@
-"""File access for ``tracekit audit``: sniff a file, read it the bounded way its format needs,
-and hand the data to the pure audit engine (tracekit/audit/engine.py).
+"""File access for ``tracekit audit``: detect a file's format (tracekit/cli/trace_input.py, the
+rule every command shares), read it the bounded way its format needs, and hand the data to the
+pure audit engine (tracekit/audit/engine.py, tracekit/audit/imported.py).
 
 Runs in worker processes with ``--jobs``, so a job is plain data and the result is the trace's
 JSON form (cheap to pickle). Nothing here raises on bad input: an unreadable file becomes a
@@ -8,14 +9,15 @@ report that exits 2.
 
 from __future__ import annotations
 
-import io
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tracekit.errors import Code, TracekitError, finding
+
+if TYPE_CHECKING:
+    from tracekit.audit.model import Format
+    from tracekit.cli.trace_input import Opened
 
 STDIN = "-"
 
@@ -29,6 +31,8 @@ class AuditOptions:
     """``--trusted-root`` pairs (NAME, absolute folder)."""
     scenario: bytes | None
     """The ``--scenario`` YAML, validated once by the command."""
+    input_format: str | None = None
+    """``--input-format``: every file read as this format (no detection)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,23 +49,6 @@ class AuditJob:
     opts: AuditOptions
 
 
-def _read_prefix(path: str, size: int) -> bytes:
-    """Up to ``size`` bytes of ``path``; raises TracekitError(load.unreadable) for a folder,
-    a socket or an OSError."""
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError:
-        raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
-    with handle:
-        try:
-            mode = os.fstat(handle.fileno()).st_mode
-            if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
-                raise TracekitError(finding(Code.LOAD_UNREADABLE))
-            return handle.read(size)
-        except OSError:
-            raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
-
-
 def audit_job(job: AuditJob) -> dict[str, Any] | None:
     """Audit one file; None when a file found by walking a folder is not a trace at all. The
     file is read from its absolute path (a worker may run in another folder); the report names
@@ -71,45 +58,63 @@ def audit_job(job: AuditJob) -> dict[str, Any] | None:
 
 
 def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
-    from tracekit.audit import SNIFF_BYTES, audit_agentguard, audit_harness, sniff, unreadable
-    from tracekit.cli import check_io
-    from tracekit.harness.scenario import parse_scenario
-    from tracekit.limits import HARNESS_LIMITS
-    from tracekit.verify import VerifyOptions, verify_file, verify_stream
+    """docs/formats.md, "Using it from the command line": one detection for every command."""
+    from tracekit.audit import unreadable
+    from tracekit.cli.trace_input import opened, skipped, unknown
 
-    data: bytes | None = None
     try:
-        if path == STDIN:
-            data = check_io.read_stdin(HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
-            prefix = data[:SNIFF_BYTES]
-        else:
-            prefix = _read_prefix(path, SNIFF_BYTES)
+        with opened(path, opts.input_format) as source:
+            if source.format is None:
+                if skipped(path, named):
+                    return None
+                return unreadable(path, "unknown", unknown().finding).to_dict()
+            if source.format == "agentguard":
+                return _agentguard(path, source, opts)
+            if source.format == "harness":
+                return _harness(path, source.stream, opts)
+            return _imported(path, source, source.format)
     except TracekitError as error:
         return unreadable(path, "unknown", error.finding).to_dict()
-    sniffed = sniff(prefix, path)
-    if sniffed.format == "unknown":
-        if not named:
-            return None
-        return unreadable(path, "unknown", finding(Code.AUDIT_UNKNOWN_FORMAT)).to_dict()
-    scenario_bytes = opts.scenario
-    if sniffed.format == "agentguard":
-        options = VerifyOptions(
-            keep_events=True,
-            strict_sources=opts.strict_sources,
-            trusted_roots={k: Path(v) for k, v in opts.roots},
-        )
-        if data is not None:
-            verified = verify_stream(io.BufferedReader(io.BytesIO(data)), options)
-        else:
-            verified = verify_file(path, options)
-        return audit_agentguard(
-            verified,
-            strict_sources=opts.strict_sources,
-            scenario_given=scenario_bytes is not None,
-        ).to_dict()
-    try:
-        body = data if data is not None else check_io.read_trace(path)
-    except TracekitError as error:
-        return unreadable(path, "harness", error.finding).to_dict()
-    scenario = parse_scenario(scenario_bytes) if scenario_bytes is not None else None
+
+
+def _agentguard(path: str, source: Opened, opts: AuditOptions) -> dict[str, Any]:
+    from tracekit.audit import audit_agentguard
+    from tracekit.cli.trace_input import verify_opened
+    from tracekit.verify import VerifyOptions
+
+    options = VerifyOptions(
+        keep_events=True,
+        strict_sources=opts.strict_sources,
+        trusted_roots={k: Path(v) for k, v in opts.roots},
+    )
+    verified = verify_opened(path, source, options)
+    return audit_agentguard(
+        verified, strict_sources=opts.strict_sources, scenario_given=opts.scenario is not None
+    ).to_dict()
+
+
+def _harness(path: str, stream: BinaryIO, opts: AuditOptions) -> dict[str, Any]:
+    from tracekit.audit import audit_harness, unreadable
+    from tracekit.harness.scenario import parse_scenario
+    from tracekit.limits import HARNESS_LIMITS
+
+    body = stream.read(HARNESS_LIMITS.total_bytes + 1)
+    if len(body) > HARNESS_LIMITS.total_bytes:
+        return unreadable(path, "harness", finding(Code.HARNESS_TRACE_TOO_LARGE, limit=HARNESS_LIMITS.total_bytes)).to_dict()
+    scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
     return audit_harness(path, body, scenario).to_dict()
+
+
+def _imported(path: str, source: Opened, fmt: str) -> dict[str, Any]:
+    from tracekit.audit import unreadable
+    from tracekit.audit.imported import audit_evidence
+    from tracekit.cli.trace_input import load_evidence
+
+    try:
+        evidence = load_evidence(path, source)
+    except TracekitError as error:
+        return unreadable(path, fmt if fmt in _FORMATS else "unknown", error.finding).to_dict()
+    return audit_evidence(path, evidence).to_dict()
+
+
+_FORMATS: frozenset[Format] = frozenset({"inspect", "otel", "agentdojo", "garak"})

@@ -120,8 +120,36 @@ class Inputs:
         return ExitCode.FAIL
 
 
+TRACE_SUFFIXES = (".jsonl", ".json", ".eval")
+"""What commands reading any trace format walk folders for (docs/formats.md, "Using it from the
+command line"): JSON Lines, JSON documents and Inspect ``.eval`` archives."""
+NOT_TRACES = (".expected.json",)
+"""Ground-truth files kept next to the traces they describe: never collected from a folder."""
+
+
+class InputFormat(enum.StrEnum):
+    """``--input-format`` choices: tracekit.formats.registry.FORMAT_NAMES (a test keeps the two
+    in step; the registry is not imported here so ``--help`` stays fast)."""
+
+    inspect = "inspect"
+    otel = "otel"
+    agentdojo = "agentdojo"
+    garak = "garak"
+    agentguard = "agentguard"
+    harness = "harness"
+
+
+INPUT_FORMAT = typer.Option(
+    None,
+    "--input-format",
+    metavar="NAME",
+    help="Read every input as this format, no detection: inspect, otel, agentdojo, garak, agentguard, harness.",
+)
+
+
 def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)) -> Inputs:
-    """Expand folders into the files below them whose names end in ``suffixes``, sorted.
+    """Expand folders into the files below them whose names end in ``suffixes``, sorted, leaving
+    out ground-truth files (:data:`NOT_TRACES`).
 
     Files named on the command line are kept whatever their suffix; ``-`` is standard input
     (at most once). Symlinked folders are not followed, so a campaign folder cannot loop.
@@ -160,7 +188,11 @@ def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> Itera
                 continue
             if is_dir:
                 subfolders.append(Path(entry.path))
-            elif entry.name.endswith(suffixes) and is_regular_file(entry.path):
+            elif (
+                entry.name.endswith(suffixes)
+                and not entry.name.endswith(NOT_TRACES)
+                and is_regular_file(entry.path)
+            ):
                 yield Path(entry.path)
         if depth >= WALK_MAX_DEPTH:
             too_deep[0] += len(subfolders)

@@ -27,19 +27,21 @@ from tracekit.cli.common import (
     FINDINGS_FORMAT,
     FORCE,
     FORMAT,
+    INPUT_FORMAT,
     OUTPUT,
     QUIET,
     TRUSTED_ROOT,
     Command,
     FindingsFormat,
     Format,
+    InputFormat,
     diag,
     fail,
     parse_roots,
     refuse_folder,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
-from tracekit.errors import Code, Severity
+from tracekit.errors import Code, Severity, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.replay import ReplayReport
@@ -47,17 +49,33 @@ if TYPE_CHECKING:
 OUTPUT_NAMES = ("replay.json", "replay.md")
 
 
+def _replay_report(
+    path: str, strict_sources: bool, trusted_root: list[str] | None, input_format: InputFormat | None
+) -> ReplayReport:
+    """Detect, verify, then replay ``path`` (docs/formats.md, "Using it from the command line").
 
-def _replay_report(path: str, strict_sources: bool, trusted_root: list[str] | None) -> ReplayReport:
-    """Verify then replay ``path``; exit 2 with the verify diagnostics if it is not intact."""
+    Exit 2 with ``format.unknown`` when no format accepts the file, with
+    ``replay.format_not_replayable`` for a file of another format (replay recomputes AgentGuard
+    policy verdicts only), and with the verify diagnostics when the trace is not intact."""
+    from tracekit.cli.trace_input import opened, unknown, verify_opened
     from tracekit.replay import replay
-    from tracekit.verify import VerifyOptions, verify_file
+    from tracekit.verify import VerifyOptions
 
     refuse_folder(path)
     options = VerifyOptions(
         keep_events=True, strict_sources=strict_sources, trusted_roots=parse_roots(trusted_root)
     )
-    verified = verify_file(path, options)
+    try:
+        with opened(path, None if input_format is None else input_format.value) as source:
+            if source.format is None:
+                diag(unknown().finding, path)
+                raise typer.Exit(EXIT_ERROR)
+            if source.format != "agentguard":
+                fail(Code.REPLAY_FORMAT_NOT_REPLAYABLE, format=source.format)
+            verified = verify_opened(path, source, options)
+    except TracekitError as error:
+        diag(error.finding, path)
+        fail(Code.REPLAY_TRACE_INVALID)
     if not verified.intact:
         for found in verified.findings:
             if found.severity is Severity.ERROR:
@@ -78,6 +96,7 @@ def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int
 def replayability(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
     format: Format = FORMAT,
+    input_format: InputFormat = INPUT_FORMAT,
     strict_sources: bool = typer.Option(
         False,
         "--strict-sources",
@@ -97,7 +116,7 @@ def replayability(
 
     if output is not None:
         check_target(output, force)
-    report = _replay_report(path, strict_sources, trusted_root)
+    report = _replay_report(path, strict_sources, trusted_root, input_format)
     renderers = {
         Format.json: render_replayability_json,
         Format.table: render_replayability_table,
@@ -113,6 +132,7 @@ def replayability(
 def replay(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
     format: FindingsFormat = FINDINGS_FORMAT,
+    input_format: InputFormat = INPUT_FORMAT,
     output_dir: Path = typer.Option(
         None, "--output-dir", metavar="DIR", help="Also write replay.json and replay.md into this folder."
     ),
@@ -149,7 +169,7 @@ def replay(
         check_target(output, force)
     if output_dir is not None:
         check_folder(output_dir, OUTPUT_NAMES, force)
-    report = _replay_report(path, strict_sources, trusted_root)
+    report = _replay_report(path, strict_sources, trusted_root, input_format)
     if not report.replayable:
         if format is FindingsFormat.json:
             emit(render_json(report), output, force)

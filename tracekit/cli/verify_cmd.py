@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -17,16 +17,19 @@ from tracekit.cli.common import (
     FINDINGS_FORMAT,
     FORCE,
     FORMAT,
+    INPUT_FORMAT,
     JOBS,
     OUTPUT,
     QUIET,
     SCHEDULER,
+    TRACE_SUFFIXES,
     TRUSTED_ROOT,
     Command,
     ExecutorName,
     ExecutorOptions,
     FindingsFormat,
     Format,
+    InputFormat,
     absolute,
     collect_inputs,
     diag,
@@ -37,6 +40,10 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, Severity, TracekitError
+
+if TYPE_CHECKING:
+    from tracekit.evidence import EvidenceFile
+    from tracekit.verify import VerifyReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,27 +58,54 @@ class VerifyJob:
     strict_sources: bool
     canonical: bool
     roots: tuple[tuple[str, str], ...]
+    input_format: str | None = None
+    """``--input-format``: read as this format, no detection."""
+    named: bool = True
+    """Named on the command line, not found by walking a folder (docs/formats.md, "Using it
+    from the command line", rule 3)."""
+    jobs: int = 1
+    """Processes for this one trace (tracekit.verify_parallel): more than 1 only when the run
+    has exactly one file and local workers to spare (docs/performance.md)."""
 
 
-def verify_job(job: VerifyJob) -> dict[str, Any]:
-    """Verify one trace in any executor; returns the report's JSON form (cheap to pickle)."""
-    from tracekit.report.verify_render import trace_dict
-    from tracekit.verify import VerifyOptions, verify_file
+def verify_job(job: VerifyJob) -> dict[str, Any] | None:
+    """Verify one file in any executor; returns the report's JSON form (cheap to pickle), or
+    None for a walked file that is not a trace. An AgentGuard trace is verified; a file of a
+    format without integrity data is loaded through its importer (bounded, schema-checked) and
+    reported ``no_integrity`` (docs/cli.md, verify)."""
+    from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown, verify_opened
+    from tracekit.report.verify_render import no_integrity_trace, trace_dict, unverified_trace
+    from tracekit.verify import VerifyOptions
 
     options = VerifyOptions(
         strict_sources=job.strict_sources,
         canonical=job.canonical,
         trusted_roots={k: Path(v) for k, v in job.roots},
     )
-    return {**trace_dict(verify_file(job.source, options)), "path": job.path}
+    try:
+        with opened(job.source, job.input_format) as source:
+            if source.format is None:
+                if skipped(job.path, job.named):
+                    return None
+                return unverified_trace(job.path, None, unknown().finding)
+            if source.format != "agentguard":
+                evidence = load_evidence(job.source, source)
+                return no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
+            report = verify_opened(job.source, source, options, job.jobs)
+    except TracekitError as error:
+        return unverified_trace(job.path, job.input_format, error.finding)
+    return {**trace_dict(report), "path": job.path}
 
 
-WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.verify", "tracekit.report.verify_render")
+WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.cli.trace_input", "tracekit.verify", "tracekit.report.verify_render")
 
 
 def verify(
-    paths: list[str] = typer.Argument(..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl); - for stdin."),
+    paths: list[str] = typer.Argument(
+        ..., metavar="TRACE...", help="Trace files or folders (recursing into *.jsonl, *.json, *.eval); - for stdin."
+    ),
     format: FindingsFormat = FINDINGS_FORMAT,
+    input_format: InputFormat = INPUT_FORMAT,
     strict_sources: bool = typer.Option(False, "--strict-sources", help="An unavailable source fails (exit 1)."),
     trusted_root: list[str] = TRUSTED_ROOT,
     canonical: bool = typer.Option(False, "--canonical", help="Make non-canonical lines fatal."),
@@ -100,7 +134,7 @@ def verify(
     if output is not None:
         check_target(output, force)
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
-    inputs = collect_inputs(paths)
+    inputs = collect_inputs(paths, TRACE_SUFFIXES)
     if not inputs.files:
         inputs.note()
         fail(Code.CLI_NO_INPUT)
@@ -112,13 +146,25 @@ def verify(
             fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
         verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
         raise typer.Exit(worst(verdict, inputs.note()))
-    work = [VerifyJob(p, absolute(p), strict_sources, canonical, roots) for p in inputs.files]
-    chosen = run.make(len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
+    forced = None if input_format is None else input_format.value
+    named = set(paths)
+    # One file and local workers to spare: the trace itself is verified on several cores
+    # (docs/performance.md, "One trace on several cores"); the report is the serial one.
+    one = len(inputs.files) == 1 and jobs > 1 and executor is ExecutorName.local
+    work = [
+        VerifyJob(p, absolute(p), strict_sources, canonical, roots, forced, p in named, jobs if one else 1)
+        for p in inputs.files
+    ]
+    chosen = run.make(1 if one else len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
     try:
-        traces = list(chosen.map_ordered(verify_job, work))
+        results = list(chosen.map_ordered(verify_job, work))
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
+    traces = [trace for trace in results if trace is not None]
+    if not traces:
+        inputs.note()
+        fail(Code.CLI_NO_INPUT)
     from tracekit.report import findings
 
     renderers: dict[FindingsFormat, Callable[[list[dict[str, Any]]], str]] = {
@@ -130,30 +176,71 @@ def verify(
     }
     emit(renderers[format](traces), output, force)
     if not quiet:
-        print(summary_line(traces), file=sys.stderr)
+        skipped = len(results) - len(traces)
+        note = f"; {skipped} non-trace file(s) skipped" if skipped else ""
+        print(summary_line(traces) + note, file=sys.stderr)
     raise typer.Exit(worst(worst_exit(traces), inputs.note()))
 
 
 def show(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
     format: Format = FORMAT,
+    input_format: InputFormat = INPUT_FORMAT,
     trusted_root: list[str] = TRUSTED_ROOT,
     output: Path = OUTPUT,
     force: bool = FORCE,
     quiet: bool = QUIET,
 ) -> None:
-    """Summarise a verified trace (never raw output or file content); exit 2 if it is invalid."""
+    """Summarise what a trace holds (never raw output or file content); exit 2 if it is invalid."""
+    from tracekit.cli.trace_input import load_evidence, opened, unknown, verify_opened
+    from tracekit.verify import VerifyOptions
+
+    refuse_folder(path)
+    if output is not None:
+        check_target(output, force)
+    options = VerifyOptions(keep_events=True, trusted_roots=parse_roots(trusted_root))
+    try:
+        with opened(path, None if input_format is None else input_format.value) as source:
+            if source.format is None:
+                raise unknown()
+            if source.format != "agentguard":
+                _show_evidence(load_evidence(path, source), format, output, force, quiet)
+            report = verify_opened(path, source, options)
+    except TracekitError as error:
+        diag(error.finding, path)
+        raise typer.Exit(EXIT_ERROR) from None
+    _show_agentguard(path, report, format, output, force, quiet)
+
+
+def _show_evidence(evidence: EvidenceFile, format: Format, output: Path | None, force: bool, quiet: bool) -> NoReturn:
+    """show for a format without integrity data: what the file holds, as counts (exit 0)."""
+    from tracekit.report import show_render
+
+    report = show_render.evidence_show(evidence)
+    renderers = {
+        Format.json: show_render.render_json,
+        Format.table: show_render.render_table,
+        Format.markdown: show_render.render_markdown,
+    }
+    emit(renderers[format](report), output, force)
+    if not quiet:
+        print(
+            f"tracekit show: {report.format}, {report.episode_count} episode(s), no integrity data; exit 0",
+            file=sys.stderr,
+        )
+    raise typer.Exit(0)
+
+
+def _show_agentguard(
+    path: str, report: VerifyReport, format: Format, output: Path | None, force: bool, quiet: bool
+) -> NoReturn:
+    """show for an AgentGuard trace: the verified trace's identity and counts."""
     from tracekit.report.verify_render import (
         render_show_json,
         render_show_markdown,
         render_show_table,
     )
-    from tracekit.verify import VerifyOptions, verify_file
 
-    refuse_folder(path)
-    if output is not None:
-        check_target(output, force)
-    report = verify_file(path, VerifyOptions(keep_events=True, trusted_roots=parse_roots(trusted_root)))
     if not report.intact:
         for found in report.findings:
             diag(found, path)

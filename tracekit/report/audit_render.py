@@ -49,6 +49,9 @@ def verdict_line(trace: Trace) -> str:
         f"intact {_yes(trace['intact'])}",
         f"rerunnable {_yes(trace['rerunnable'])}",
     ]
+    episodes = trace.get("episodes") or []
+    if len(episodes) > 1:
+        parts.append(f"{len(episodes)} episodes")
     if trace.get("outcome"):
         parts.append(f"recorded outcome {trace['outcome']}")
     replay = trace.get("replay")
@@ -82,7 +85,7 @@ def _summary_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
         ["rerunnable by a colleague", f"{summary['rerunnable']} of {summary['total']}"],
         ["intact (hash chain)", summary["intact"]],
         ["not intact", summary["not_intact"]],
-        ["no integrity mechanism (harness)", summary["no_integrity_mechanism"]],
+        ["no integrity mechanism (harness, imported formats)", summary["no_integrity_mechanism"]],
         ["unreadable", summary["unreadable"]],
         ["consistent (AgentGuard)", summary["consistent"]],
         ["verdict reproduced", summary["verdict_reproduced"]],
@@ -95,6 +98,17 @@ def _summary_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
         ],
         ["exit 0 / 1 / 2", " / ".join(str(summary["exit_codes"][c]) for c in ("0", "1", "2"))],
         ["non-trace files skipped", summary["skipped_non_trace_files"]],
+    ]
+
+
+FORMAT_HEADERS = ["format", "traces", "episodes", "intact", "readable", "rerunnable"]
+
+
+def _format_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
+    """The campaign counted by format (``intact`` counts only formats with integrity data)."""
+    return [
+        [fmt, row["traces"], row["episodes"], row["intact"], row["readable"], row["rerunnable"]]
+        for fmt, row in summary.get("by_format", {}).items()
     ]
 
 
@@ -151,6 +165,8 @@ def table_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterato
         first = False
     if summary["total"] != 1:
         tail = ["== campaign summary", table(_summary_rows(summary), tablefmt="plain")]
+        if summary.get("by_format"):
+            tail += ["", "by format:", table(_format_rows(summary), FORMAT_HEADERS)]
         if summary["fields_missing_most"]:
             tail += ["", "fields missing most:", table(_gap_rows(summary), GAP_HEADERS)]
         yield ("" if first else "\n\n") + "\n".join(tail)
@@ -176,6 +192,8 @@ def markdown_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iter
         yield "\n".join(out) + "\n"
     if summary["total"] != 1:
         out = ["## Campaign summary", "", *md_table(["measure", "value"], _summary_rows(summary)), ""]
+        if summary.get("by_format"):
+            out += ["### By format", "", *md_table(FORMAT_HEADERS, _format_rows(summary)), ""]
         if summary["fields_missing_most"]:
             out += ["### Fields missing most", "", *md_table(GAP_HEADERS, _gap_rows(summary)), ""]
         yield "\n".join(out) + "\n"
@@ -189,7 +207,8 @@ def render_markdown(traces: Iterable[Trace], summary: Mapping[str, Any]) -> str:
 def summary_line(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
     """The one-line stderr summary."""
     return (
-        f"tracekit audit: {summary['total']} trace(s), {summary['rerunnable']} rerunnable, "
+        f"tracekit audit: {summary['total']} trace(s), {summary.get('episodes', 0)} episode(s), "
+        f"{summary['rerunnable']} rerunnable, "
         f"{summary['intact']} intact, {summary['not_intact']} not intact, "
         f"{summary['unreadable']} unreadable; exit {worst_exit(traces)}"
     )

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from tracekit import REPORT_VERSION
-from tracekit.errors import worst
+from tracekit.errors import Code, Finding, finding, worst
 from tracekit.report.findings import FindingRow
 from tracekit.report.jsonout import dumps
 from tracekit.report.text import display_path, md_table, table
@@ -35,6 +35,29 @@ class VerifyTrace(msgspec.Struct, frozen=True):
     event_count: int
     findings: tuple[FindingRow, ...]
     sources: tuple[SourceRow, ...]
+    format: str | None = None
+    """The detected (or given) format; None when no format accepts the file."""
+
+
+def _row(found: Finding) -> FindingRow:
+    return FindingRow(found.code.value, found.severity.value, found.line, found.message)
+
+
+def unverified_trace(path: str, fmt: str | None, found: Finding) -> dict[str, Any]:
+    """The JSON form for a file that could not be read as a trace: no format accepts it, or its
+    format's importer refused it (exit 2, status ``invalid``)."""
+    trace = VerifyTrace(path, 2, "invalid", None, None, 0, (_row(found),), (), fmt)
+    data: dict[str, Any] = msgspec.to_builtins(trace)
+    return data
+
+
+def no_integrity_trace(path: str, fmt: str, episodes: int) -> dict[str, Any]:
+    """The JSON form for a valid file of a format without integrity data (docs/cli.md, verify):
+    exit 1, status ``no_integrity``: intact cannot be established, the user must act."""
+    found = finding(Code.VERIFY_NO_INTEGRITY, format=fmt, episodes=episodes)
+    trace = VerifyTrace(path, 1, "no_integrity", None, None, 0, (_row(found),), (), fmt)
+    data: dict[str, Any] = msgspec.to_builtins(trace)
+    return data
 
 
 def verify_trace(report: VerifyReport) -> VerifyTrace:
@@ -48,11 +71,12 @@ def verify_trace(report: VerifyReport) -> VerifyTrace:
         trace_id=report.trace_id,
         schema_version=report.schema_version,
         event_count=report.event_count,
-        findings=tuple(FindingRow(f.code.value, f.severity.value, f.line, f.message) for f in report.findings),
+        findings=tuple(_row(f) for f in report.findings),
         sources=tuple(
             SourceRow(s.index, s.role if s.role in KNOWN_ROLES else "other", s.required, s.status)
             for s in report.sources
         ),
+        format="agentguard",
     )
 
 
@@ -81,7 +105,14 @@ def render_json(traces: Sequence[dict[str, Any]]) -> str:
 
 def summary(traces: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Counts by status."""
-    result = {"total": len(traces), "intact": 0, "source_changed": 0, "source_missing": 0, "invalid": 0}
+    result = {
+        "total": len(traces),
+        "intact": 0,
+        "source_changed": 0,
+        "source_missing": 0,
+        "no_integrity": 0,
+        "invalid": 0,
+    }
     for trace in traces:
         result[trace["status"]] += 1
     return result
@@ -93,6 +124,7 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
     rows = [
         [
             display_path(t["path"]),
+            t.get("format") or "-",
             t["status"],
             t["exit_code"],
             (t["trace_id"] or "-")[:16],
@@ -101,7 +133,7 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
         ]
         for t in traces
     ]
-    out = table(rows, ["trace", "status", "exit", "trace id", "version", "events"])
+    out = table(rows, ["trace", "format", "status", "exit", "trace id", "version", "events"])
     detail = [
         [display_path(t["path"]), f["line"] or "-", f["severity"], f["code"], f["message"]]
         for t in traces
@@ -116,10 +148,11 @@ def render_table(traces: Sequence[dict[str, Any]]) -> str:
 def render_markdown(traces: Sequence[dict[str, Any]]) -> str:
     """The table's content as Markdown: one row per trace, then the findings."""
     rows = [
-        [t["path"], t["status"], t["exit_code"], (t["trace_id"] or "-")[:16], t["event_count"]]
+        [t["path"], t.get("format") or "-", t["status"], t["exit_code"], (t["trace_id"] or "-")[:16], t["event_count"]]
         for t in traces
     ]
-    out = ["# tracekit verify", "", *md_table(["trace", "status", "exit", "trace id", "events"], rows)]
+    headers = ["trace", "format", "status", "exit", "trace id", "events"]
+    out = ["# tracekit verify", "", *md_table(headers, rows)]
     detail = [
         [t["path"], f["line"] or "-", f["severity"], f["code"], f["message"]]
         for t in traces
@@ -137,7 +170,8 @@ def summary_line(traces: Sequence[dict[str, Any]]) -> str:
     return (
         f"tracekit verify: {s['total']} trace(s): {s['intact']} intact, "
         f"{s['source_changed']} source changed, {s['source_missing']} source missing, "
-        f"{s['invalid']} invalid"
+        + (f"{s['no_integrity']} without integrity data, " if s["no_integrity"] else "")
+        + f"{s['invalid']} invalid"
     )
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import CORPUS
-from tracekit.audit import AuditReport, audit_agentguard, audit_harness, sniff
+from tracekit.audit import AuditReport, audit_agentguard, audit_harness
+from tracekit.formats import registry
 from tracekit.harness.scenario import Scenario, parse_scenario
 from tracekit.verify import VerifyOptions, verify_bytes, verify_file
 from tracekit.writer import DraftTrace, write_trace
@@ -17,12 +18,12 @@ HARNESS_THIRD_PARTY = CORPUS / "third_party" / "owasp-harness"
 
 
 def audit_file(path: Path, scenario: Scenario | None = None) -> AuditReport:
-    """Sniff ``path`` and audit it with the matching engine."""
+    """Detect ``path``'s format as the CLI does and audit it with the matching engine."""
     data = path.read_bytes()
-    found = sniff(data[:65536], path.name)
-    if found.format == "agentguard":
+    found = registry.detect(data, path.suffix)
+    if found is not None and found.name == "agentguard":
         return audit_agentguard(verify_file(path, VerifyOptions(keep_events=True)))
-    assert found.format == "harness", path
+    assert found is not None and found.name == "harness", path
     return audit_harness(str(path), data, scenario)
 
 

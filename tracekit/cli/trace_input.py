@@ -1,0 +1,194 @@
+"""How every command that reads a trace opens it and decides its format (docs/formats.md, "Using
+it from the command line").
+
+One rule for verify, show, replayability, replay and audit:
+
+1. ``--input-format NAME`` decides the format; nothing is sniffed.
+2. Otherwise the first bytes decide, through ``tracekit.formats.registry.detect`` (structure, never
+   the name alone). A regular file is read from its start again afterwards; standard input and a
+   FIFO named on the command line are read once, their first bytes put back in front of the rest.
+3. A file no format accepts is ``format.unknown`` (exit 2), naming the supported formats. When it
+   was found by walking a folder and its name ends in ``.json`` it is skipped instead (a results
+   file or a manifest kept next to the traces), and counted; a ``.jsonl`` or ``.eval`` file no
+   format accepts is always reported, so a damaged trace never vanishes from a campaign.
+
+AgentGuard traces go to the verifier (it streams them, and its codes are AgentGuard's); every
+other format is loaded through its importer from a seekable :class:`Source`: the file itself, or
+standard input spooled into a bounded temporary file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from tracekit.errors import Code, TracekitError, finding
+from tracekit.evidence import EvidenceFile
+from tracekit.formats.base import (
+    DEFAULT_FORMAT_LIMITS,
+    SNIFF_BYTES,
+    FormatError,
+    FormatLimits,
+    Source,
+)
+
+if TYPE_CHECKING:
+    from tracekit.verify import VerifyOptions, VerifyReport
+
+STDIN = "-"
+SKIPPABLE_UNKNOWN = (".json",)
+"""Suffixes of walked files that are skipped, not reported, when no format accepts them (rule 3)."""
+_CHUNK = 1024 * 1024
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream's first bytes, already read, followed by the rest of the stream."""
+
+    def __init__(self, prefix: bytes, rest: BinaryIO) -> None:
+        self._prefix = memoryview(prefix)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._prefix.nbytes:
+            n = min(len(buffer), self._prefix.nbytes)
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """An input, opened once, with the format it holds (None: no format accepts it)."""
+
+    format: str | None
+    stream: BinaryIO
+    """Positioned at the first byte."""
+    regular: bool
+    """A regular file (seekable, sized); else standard input or a FIFO, readable once."""
+    size: int
+
+
+def _read_up_to(stream: BinaryIO, size: int) -> bytes:
+    parts: list[bytes] = []
+    have = 0
+    while have < size:
+        chunk = stream.read(size - have)
+        if not chunk:
+            break
+        parts.append(chunk)
+        have += len(chunk)
+    return b"".join(parts)
+
+
+@contextmanager
+def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
+    """Open ``path`` (``-``: standard input) and decide its format (rules 1-2).
+
+    Raises :class:`TracekitError` ``load.unreadable`` for a file that cannot be opened, a folder
+    or a socket (verify's code for it, kept)."""
+    from tracekit.formats import registry
+
+    handle: BinaryIO | None = None
+    try:
+        if path == STDIN:
+            raw: BinaryIO = sys.stdin.buffer
+            regular, size = False, 0
+        else:
+            try:
+                handle = open(path, "rb")  # noqa: SIM115 - closed below
+                mode = os.fstat(handle.fileno()).st_mode
+            except OSError:
+                raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+            if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
+                raise TracekitError(finding(Code.LOAD_UNREADABLE))
+            raw, regular = handle, stat.S_ISREG(mode)
+            size = os.fstat(handle.fileno()).st_size if regular else 0
+        try:
+            prefix = _read_up_to(raw, SNIFF_BYTES)
+        except OSError:
+            raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+        if regular:
+            raw.seek(0)
+            stream = raw
+        else:
+            stream = io.BufferedReader(_Prefixed(prefix, raw))
+        if input_format is not None:
+            name: str | None = input_format
+        else:
+            found = registry.detect(prefix, "" if path == STDIN else Path(path).suffix)
+            name = None if found is None else found.name
+        yield Opened(name, stream, regular, size)
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def unknown() -> FormatError:
+    """``format.unknown``, naming the supported formats (rule 3)."""
+    from tracekit.formats import registry
+
+    return FormatError(finding(Code.FORMAT_UNKNOWN, formats=registry.supported()))
+
+
+def skipped(path: str, named: bool) -> bool:
+    """Rule 3: a walked ``.json`` file no format accepts is not a trace; skip it."""
+    return not named and path.lower().endswith(SKIPPABLE_UNKNOWN)
+
+
+def load_evidence(
+    path: str, source: Opened, limits: FormatLimits = DEFAULT_FORMAT_LIMITS
+) -> EvidenceFile:
+    """The evidence of an opened input through its format's importer; raises
+    :class:`FormatError` with that format's code (``format.unknown`` when none accepts it)."""
+    from tracekit.formats import registry
+    from tracekit.formats.agentdojo import path_context
+
+    if source.format is None:
+        raise unknown()
+    fmt = registry.get(source.format)
+    if source.regular:
+        if source.size > limits.total_bytes:
+            raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
+        context = () if path == STDIN else path_context(Path(path).parts)
+        return fmt.load(Source(source.stream, source.size, Path(path).suffix.lower(), context), limits)
+    with tempfile.TemporaryFile() as spool:
+        size = 0
+        while chunk := source.stream.read(_CHUNK):
+            size += len(chunk)
+            if size > limits.total_bytes:
+                raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
+            spool.write(chunk)
+        spool.seek(0)
+        return fmt.load(Source(spool, size, ""), limits)
+
+
+def verify_opened(path: str, source: Opened, options: VerifyOptions, jobs: int = 1) -> VerifyReport:
+    """Verify an opened AgentGuard trace: a regular file by its path (the fast reader; with
+    ``jobs`` > 1 on several cores, docs/performance.md), standard input or a FIFO as the stream
+    already opened. The report names ``path``."""
+    from tracekit.verify import verify_file, verify_stream
+
+    if source.regular and jobs > 1:
+        from tracekit import verify_parallel
+
+        return verify_parallel.verify_file(path, options, jobs=jobs)
+    if source.regular:
+        return verify_file(path, options)
+    trace_dir = None if path == STDIN else Path(path).resolve().parent
+    report = verify_stream(source.stream, options, trace_dir)
+    report.path = path
+    return report

@@ -1,0 +1,275 @@
+"""``tracekit show`` for a file of any imported format: what the file holds, never its content
+(docs/cli.md, show; docs/formats.md, "Using it from the command line").
+
+Pure over an :class:`~tracekit.evidence.EvidenceFile`. The report counts: episodes, model
+turns, messages by role, tool calls, errors, truncations (with the bytes lost when the format
+records them), redactions, scores and the exporter's named losses. The only strings taken from
+the file are tool and scorer names and episode ids, each shown only when short and plain
+(:func:`tracekit.report.verify_render.shown`, :func:`tracekit.audit.model.episode_label`); a
+score's value is shown only when it is a number or a pass/fail word. Message text, arguments and
+results never appear.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+import msgspec
+
+from tracekit import REPORT_VERSION
+from tracekit.audit.model import episode_label
+from tracekit.canonical import jcs_bytes
+from tracekit.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
+from tracekit.report.jsonout import dumps
+from tracekit.report.text import md_table, table
+from tracekit.report.verify_render import shown
+
+TOOL_NAMES_SHOWN = 20
+"""Distinct tool names listed per episode (in first-call order); the rest are counted."""
+SCORES_SHOWN = 20
+CALLS_SHOWN = 1000
+"""Calls listed per episode with their digests (the count covers every call)."""
+VERDICT_WORDS = frozenset(
+    {"pass", "fail", "PASS", "FAIL", "passed", "failed", "C", "I", "correct", "incorrect"}
+)
+"""Score values shown as recorded: the pass/fail words the supported tools write (Inspect's
+``C``/``I`` included). Any other text value is withheld."""
+ROLES = ("system", "developer", "user", "assistant", "tool", "other")
+
+
+class ScoreShow(msgspec.Struct, frozen=True):
+    """One recorded verdict."""
+
+    scorer: str
+    value: int | float | str | None
+    """A number, ``true``/``false``, or a pass/fail word; None when the value is anything else."""
+    passed: bool | None
+    attack_succeeded: bool | None
+
+
+class CallShow(msgspec.Struct, frozen=True, kw_only=True):
+    """One tool call as digests and sizes: enough to match it against a copy of the evidence,
+    never its content."""
+
+    index: int
+    name: str
+    arguments_shape: str
+    """``object``, ``string``, ``repr`` or ``absent`` (tracekit.evidence.Arguments)."""
+    arguments_sha256: str | None
+    """SHA-256 of the verbatim string (``string``, ``repr``), or of the object's RFC 8785
+    canonical JSON (``object``); None when absent."""
+    result: str
+    """``ok``, ``error``, or ``none`` when no result was recorded."""
+    result_bytes: int | None
+    """UTF-8 bytes of the result text as recorded (after any cut); None when not captured."""
+    result_sha256: str | None
+
+
+class EpisodeShow(msgspec.Struct, frozen=True, kw_only=True):
+    """What one episode holds, as counts."""
+
+    id: str
+    turns: int
+    messages: dict[str, int]
+    """Messages by role (our role names), every role listed."""
+    tool_calls: int
+    tool_names: tuple[str, ...]
+    tool_names_not_listed: int
+    calls_without_result: int
+    tool_errors: int
+    errors: dict[str, int]
+    """Run errors by kind (``sample_error``, ``crash``...)."""
+    truncations: int
+    truncations_suspected: int
+    bytes_lost: int
+    """Sum over truncations whose raw and kept sizes the format records."""
+    redactions: int
+    redaction_bytes_lost: int
+    scores: tuple[ScoreShow, ...]
+    losses: tuple[str, ...]
+    calls: tuple[CallShow, ...]
+    """The first :data:`CALLS_SHOWN` calls (JSON only)."""
+
+
+class EvidenceShow(msgspec.Struct, frozen=True, kw_only=True):
+    """``show``'s report for an imported file."""
+
+    format: str
+    format_version: str
+    episode_count: int
+    episodes: tuple[EpisodeShow, ...]
+
+
+def _value(score: Score) -> int | float | str | None:
+    value = score.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, str) and value in VERDICT_WORDS:
+        return value
+    return None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _arguments_digest(arguments: Arguments) -> str | None:
+    if arguments.shape in ("string", "repr") and arguments.text is not None:
+        return _sha256(arguments.text.encode("utf-8", "surrogatepass"))
+    if arguments.shape == "object":
+        try:
+            return _sha256(jcs_bytes(arguments.value))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return None
+
+
+def _call(call: ToolCall) -> CallShow:
+    result = call.result
+    text = None if result is None else result.text
+    if result is not None and text is None and result.value is not None:
+        try:
+            data: bytes | None = jcs_bytes(result.value)
+        except (TypeError, ValueError, OverflowError):
+            data = None
+    else:
+        data = None if text is None else text.encode("utf-8", "surrogatepass")
+    return CallShow(
+        index=call.index,
+        name=shown(call.name),
+        arguments_shape=call.arguments.shape,
+        arguments_sha256=_arguments_digest(call.arguments),
+        result="none" if result is None else ("error" if result.is_error else "ok"),
+        result_bytes=None if data is None else len(data),
+        result_sha256=None if data is None else _sha256(data),
+    )
+
+
+def _tool_names(episode: Episode) -> tuple[tuple[str, ...], int]:
+    seen: dict[str, None] = {}
+    for call in episode.calls:
+        seen.setdefault(call.name, None)
+    names = list(seen)
+    return tuple(shown(n) for n in names[:TOOL_NAMES_SHOWN]), max(0, len(names) - TOOL_NAMES_SHOWN)
+
+
+def _episode(episode: Episode) -> EpisodeShow:
+    roles: Counter[str] = Counter(message.role for message in episode.messages)
+    names, not_listed = _tool_names(episode)
+    lost = sum(
+        t.raw_bytes - t.kept_bytes
+        for t in episode.truncations
+        if t.raw_bytes is not None and t.kept_bytes is not None and t.raw_bytes > t.kept_bytes
+    )
+    return EpisodeShow(
+        id=episode_label(episode.id),
+        turns=len(episode.turns),
+        messages={role: roles[role] for role in ROLES},
+        tool_calls=len(episode.calls),
+        tool_names=names,
+        tool_names_not_listed=not_listed,
+        calls_without_result=sum(1 for c in episode.calls if c.result is None),
+        tool_errors=sum(1 for c in episode.calls if c.result is not None and c.result.is_error),
+        errors=dict(sorted(Counter(shown(e.kind) for e in episode.errors).items())),
+        truncations=len(episode.truncations),
+        truncations_suspected=sum(1 for t in episode.truncations if t.suspected),
+        bytes_lost=lost,
+        redactions=len(episode.redactions),
+        redaction_bytes_lost=sum(r.bytes_lost or 0 for r in episode.redactions),
+        scores=tuple(
+            ScoreShow(shown(s.scorer), _value(s), s.passed, s.attack_succeeded)
+            for s in episode.facts.scores[:SCORES_SHOWN]
+        ),
+        losses=tuple(shown(loss) for loss in episode.losses),
+        calls=tuple(_call(c) for c in episode.calls[:CALLS_SHOWN]),
+    )
+
+
+def evidence_show(evidence: EvidenceFile) -> EvidenceShow:
+    """The typed report behind every renderer below."""
+    return EvidenceShow(
+        format=evidence.format,
+        format_version=shown(evidence.format_version),
+        episode_count=len(evidence.episodes),
+        episodes=tuple(_episode(e) for e in evidence.episodes),
+    )
+
+
+def render_json(report: EvidenceShow) -> str:
+    return dumps({"report_version": REPORT_VERSION, **msgspec.to_builtins(report)})
+
+
+def _messages(counts: dict[str, int]) -> str:
+    return " ".join(f"{role} {n}" for role, n in counts.items() if n) or "0"
+
+
+def _scores(scores: tuple[ScoreShow, ...]) -> str:
+    def one(s: ScoreShow) -> str:
+        value = "withheld" if s.value is None else str(s.value)
+        return f"{s.scorer}={value}"
+
+    return ", ".join(one(s) for s in scores) or "-"
+
+
+def _truncated(e: EpisodeShow) -> str:
+    if not e.truncations:
+        return "0"
+    suspected = f", {e.truncations_suspected} suspected" if e.truncations_suspected else ""
+    return f"{e.truncations} ({e.bytes_lost} bytes lost{suspected})"
+
+
+def _tools(e: EpisodeShow) -> str:
+    more = f" +{e.tool_names_not_listed} more" if e.tool_names_not_listed else ""
+    return (", ".join(e.tool_names) or "-") + more
+
+
+HEADERS = [
+    "episode", "turns", "messages", "calls", "tools", "no result", "tool errors", "errors",
+    "truncated", "redacted", "scores", "losses",
+]
+
+
+def _rows(report: EvidenceShow) -> list[list[object]]:
+    return [
+        [
+            e.id,
+            e.turns,
+            _messages(e.messages),
+            e.tool_calls,
+            _tools(e),
+            e.calls_without_result,
+            e.tool_errors,
+            ", ".join(f"{k} {n}" for k, n in e.errors.items()) or "0",
+            _truncated(e),
+            f"{e.redactions} ({e.redaction_bytes_lost} bytes lost)" if e.redactions else "0",
+            _scores(e.scores),
+            ", ".join(e.losses) or "-",
+        ]
+        for e in report.episodes
+    ]
+
+
+def _head(report: EvidenceShow) -> list[tuple[str, str]]:
+    return [
+        ("format", report.format),
+        ("format version", report.format_version),
+        ("integrity", "none (the format carries no hashes or signatures)"),
+        ("episodes", str(report.episode_count)),
+    ]
+
+
+def render_table(report: EvidenceShow) -> str:
+    out = table(_head(report), tablefmt="plain")
+    if report.episodes:
+        out += "\n\n" + table(_rows(report), HEADERS)
+    return out + "\n"
+
+
+def render_markdown(report: EvidenceShow) -> str:
+    out = ["# tracekit show", "", *md_table(["field", "value"], _head(report))]
+    if report.episodes:
+        out += ["", "## Episodes", "", *md_table(HEADERS, _rows(report))]
+    return "\n".join(out) + "\n"
