@@ -174,24 +174,20 @@ def _plan(cls: type) -> _Plan | None:
 _INT_LIMIT = 2**53 - 1
 
 
-def _apply(payload: Any, plan: _Plan) -> bool:
-    """Drop the plan's volatile keys from ``payload`` (a dict); False if an integer is outside
-    RFC 8785's domain."""
-    for path in plan.volatile:
-        holder: Any = payload
-        for key in path[:-1]:
-            holder = holder.get(key)
-            if not isinstance(holder, dict):
-                break
-        else:
-            holder.pop(path[-1], None)
+def _prepared(payload: Any, plan: _Plan) -> Any:
+    """``payload`` (a Struct) with its top-level volatile fields unset (msgspec omits them), or
+    None when the plan reaches inside or an integer is outside RFC 8785's domain."""
     for path in plan.integers:
         value: Any = payload
         for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
+            value = getattr(value, key, None)
         if isinstance(value, int) and not -_INT_LIMIT <= value <= _INT_LIMIT:
-            return False
-    return True
+            return None
+    if not plan.volatile:
+        return payload
+    if any(len(path) != 1 for path in plan.volatile):
+        return None
+    return msgspec.structs.replace(payload, **{path[0]: msgspec.UNSET for path in plan.volatile})
 
 
 def demonstration_digest(payloads: Sequence[tuple[str, Any]]) -> str:
@@ -199,24 +195,24 @@ def demonstration_digest(payloads: Sequence[tuple[str, Any]]) -> str:
     makes it.
 
     Each payload is an AgentGuard payload (a msgspec Struct, or a plain value). When the schema
-    of every payload fixes where its volatile keys and integers are (:func:`_plain`), the keys
-    are dropped there after one C conversion, and msgspec's sorted encoding is RFC 8785's bytes:
-    field names are ASCII (code-point order is UTF-16 order), no float is left, every integer
-    was checked to be within +/-(2**53 - 1), and strings are escaped alike (see
-    :func:`canonical_json`). Anything else takes the generic walk and encoder."""
-    plans = [_plan(type(p)) if isinstance(p, msgspec.Struct) else None for _, p in payloads]
+    of every payload fixes where its volatile keys and integers are (:func:`_plain`), the
+    volatile fields are unset (msgspec omits them), and msgspec's sorted encoding of the Structs
+    is RFC 8785's bytes: field names are ASCII (code-point order is UTF-16 order), no float is
+    left, every integer was checked to be within +/-(2**53 - 1), and strings are escaped alike
+    (see :func:`canonical_json`). Anything else takes the generic walk and encoder."""
+    prepared: list[dict[str, Any]] = []
+    for kind, payload in payloads:
+        plan = _plan(type(payload)) if isinstance(payload, msgspec.Struct) else None
+        ready = None if plan is None else _prepared(payload, plan)
+        if ready is None:
+            break
+        prepared.append({"event_type": kind, "payload": ready})
+    else:
+        try:
+            return hashlib.sha256(_ENCODER.encode(prepared)).hexdigest()
+        except UnicodeEncodeError:
+            pass
     evidence = msgspec.to_builtins([{"event_type": t, "payload": p} for t, p in payloads])
-    if all(plan is not None for plan in plans):
-        plain = True
-        for item, plan in zip(evidence, plans, strict=True):
-            if plan is not _EMPTY and plan is not None and not _apply(item["payload"], plan):
-                plain = False
-                break
-        if plain:
-            try:
-                return hashlib.sha256(_ENCODER.encode(evidence)).hexdigest()
-            except UnicodeEncodeError:
-                pass
     return payload_digest(evidence)
 
 
