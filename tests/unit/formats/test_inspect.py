@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tracekit.errors import Code
 from tracekit.evidence import Episode, EvidenceFile
 from tracekit.formats.reading import load_file
 
@@ -200,3 +201,50 @@ def test_a_log_without_events_falls_back_to_the_messages() -> None:
     assert ("turns", "inspect:ChatMessageAssistant") in [
         (p.field, p.source) for p in episode.provenance
     ]
+
+
+# --- duplicate keys: counted keys of the text against keys of the decoded value (step D2) ---
+
+KEY_COUNTS = [
+    (b"{}", 0),
+    (b'{"a":1}', 1),
+    (b'{"a:b":"c:d","e":[{"f":":"}]}', 3),
+    (b'{"a\\\\":"\\":","b":"\\\\\\":"}', 2),
+    (b'[":", "::", {"k" : {"x":null}}]', 2),
+    (b'{"\\u003a":"\\"\\\\","y":{"z":{}}}', 3),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), KEY_COUNTS)
+def test_key_count_counts_keys_outside_strings(text: bytes, expected: int) -> None:
+    from tracekit.formats.inspect import key_count
+
+    assert key_count(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":1,"a":2}',
+        b'{"x":{"a":1,"b":":","a":"\\":"}}',
+        b'{"a":1,"\\u0061":2}',
+        b'[{"k":1},{"k":2,"j":{"q":1,"q":1}}]',
+    ],
+)
+def test_repeated_keys_are_refused(text: bytes) -> None:
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
+    from tracekit.formats.inspect import decode
+
+    with pytest.raises(FormatError) as caught:
+        decode(text, DEFAULT_FORMAT_LIMITS, "sample")
+    assert caught.value.finding.code is Code.INSPECT_DUPLICATE_KEY
+
+
+@pytest.mark.parametrize(
+    "text", [b'[{"k":1},{"k":2}]', b'{"a":{"a":{"a":"a:a"}}}', b'{"a\\\\":1,"a":2}']
+)
+def test_same_key_in_different_objects_is_fine(text: bytes) -> None:
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS
+    from tracekit.formats.inspect import decode
+
+    assert decode(text, DEFAULT_FORMAT_LIMITS, "sample") is not None
