@@ -24,7 +24,6 @@ from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.inspect_sample import episode
 from tracekit.formats.inspect_values import obj, opt_str
-from tracekit.jsonscan import depth_exceeds
 
 NAME = "inspect"
 _ZIP = b"PK\x03\x04"
@@ -58,44 +57,59 @@ class InspectFormat:
 
 def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
     """Step D2: depth pre-scan, then one msgspec decode (no recursion a deep input can blow),
-    then the duplicate-key check."""
-    if depth_exceeds(data, limits.depth):
+    then the duplicate-key check. The pre-scan and the text's key count share one pass over the
+    text outside its strings (:func:`outside_strings`)."""
+    outside = outside_strings(data)
+    if _too_deep(data, outside, limits.depth):
         raise FormatError(finding(Code.INSPECT_TOO_DEEP, limit=limits.depth, member=member))
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise FormatError(finding(Code.INSPECT_NOT_UTF8, member=member)) from None
+    if not data.isascii():  # ASCII is UTF-8; anything else is decoded once to prove it
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError(finding(Code.INSPECT_NOT_UTF8, member=member)) from None
     try:
         value = msgspec.json.decode(data)
     except msgspec.DecodeError:
         raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
-    _no_duplicate_keys(data, value, member)
+    # msgspec keeps the last of repeated keys; a reviewer could be shown the other. The text's
+    # keys (its colons outside strings) are counted against the decoded value's (counted the
+    # same way on its msgspec encoding): a repeated key makes the value hold fewer.
+    if outside.count(b":") > 1:
+        encoded = msgspec.json.encode(value)
+        if outside.count(b":") != outside_strings(encoded).count(b":"):
+            raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member))
     return value
 
 
-_KEEP_KEYS = bytes(sorted(set(range(256)) - set(b'":')))
+_KEEP = bytes(sorted(set(range(256)) - set(b'[]{}":')))
+_SQUARE = bytes.maketrans(b"{}", b"[]")
 
 
-def key_count(data: bytes) -> int:
-    """How many object keys a valid JSON text holds: its colons outside strings.
+def outside_strings(data: bytes) -> bytes:
+    """The brackets and colons of a JSON text outside its strings, in order.
 
     Escaped backslashes go first, then escaped quotes, so every quote left delimits a string and
-    the odd pieces between quotes are string contents (as ``tracekit.jsonscan`` finds
-    brackets); outside strings a colon only ever ends a key."""
+    the odd pieces between quotes are string contents (the method of ``tracekit.jsonscan``). Exact
+    for valid JSON; an invalid text is refused by the decoder afterwards. Outside strings a colon
+    only ever ends an object key, so the colons count the keys."""
     if b"\\" in data:
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    kept = data.translate(None, _KEEP_KEYS)
-    return b"".join(kept.split(b'"')[0::2]).count(b":")
+    kept = data.translate(None, _KEEP)
+    return b"".join(kept.split(b'"')[0::2]) if b'"' in kept else kept
 
 
-def _no_duplicate_keys(data: bytes, value: Any, member: str) -> None:
-    """Step D2: msgspec keeps the last of repeated keys; a reviewer could be shown the other.
-    The keys of the text are counted against the keys of the decoded value (counted the same
-    way on its msgspec encoding): a repeated key makes the value hold fewer."""
-    if data.count(b'":') < 2:
-        return
-    if key_count(data) != key_count(msgspec.json.encode(value)):
-        raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member))
+def _too_deep(data: bytes, outside: bytes, limit: int) -> bool:
+    """``tracekit.jsonscan.depth_exceeds`` on the text's structure already found: one innermost
+    level removed per pass, at most ``limit + 1`` passes."""
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    brackets = outside.translate(_SQUARE, b":")
+    for _ in range(limit + 1):
+        shorter = brackets.replace(b"[]", b"")
+        if not shorter or len(shorter) == len(brackets):
+            return False
+        brackets = shorter
+    return True
 
 
 def _header_schema(rule: str) -> FormatError:
@@ -163,6 +177,7 @@ def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
     if len(data) > limits.member_bytes:
         raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
     log = decode(data, limits, "document")
+    del data  # the text is no longer needed while the episodes are built
     if not isinstance(log, dict):
         raise _header_schema("the log must be a JSON object")
     base, version = facts(log)
