@@ -179,13 +179,71 @@ def _episodes(samples: list[Any], base: RunFacts, limits: FormatLimits) -> tuple
 
 
 def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
-    """Steps J1-J3: one bounded document."""
+    """Steps J1-J3: one bounded document.
+
+    Fast path: the document's top level is decoded with its values left as raw slices of the
+    text (``msgspec.Raw``) and the ``samples`` array likewise, so samples are decoded and turned
+    into episodes one at a time (only one sample's values alive at once), after the checks that
+    cover the whole text (size, depth, UTF-8). Every key is counted as :func:`decode` does, part
+    by part; the parts' counts and the top level's keys must add up to the text's. Anything
+    irregular (a syntax error, a repeated key, a schema error, a bound) sends the document
+    through :func:`_load_json_whole`, the whole-document path, which reports it with exactly
+    the finding and first-error order it always had."""
     if source.size > limits.member_bytes:
         raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
     source.handle.seek(0)
     data = source.handle.read(limits.member_bytes + 1)
     if len(data) > limits.member_bytes:
         raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
+    outside = outside_strings(data)
+    if _too_deep(data, outside, limits.depth) or not data.isascii() and not _utf8(data):
+        return _load_json_whole(data, limits)
+    try:
+        return _load_json_parts(data, outside.count(b":"), limits)
+    except (FormatError, msgspec.DecodeError, _Irregular):
+        return _load_json_whole(data, limits)
+
+
+class _Irregular(Exception):
+    """The fast path of :func:`_load_json` met something the whole-document path must report."""
+
+
+_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw] | None)
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _keys(value: Any) -> int:
+    return outside_strings(msgspec.json.encode(value)).count(b":")
+
+
+def _load_json_parts(data: bytes, text_keys: int, limits: FormatLimits) -> EvidenceFile:
+    top = _TOP.decode(data)
+    keys = 1 if "samples" in top else 0  # the key itself; the rest of the top level in ``log``
+    raw_samples = _RAW_LIST.decode(top.pop("samples", msgspec.Raw(b"null"))) or []
+    log = {key: msgspec.json.decode(raw) for key, raw in top.items()}
+    keys += _keys(log)
+    base, version = facts(log)
+    if len(raw_samples) > limits.episodes:
+        raise _Irregular
+    pairs = []
+    for raw in raw_samples:
+        sample = msgspec.json.decode(raw)
+        keys += _keys(sample)
+        pairs.append((_sample_key(sample), episode(sample, base, limits)))
+    if keys != text_keys:
+        raise _Irregular
+    return EvidenceFile(NAME, version, _sorted(pairs))
+
+
+def _load_json_whole(data: bytes, limits: FormatLimits) -> EvidenceFile:
     log = decode(data, limits, "document")
     del data  # the text is no longer needed while the episodes are built
     if not isinstance(log, dict):

@@ -248,3 +248,44 @@ def test_same_key_in_different_objects_is_fine(text: bytes) -> None:
     from tracekit.formats.inspect import decode
 
     assert decode(text, DEFAULT_FORMAT_LIMITS, "sample") is not None
+
+
+# --- .json logs: one sample at a time, the whole-document path for anything irregular ---
+
+INSPECT = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "inspect"
+
+
+def test_json_logs_load_sample_by_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracekit.formats import inspect as module
+
+    whole = {
+        p.name: load_file(p) for p in sorted(INSPECT.glob("*.json")) if ".expected" not in p.name
+    }
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("the whole-document path was taken")
+
+    monkeypatch.setattr(module, "_load_json_whole", refuse)
+    for name, expected in whole.items():
+        assert load_file(INSPECT / name) == expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b'"status": "success",', b'"status": "success", "status": "error",'),
+        (b'"epoch": 1,', b'"epoch": 1, "epoch": 2,'),
+        (b'"messages": [', b'"messages": [{"a": 1, "a": 2},'),
+    ],
+)
+def test_json_logs_refuse_repeated_keys_anywhere(tmp_path: Path, old: bytes, new: bytes) -> None:
+    from tracekit.formats.base import FormatError
+
+    text = (INSPECT / "tracekit_corpus.json").read_bytes()
+    edited = text.replace(old, new, 1)
+    assert edited != text
+    path = tmp_path / "log.json"
+    path.write_bytes(edited)
+    with pytest.raises(FormatError) as caught:
+        load_file(path)
+    assert caught.value.finding.code is Code.INSPECT_DUPLICATE_KEY
