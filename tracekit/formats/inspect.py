@@ -14,7 +14,9 @@ header's run facts (step H) and one episode per sample per epoch (steps S1-S8, i
 
 from __future__ import annotations
 
+import codecs
 import gc
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -101,11 +103,33 @@ def outside_strings(data: bytes) -> bytes:
     Escaped backslashes go first, then escaped quotes, so every quote left delimits a string and
     the odd pieces between quotes are string contents (the method of ``tracekit.jsonscan``). Exact
     for valid JSON; an invalid text is refused by the decoder afterwards. Outside strings a colon
-    only ever ends an object key, so the colons count the keys."""
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    kept = data.translate(None, _KEEP)
+    only ever ends an object key, so the colons count the keys.
+
+    A long text is done in pieces of about 1 MiB, each cut after a byte that is not a backslash
+    (so no escape spans a cut, and each piece pairs its backslashes as the whole text would):
+    the copies the replacements make are a piece's, not the text's."""
+    kept = b"".join(_quotes_and_structure(data, start, end) for start, end in _pieces(data))
     return b"".join(kept.split(b'"')[0::2]) if b'"' in kept else kept
+
+
+_PIECE = 1 << 20
+
+
+def _pieces(data: bytes) -> Iterator[tuple[int, int]]:
+    start, size = 0, len(data)
+    while start < size:
+        end = min(start + _PIECE, size)
+        while end < size and data[end - 1] == 0x5C:  # never cut after a backslash
+            end += 1
+        yield start, end
+        start = end
+
+
+def _quotes_and_structure(data: bytes, start: int, end: int) -> bytes:
+    piece = data[start:end] if start or end != len(data) else data
+    if b"\\" in piece:
+        piece = piece.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return piece.translate(None, _KEEP)
 
 
 def _too_deep(data: bytes, outside: bytes, limit: int) -> bool:
@@ -213,8 +237,13 @@ _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw] | None)
 
 
 def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, decoded a piece at a time (no copy of the whole text)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
     try:
-        data.decode("utf-8")
+        for start in range(0, len(data), _PIECE):
+            decoder.decode(view[start : start + _PIECE])
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
     return True

@@ -289,3 +289,28 @@ def test_json_logs_refuse_repeated_keys_anywhere(tmp_path: Path, old: bytes, new
     with pytest.raises(FormatError) as caught:
         load_file(path)
     assert caught.value.finding.code is Code.INSPECT_DUPLICATE_KEY
+
+
+def _outside_whole(text: bytes) -> bytes:
+    if b"\\" in text:
+        text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = text.translate(None, bytes(sorted(set(range(256)) - set(b'[]{}":'))))
+    return b"".join(kept.split(b'"')[0::2])
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 7, 64])
+def test_outside_strings_in_pieces_is_the_whole_texts(
+    monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    from tracekit.formats import inspect as module
+
+    monkeypatch.setattr(module, "_PIECE", piece)
+    texts = [
+        json.dumps({"a\\": ['\\"x:', {"b": "\\\\\\"}], "c": "\\" * 9 + '"'}).encode(),
+        json.dumps([{"k" * n: "\\" * n + ":" + '"' * (n % 3)} for n in range(12)]).encode(),
+        json.dumps({"é": "\U0001f600\\", "q": [[], {}], "r": '"\\:"'}, ensure_ascii=False).encode(),
+    ]
+    for text in texts:
+        assert module.outside_strings(text) == _outside_whole(text)
+        assert module._utf8(text)
+    assert not module._utf8("é".encode()[:1] + b"abc")
