@@ -107,9 +107,16 @@ def outside_strings(data: bytes) -> bytes:
 
     A long text is done in pieces of about 1 MiB, each cut after a byte that is not a backslash
     (so no escape spans a cut, and each piece pairs its backslashes as the whole text would):
-    the copies the replacements make are a piece's, not the text's."""
-    kept = b"".join(_quotes_and_structure(data, start, end) for start, end in _pieces(data))
-    return b"".join(kept.split(b'"')[0::2]) if b'"' in kept else kept
+    the copies the replacements and the split make are a piece's, not the text's; the pieces
+    carry over whether they start inside a string."""
+    out: list[bytes] = []
+    inside = False  # whether the piece starts inside a string
+    for start, end in _pieces(data):
+        parts = _quotes_and_structure(data, start, end).split(b'"')
+        out.append(b"".join(parts[1::2] if inside else parts[0::2]))
+        if len(parts) % 2 == 0:  # an odd number of quotes: the next piece starts on the other side
+            inside = not inside
+    return b"".join(out)
 
 
 _PIECE = 1 << 20
