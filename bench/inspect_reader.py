@@ -61,17 +61,18 @@ print(sum(len(s.attachments) for s in samples), "attachments,",
       "tool calls")
 """
 
-READ = """
-import json, sys, time
-
-
+HWM = """
 def hwm():  # this process's peak RSS in MiB (VmHWM starts afresh at exec; ru_maxrss does not)
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
+"""
+"""Source of ``hwm()`` for the measured child processes (also bench/scaling.py's)."""
 
-
+READ = """
+import json, sys, time
+{hwm}
 started = time.perf_counter()
 {imports}
 imported = time.perf_counter()
@@ -85,10 +86,12 @@ print(json.dumps({{"read_s": elapsed, "import_s": imported - started, "count": c
 """
 READERS = {
     "inspect": READ.format(
+        hwm=HWM,
         imports="from inspect_ai.log import read_eval_log",
         read="count = len(read_eval_log(sys.argv[1]).samples or [])",
     ),
     "tracekit": READ.format(
+        hwm=HWM,
         imports="from tracekit.formats.base import FormatLimits\n"
         "from tracekit.formats.reading import load_file",
         # The .json log of 1,000 samples is one 55 MB document: past the default 16 MiB bound

@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE))
 
 import run as bench  # noqa: E402
 import tracegen  # noqa: E402
+from inspect_reader import HWM  # noqa: E402
 
 THIRD = ROOT / "corpus" / "third_party"
 RESULTS = HERE / "data" / "results-scaling.json"
@@ -48,15 +49,7 @@ TK = str(Path(sys.executable).parent / "tracekit")
 
 LOAD = """
 import json, sys, time
-
-
-def hwm():  # this process's peak RSS in MiB (VmHWM starts afresh at exec; ru_maxrss does not)
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
+""" + HWM + """
 from tracekit.formats.reading import load_file
 base = hwm()
 started = time.perf_counter()

@@ -27,6 +27,7 @@ from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.inspect_sample import episode
 from tracekit.formats.inspect_values import obj, opt_str
+from tracekit.jsonscan import nesting_exceeds
 
 NAME = "inspect"
 _ZIP = b"PK\x03\x04"
@@ -140,17 +141,10 @@ def _quotes_and_structure(data: bytes, start: int, end: int) -> bytes:
 
 
 def _too_deep(data: bytes, outside: bytes, limit: int) -> bool:
-    """``tracekit.jsonscan.depth_exceeds`` on the text's structure already found: one innermost
-    level removed per pass, at most ``limit + 1`` passes."""
+    """``tracekit.jsonscan.depth_exceeds`` on the text's structure already found."""
     if data.count(b"[") + data.count(b"{") <= limit:
         return False
-    brackets = outside.translate(_SQUARE, b":")
-    for _ in range(limit + 1):
-        shorter = brackets.replace(b"[]", b"")
-        if not shorter or len(shorter) == len(brackets):
-            return False
-        brackets = shorter
-    return True
+    return nesting_exceeds(outside.translate(_SQUARE, b":"), limit)
 
 
 def _header_schema(rule: str) -> FormatError:
