@@ -69,7 +69,11 @@ def strip_volatile(value: Any, depth: int = 0) -> Any:
 
 
 def canonical_json(value: Any) -> bytes:
-    """RFC 8785 bytes of ``value`` (plain JSON builtins), else AgentGuard's canonical bytes.
+    """RFC 8785 bytes of ``value``, else AgentGuard's canonical bytes.
+
+    ``value`` is a JSON value as tracekit's parsers return it: string keys, finite numbers
+    (they refuse NaN and infinities; msgspec would write those as ``null`` where the exact
+    encoders refuse them).
 
     msgspec's encoder with sorted keys writes exactly RFC 8785's bytes when the output holds no
     float token (ECMAScript and msgspec spell some floats differently), no integer of 16 digits
