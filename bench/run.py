@@ -361,6 +361,9 @@ def main() -> int:
     parser.add_argument("--no-worst-case", action="store_true",
                         help="skip the worst-case table (bench/worst_case.py)")
     parser.add_argument("--no-round2", action="store_true", help="skip bench/perf_round2.py")
+    parser.add_argument("--no-inspect", action="store_true",
+                        help="skip bench/inspect_reader.py (it makes a venv with inspect-ai once)")
+    parser.add_argument("--no-scaling", action="store_true", help="skip bench/scaling.py")
     args = parser.parse_args()
 
     generate(args.campaign_mib, args.regenerate)
@@ -384,6 +387,13 @@ def main() -> int:
         print("\n== performance, round 2 (bench/perf_round2.py)", flush=True)
         subprocess.run([sys.executable, str(HERE / "perf_round2.py"), "--reps", str(args.reps),
                         *(["--no-pin"] if args.no_pin else [])], check=False)
+    if not args.no_inspect:  # reading an Inspect AI log: tracekit against read_eval_log
+        print("\n== Inspect AI reader against inspect_ai's own (bench/inspect_reader.py)", flush=True)
+        subprocess.run([sys.executable, str(HERE / "inspect_reader.py"), "--reps", str(args.reps)],
+                       check=False)
+    if not args.no_scaling:  # time and memory per MiB, 1 MiB to the bounds, every format
+        print("\n== importers and bundles, per MiB (bench/scaling.py)", flush=True)
+        subprocess.run([sys.executable, str(HERE / "scaling.py")], check=False)
     result = {
         "tracekit_version": __version__,
         "machine": {

@@ -48,7 +48,12 @@ def depth_exceeds(raw: bytes, limit: int) -> bool:
     """
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
-    brackets = _structure_only(raw)
+    return nesting_exceeds(_structure_only(raw), limit)
+
+
+def nesting_exceeds(brackets: bytes, limit: int) -> bool:
+    """:func:`depth_exceeds` on a text's brackets outside strings, ``{}`` folded to ``[]``:
+    one innermost level removed per pass, at most ``limit + 1`` passes."""
     for _ in range(limit + 1):
         shorter = brackets.replace(b"[]", b"")
         if not shorter or len(shorter) == len(brackets):

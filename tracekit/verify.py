@@ -7,6 +7,7 @@ codes. It reads the trace once, line by line, and keeps only the chain state and
 
 from __future__ import annotations
 
+import gc
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -234,7 +235,17 @@ class Walk:
     def run(self, lines: Iterator[RawLine]) -> None:
         head = self.begin(lines)
         carry = Carry()
-        self.events(lines, head.header.schema_version, carry)
+        # Kept events only grow the heap: the cyclic collector would rescan them every few
+        # hundred events and find nothing (the walk makes no cycles), about a tenth of a kept
+        # walk's time (docs/performance.md, "Round 2, second pass"). Paused for the walk only.
+        paused = self.options.keep_events and gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self.events(lines, head.header.schema_version, carry)
+        finally:
+            if paused:
+                gc.enable()
         self.end(head, carry)
 
     def begin(self, lines: Iterator[RawLine]) -> HeaderRecord:

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from tracekit.audit import consistency, failure_modes
 from tracekit.audit.completeness import PROFILES
 from tracekit.audit.completeness.agentguard import AgentGuardEvidence
-from tracekit.audit.digests import payload_digest
+from tracekit.audit.digests import DEMONSTRATION_TYPES, demonstration_digest, payload_digest
 from tracekit.audit.harness_view import HarnessView
 from tracekit.audit.model import AuditFinding, AuditReport, Format, gap_findings, note
 from tracekit.errors import Code, Finding, TracekitError
@@ -102,12 +100,9 @@ def _replay(
 
 
 def _demonstration(report: VerifyReport) -> str:
-    evidence = [
-        {"event_type": e.event_type, "payload": msgspec.to_builtins(e.payload)}
-        for e in report.events
-        if e.event_type in ("agent_command", "file_change", "test_result")
-    ]
-    return payload_digest(evidence)
+    return demonstration_digest(
+        [(e.event_type, e.payload) for e in report.events if e.event_type in DEMONSTRATION_TYPES]
+    )
 
 
 def audit_agentguard(

@@ -14,7 +14,9 @@ header's run facts (step H) and one episode per sample per epoch (steps S1-S8, i
 
 from __future__ import annotations
 
-import json
+import codecs
+import gc
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -25,7 +27,7 @@ from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.inspect_sample import episode
 from tracekit.formats.inspect_values import obj, opt_str
-from tracekit.jsonscan import depth_exceeds
+from tracekit.jsonscan import nesting_exceeds
 
 NAME = "inspect"
 _ZIP = b"PK\x03\x04"
@@ -52,49 +54,97 @@ class InspectFormat:
 
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         source.handle.seek(0)
-        if source.handle.read(4) == _ZIP:
-            return _load_eval(source, limits)
-        return _load_json(source, limits)
+        zipped = source.handle.read(4) == _ZIP
+        # Decoded samples and episodes only grow the heap and hold no cycles: the cyclic
+        # collector would rescan them again and again for nothing, a fifth of a load's time
+        # (docs/performance.md, "Faster than the tools' own readers"). Paused for the load only.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return _load_eval(source, limits) if zipped else _load_json(source, limits)
+        finally:
+            if paused:
+                gc.enable()
 
 
 def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
-    """Step D2: depth pre-scan, then one msgspec decode (no recursion a deep input can blow)."""
-    if depth_exceeds(data, limits.depth):
+    """Step D2: depth pre-scan, then one msgspec decode (no recursion a deep input can blow),
+    then the duplicate-key check. The pre-scan and the text's key count share one pass over the
+    text outside its strings (:func:`outside_strings`)."""
+    outside = outside_strings(data)
+    if _too_deep(data, outside, limits.depth):
         raise FormatError(finding(Code.INSPECT_TOO_DEEP, limit=limits.depth, member=member))
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise FormatError(finding(Code.INSPECT_NOT_UTF8, member=member)) from None
+    if not data.isascii():  # ASCII is UTF-8; anything else is decoded once to prove it
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError(finding(Code.INSPECT_NOT_UTF8, member=member)) from None
     try:
         value = msgspec.json.decode(data)
     except msgspec.DecodeError:
         raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
-    _no_duplicate_keys(data, member)
+    # msgspec keeps the last of repeated keys; a reviewer could be shown the other. The text's
+    # keys (its colons outside strings) are counted against the decoded value's (counted the
+    # same way on its msgspec encoding): a repeated key makes the value hold fewer.
+    if outside.count(b":") > 1:
+        encoded = msgspec.json.encode(value)
+        if outside.count(b":") != outside_strings(encoded).count(b":"):
+            raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member))
     return value
 
 
-class _Duplicate(Exception):
-    pass
+_KEEP = bytes(sorted(set(range(256)) - set(b'[]{}":')))
+_SQUARE = bytes.maketrans(b"{}", b"[]")
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        raise _Duplicate
-    return found
+def outside_strings(data: bytes) -> bytes:
+    """The brackets and colons of a JSON text outside its strings, in order.
+
+    Escaped backslashes go first, then escaped quotes, so every quote left delimits a string and
+    the odd pieces between quotes are string contents (the method of ``tracekit.jsonscan``). Exact
+    for valid JSON; an invalid text is refused by the decoder afterwards. Outside strings a colon
+    only ever ends an object key, so the colons count the keys.
+
+    A long text is done in pieces of about 1 MiB, each cut after a byte that is not a backslash
+    (so no escape spans a cut, and each piece pairs its backslashes as the whole text would):
+    the copies the replacements and the split make are a piece's, not the text's; the pieces
+    carry over whether they start inside a string."""
+    out: list[bytes] = []
+    inside = False  # whether the piece starts inside a string
+    for start, end in _pieces(data):
+        parts = _quotes_and_structure(data, start, end).split(b'"')
+        out.append(b"".join(parts[1::2] if inside else parts[0::2]))
+        if len(parts) % 2 == 0:  # an odd number of quotes: the next piece starts on the other side
+            inside = not inside
+    return b"".join(out)
 
 
-def _no_duplicate_keys(data: bytes, member: str) -> None:
-    """Step D2: msgspec keeps the last of repeated keys; a reviewer could be shown the other.
-    A second, stdlib pass refuses them (its recursion is bounded by the depth pre-scan)."""
-    if data.count(b'":') < 2:
-        return
-    try:
-        json.loads(data, object_pairs_hook=_pairs)
-    except _Duplicate:
-        raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member)) from None
-    except (ValueError, RecursionError):
-        raise FormatError(finding(Code.INSPECT_JSON_INVALID, member=member)) from None
+_PIECE = 1 << 20
+
+
+def _pieces(data: bytes) -> Iterator[tuple[int, int]]:
+    start, size = 0, len(data)
+    while start < size:
+        end = min(start + _PIECE, size)
+        while end < size and data[end - 1] == 0x5C:  # never cut after a backslash
+            end += 1
+        yield start, end
+        start = end
+
+
+def _quotes_and_structure(data: bytes, start: int, end: int) -> bytes:
+    piece = data[start:end] if start or end != len(data) else data
+    if b"\\" in piece:
+        piece = piece.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return piece.translate(None, _KEEP)
+
+
+def _too_deep(data: bytes, outside: bytes, limit: int) -> bool:
+    """``tracekit.jsonscan.depth_exceeds`` on the text's structure already found."""
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    return nesting_exceeds(outside.translate(_SQUARE, b":"), limit)
 
 
 def _header_schema(rule: str) -> FormatError:
@@ -154,14 +204,78 @@ def _episodes(samples: list[Any], base: RunFacts, limits: FormatLimits) -> tuple
 
 
 def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
-    """Steps J1-J3: one bounded document."""
+    """Steps J1-J3: one bounded document.
+
+    Fast path: the document's top level is decoded with its values left as raw slices of the
+    text (``msgspec.Raw``) and the ``samples`` array likewise, so samples are decoded and turned
+    into episodes one at a time (only one sample's values alive at once), after the checks that
+    cover the whole text (size, depth, UTF-8). Every key is counted as :func:`decode` does, part
+    by part; the parts' counts and the top level's keys must add up to the text's. Anything
+    irregular (a syntax error, a repeated key, a schema error, a bound) sends the document
+    through :func:`_load_json_whole`, the whole-document path, which reports it with exactly
+    the finding and first-error order it always had."""
     if source.size > limits.member_bytes:
         raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
     source.handle.seek(0)
     data = source.handle.read(limits.member_bytes + 1)
     if len(data) > limits.member_bytes:
         raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
+    outside = outside_strings(data)
+    if _too_deep(data, outside, limits.depth) or not data.isascii() and not _utf8(data):
+        return _load_json_whole(data, limits)
+    try:
+        return _load_json_parts(data, outside.count(b":"), limits)
+    except (FormatError, msgspec.DecodeError, _Irregular):
+        return _load_json_whole(data, limits)
+
+
+class _Irregular(Exception):
+    """The fast path of :func:`_load_json` met something the whole-document path must report."""
+
+
+_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw] | None)
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, decoded a piece at a time (no copy of the whole text)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), _PIECE):
+            decoder.decode(view[start : start + _PIECE])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _keys(value: Any) -> int:
+    return outside_strings(msgspec.json.encode(value)).count(b":")
+
+
+def _load_json_parts(data: bytes, text_keys: int, limits: FormatLimits) -> EvidenceFile:
+    top = _TOP.decode(data)
+    keys = 1 if "samples" in top else 0  # the key itself; the rest of the top level in ``log``
+    raw_samples = _RAW_LIST.decode(top.pop("samples", msgspec.Raw(b"null"))) or []
+    log = {key: msgspec.json.decode(raw) for key, raw in top.items()}
+    keys += _keys(log)
+    base, version = facts(log)
+    if len(raw_samples) > limits.episodes:
+        raise _Irregular
+    pairs = []
+    for raw in raw_samples:
+        sample = msgspec.json.decode(raw)
+        keys += _keys(sample)
+        pairs.append((_sample_key(sample), episode(sample, base, limits)))
+    if keys != text_keys:
+        raise _Irregular
+    return EvidenceFile(NAME, version, _sorted(pairs))
+
+
+def _load_json_whole(data: bytes, limits: FormatLimits) -> EvidenceFile:
     log = decode(data, limits, "document")
+    del data  # the text is no longer needed while the episodes are built
     if not isinstance(log, dict):
         raise _header_schema("the log must be a JSON object")
     base, version = facts(log)

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
 from tracekit.replay import crosschecks
@@ -45,9 +47,9 @@ class TestEvidence:
     functional_pass: bool
 
 
-@dataclass(frozen=True, slots=True)
-class CommandEvidence:
-    """One agent command as the command policy saw it."""
+class CommandEvidence(msgspec.Struct, frozen=True):
+    """One agent command as the command policy saw it (a Struct: one per command of a trace is
+    built, and a Struct is built in C; docs/performance.md, "Round 2, second pass")."""
 
     command_text: str
     argv: tuple[str, ...]

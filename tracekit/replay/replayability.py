@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from msgspec import UNSET
+from msgspec.structs import astuple
 
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
@@ -135,7 +136,7 @@ def _truncation_reasons(events: Sequence[EventRecord]) -> list[Finding]:
         payload = event.payload
         if isinstance(payload, (ag.AgentCommand, ag.TestResult, ag.CheckResult)):
             flags = payload.truncation
-            if any(getattr(flags, name) for name in flags.__struct_fields__):
+            if True in astuple(flags):  # every truncation field is a bool
                 counts[event.event_type] += 1
                 first.setdefault(event.event_type, event.line)
         elif isinstance(payload, ag.ExecutionCompleted) and payload.modified_files.truncated:

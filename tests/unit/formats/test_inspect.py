@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tracekit.errors import Code
 from tracekit.evidence import Episode, EvidenceFile
 from tracekit.formats.reading import load_file
 
@@ -200,3 +201,116 @@ def test_a_log_without_events_falls_back_to_the_messages() -> None:
     assert ("turns", "inspect:ChatMessageAssistant") in [
         (p.field, p.source) for p in episode.provenance
     ]
+
+
+# --- duplicate keys: counted keys of the text against keys of the decoded value (step D2) ---
+
+KEY_COUNTS = [
+    (b"{}", 0),
+    (b'{"a":1}', 1),
+    (b'{"a:b":"c:d","e":[{"f":":"}]}', 3),
+    (b'{"a\\\\":"\\":","b":"\\\\\\":"}', 2),
+    (b'[":", "::", {"k" : {"x":null}}]', 2),
+    (b'{"\\u003a":"\\"\\\\","y":{"z":{}}}', 3),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), KEY_COUNTS)
+def test_key_count_counts_keys_outside_strings(text: bytes, expected: int) -> None:
+    from tracekit.formats.inspect import outside_strings
+
+    assert outside_strings(text).count(b":") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":1,"a":2}',
+        b'{"x":{"a":1,"b":":","a":"\\":"}}',
+        b'{"a":1,"\\u0061":2}',
+        b'[{"k":1},{"k":2,"j":{"q":1,"q":1}}]',
+    ],
+)
+def test_repeated_keys_are_refused(text: bytes) -> None:
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
+    from tracekit.formats.inspect import decode
+
+    with pytest.raises(FormatError) as caught:
+        decode(text, DEFAULT_FORMAT_LIMITS, "sample")
+    assert caught.value.finding.code is Code.INSPECT_DUPLICATE_KEY
+
+
+@pytest.mark.parametrize(
+    "text", [b'[{"k":1},{"k":2}]', b'{"a":{"a":{"a":"a:a"}}}', b'{"a\\\\":1,"a":2}']
+)
+def test_same_key_in_different_objects_is_fine(text: bytes) -> None:
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS
+    from tracekit.formats.inspect import decode
+
+    assert decode(text, DEFAULT_FORMAT_LIMITS, "sample") is not None
+
+
+# --- .json logs: one sample at a time, the whole-document path for anything irregular ---
+
+INSPECT = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "inspect"
+
+
+def test_json_logs_load_sample_by_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracekit.formats import inspect as module
+
+    whole = {
+        p.name: load_file(p) for p in sorted(INSPECT.glob("*.json")) if ".expected" not in p.name
+    }
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("the whole-document path was taken")
+
+    monkeypatch.setattr(module, "_load_json_whole", refuse)
+    for name, expected in whole.items():
+        assert load_file(INSPECT / name) == expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b'"status": "success",', b'"status": "success", "status": "error",'),
+        (b'"epoch": 1,', b'"epoch": 1, "epoch": 2,'),
+        (b'"messages": [', b'"messages": [{"a": 1, "a": 2},'),
+    ],
+)
+def test_json_logs_refuse_repeated_keys_anywhere(tmp_path: Path, old: bytes, new: bytes) -> None:
+    from tracekit.formats.base import FormatError
+
+    text = (INSPECT / "tracekit_corpus.json").read_bytes()
+    edited = text.replace(old, new, 1)
+    assert edited != text
+    path = tmp_path / "log.json"
+    path.write_bytes(edited)
+    with pytest.raises(FormatError) as caught:
+        load_file(path)
+    assert caught.value.finding.code is Code.INSPECT_DUPLICATE_KEY
+
+
+def _outside_whole(text: bytes) -> bytes:
+    if b"\\" in text:
+        text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = text.translate(None, bytes(sorted(set(range(256)) - set(b'[]{}":'))))
+    return b"".join(kept.split(b'"')[0::2])
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 7, 64])
+def test_outside_strings_in_pieces_is_the_whole_texts(
+    monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    from tracekit.formats import inspect as module
+
+    monkeypatch.setattr(module, "_PIECE", piece)
+    texts = [
+        json.dumps({"a\\": ['\\"x:', {"b": "\\\\\\"}], "c": "\\" * 9 + '"'}).encode(),
+        json.dumps([{"k" * n: "\\" * n + ":" + '"' * (n % 3)} for n in range(12)]).encode(),
+        json.dumps({"é": "\U0001f600\\", "q": [[], {}], "r": '"\\:"'}, ensure_ascii=False).encode(),
+    ]
+    for text in texts:
+        assert module.outside_strings(text) == _outside_whole(text)
+        assert module._utf8(text)
+    assert not module._utf8("é".encode()[:1] + b"abc")
