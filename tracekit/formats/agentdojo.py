@@ -227,6 +227,10 @@ def _conversation(
                 calls.append(
                     ToolCall(len(calls), turn, name, call_id, Arguments("object", value=args), parallel_group=turn)
                 )
+            # Each turn was sent the whole history: its indices are charged to the episode's
+            # item bound, so a long loop cannot grow quadratically past it (docs/formats.md,
+            # "Bounds").
+            budget.take(position)
             turns.append(ModelTurn(turn, input_messages=tuple(range(position))))
             messages.append(Message(position, role, text, call_ids=tuple(call_ids)))
         elif role == "tool":

@@ -114,9 +114,13 @@ class _Builder:
     """Steps S4-S7 over the sample's events, in order."""
 
     def __init__(
-        self, sample: dict[str, Any], resolve: Resolver, messages: tuple[Message, ...]
+        self, sample: dict[str, Any], resolve: Resolver, messages: tuple[Message, ...], limit: int
     ) -> None:
         self.resolve = resolve
+        # Pool references are ranges: a few bytes can name the whole history in every event, so
+        # what they expand to is charged to the episode's item bound (docs/formats.md, "Bounds").
+        self.limit = limit
+        self.expanded = 0
         data = sample.get("events_data") or {}
         data = obj(data, "sample.events_data must be an object")
         pool = data.get("messages", sample.get("message_pool")) or []
@@ -133,11 +137,20 @@ class _Builder:
         self.messages = messages
         self.from_messages = False
 
+    def slices(self, refs: Any, pool: list[Any], kind: str) -> list[Any]:
+        """:func:`slices`, charged to the item bound before anything is copied."""
+        for pair in lst(refs, f"{kind} refs must be a list"):
+            if isinstance(pair, list) and len(pair) == 2 and all(type(x) is int for x in pair):
+                self.expanded += max(0, pair[1] - pair[0])
+        if self.expanded > self.limit:
+            raise FormatError(finding(Code.INSPECT_TOO_MANY_ITEMS, limit=self.limit, member="sample"))
+        return slices(refs, pool, kind)
+
     def model(self, event: dict[str, Any]) -> None:
         turn = len(self.turns)
         sent: list[Any] = lst(event.get("input") or [], "ModelEvent.input must be a list")
         if event.get("input_refs") is not None:
-            sent = sent + slices(event["input_refs"], self.message_pool, "message pool entry")
+            sent = sent + self.slices(event["input_refs"], self.message_pool, "message pool entry")
         indices = [
             self.ids.get(obj(m, "ModelEvent.input[] must be objects").get("id")) for m in sent
         ]
@@ -163,7 +176,7 @@ class _Builder:
                     raise schema("ModelCall.call_key must name a request field")
                 req = dict(req)
                 req[key] = self.resolve.deep(
-                    slices(call["call_refs"], self.call_pool, "call pool entry"), fresh=False
+                    self.slices(call["call_refs"], self.call_pool, "call pool entry"), fresh=False
                 )
             request = _ENCODER.encode(req).decode("utf-8")
             response = _ENCODER.encode(self.resolve.deep(call.get("response"))).decode("utf-8")
@@ -300,7 +313,7 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
         obj(sample.get("attachments") or {}, "sample.attachments must be an object"), limits
     )
     messages = _messages(sample, resolve)
-    build = _Builder(sample, resolve, messages)
+    build = _Builder(sample, resolve, messages, limits.items_per_episode)
     for raw in events:
         event = obj(raw, "sample.events[] must be objects")
         kind = event.get("event")
