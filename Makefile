@@ -23,10 +23,16 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 demo: install
-	@echo "== tracekit verify corpus/valid corpus/third_party (exit 0: every trace intact)"
+	@echo "== 1. tracekit verify: are the bundled AgentGuard traces intact? (exit 0)"
 	$(TRACEKIT) verify corpus/valid corpus/third_party/agentguard
-	@echo "== tracekit show corpus/third_party/agentguard/safe-trace-v2.jsonl"
-	$(TRACEKIT) show corpus/third_party/agentguard/safe-trace-v2.jsonl
+	@echo
+	@echo "== 2. tracekit audit: real logs of six formats (Inspect AI, OpenTelemetry GenAI, AgentDojo,"
+	@echo "==    garak, AgentGuard, OWASP harness): what each carries, per format (exit 1: gaps to act on)"
+	$(TRACEKIT) audit corpus/third_party || test $$? -eq 1
+	@echo
+	@echo "== 3. tracekit check: an injected email made the agent mail an outsider; where did the"
+	@echo "==    address come from, and did the tool act? (a real Inspect AI log, strict rules)"
+	$(TRACEKIT) check corpus/findings/exfil-email.yaml corpus/third_party/inspect/tracekit_corpus.eval --strict -f table
 
 test: install-test
 	$(PY) -m pytest -p no:cacheprovider
