@@ -23,3 +23,13 @@ def write_or_check(folder: Path, files: Mapping[str, bytes], expected: Any, argv
     for name in stale:
         (folder / name).write_bytes(outputs[name])
     return 0
+
+
+def write_cases(folder: Path, cases: Mapping[str, tuple[str, str | None, bytes]], canary: str, argv: list[str]) -> int:
+    """The common shape: ``{file name: (what it is, expected code or None, bytes)}``; the
+    expected exit is 2 for a code, 0 for none."""
+    expected = {
+        "canary": canary,
+        "cases": {name: {"about": about, "code": code, "exit": 0 if code is None else 2} for name, (about, code, _) in cases.items()},
+    }
+    return write_or_check(folder, {name: data for name, (_, _, data) in cases.items()}, expected, argv)

@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from written import write_or_check
+from written import write_cases
 
 CANARY = "CANARY-garak-hostile-3Jw-do-not-echo"
 SETUP = {"entry_type": "start_run setup", "_config.version": "0.17.1", "run.seed": 42, "plugins.target_type": CANARY}
@@ -115,12 +115,7 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
 
 
 def main() -> int:
-    expected = {
-        "canary": CANARY,
-        "cases": {name: {"about": about, "code": code, "exit": 0 if code is None else 2} for name, (about, code, _) in CASES.items()},
-    }
-    files = {name: data for name, (_, _, data) in CASES.items()}
-    return write_or_check(HERE, files, expected, sys.argv[1:])
+    return write_cases(HERE, CASES, CANARY, sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from written import write_or_check
+from written import write_cases
 
 CANARY = "CANARY-otel-hostile-4Kp-do-not-echo"
 TRACE = "5b8efff798038103d269b633813fc60c"
@@ -107,12 +107,7 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
 
 
 def main() -> int:
-    expected = {
-        "canary": CANARY,
-        "cases": {name: {"about": about, "code": code, "exit": 0 if code is None else 2} for name, (about, code, _) in CASES.items()},
-    }
-    files = {name: data for name, (_, _, data) in CASES.items()}
-    return write_or_check(HERE, files, expected, sys.argv[1:])
+    return write_cases(HERE, CASES, CANARY, sys.argv[1:])
 
 
 if __name__ == "__main__":
