@@ -101,6 +101,22 @@ def _by_format(traces: Sequence[Trace]) -> dict[str, dict[str, int]]:
     return dict(sorted(out.items()))
 
 
+def _by_policy(traces: Sequence[Trace]) -> dict[str, dict[str, dict[str, int]]]:
+    """With ``--scenario``: per format and per scenario, the episodes judged and failed
+    (docs/findings.md, "Campaigns"); a harness trace is one episode."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for trace in traces:
+        policy = trace.get("harness")
+        if not isinstance(policy, dict) or not isinstance(policy.get("scenario_id"), str):
+            continue
+        row = out.setdefault(str(trace["format"]), {}).setdefault(
+            policy["scenario_id"], {"episodes": 0, "failed": 0}
+        )
+        row["episodes"] += int(policy.get("episodes_judged", 1))
+        row["failed"] += int(policy.get("episodes_failed", policy.get("result") == "fail"))
+    return {fmt: dict(sorted(rows.items())) for fmt, rows in sorted(out.items())}
+
+
 def summarise(traces: Sequence[Trace], skipped: int = 0) -> dict[str, Any]:
     """The campaign summary; ``skipped`` counts files found in folders that are not traces."""
     formats = Counter(str(t["format"]) for t in traces)
@@ -118,6 +134,7 @@ def summarise(traces: Sequence[Trace], skipped: int = 0) -> dict[str, Any]:
         "skipped_non_trace_files": skipped,
         "formats": dict(sorted(formats.items())),
         "by_format": _by_format(traces),
+        "by_policy": _by_policy(traces),
         "episodes": sum(_episodes(t) for t in traces),
         "exit_codes": {code: exits[code] for code in ("0", "1", "2")},
         "unreadable": sum(1 for t in traces if not t["readable"]),

@@ -7,11 +7,14 @@ tool-using completeness profile (``assess_episode``), the evidence consistency r
 no-integrity note, one note per exporter loss that applies, the gap findings of the file's
 completeness (each field's worst status over its episodes, the episodes lacking it named), and
 every episode's consistency findings located at ``episodes[i]``, so they reach the exit code.
+With a scenario (``audit --scenario``), its policies are judged on every episode, as
+``tracekit check`` does in compatible mode, and the tools' own verdicts are compared with them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tracekit.audit.completeness.base import indexed
 from tracekit.audit.completeness.episode import FIELDS, LOSS_FIELDS, assess_episode
@@ -29,6 +32,9 @@ from tracekit.audit.model import (
 from tracekit.errors import Code
 from tracekit.evidence import Episode, EvidenceFile
 from tracekit.findings.consistency import check_episode
+from tracekit.findings.judge import judge_file
+from tracekit.harness.model import FAIL, aggregate
+from tracekit.harness.scenario import Scenario
 
 IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak"})
 
@@ -68,8 +74,39 @@ def _outcome(episodes: Sequence[Episode]) -> str | None:
     return None
 
 
-def audit_evidence(path: str, evidence: EvidenceFile) -> AuditReport:
-    """Audit one imported file; ``intact`` is None (the formats carry no integrity data)."""
+def _policy(evidence: EvidenceFile, scenario: Scenario) -> tuple[dict[str, Any], list[AuditFinding]]:
+    """The scenario's policies on every episode (docs/findings.md): how many episodes were judged
+    and failed, and each tool verdict set beside the policy's (a disagreement is a warning)."""
+    verdicts = judge_file(scenario, evidence)
+    summary: dict[str, Any] = {
+        "scenario_id": scenario.id,
+        "result": aggregate(v.result for v in verdicts),
+        "strict": False,
+        "episodes_judged": len(verdicts),
+        "episodes_failed": sum(1 for v in verdicts if v.result == FAIL),
+        "episodes": [
+            {
+                "episode": episode_label(v.episode),
+                "result": v.result,
+                "failed": [a.id for a in v.assertions if a.result == FAIL],
+            }
+            for v in verdicts
+        ],
+    }
+    found: list[AuditFinding] = []
+    for index, verdict in enumerate(verdicts):
+        if verdict.tool_verdicts and all(t.agreement == "no_verdict" for t in verdict.tool_verdicts):
+            continue
+        if verdict.disagrees:
+            found.append(note(Code.AUDIT_OUTCOME_MISMATCH, where=f"episodes[{index}]"))
+        elif verdict.tool_verdicts:
+            found.append(note(Code.AUDIT_OUTCOME_REPRODUCED, where=f"episodes[{index}]"))
+    return summary, found
+
+
+def audit_evidence(path: str, evidence: EvidenceFile, scenario: Scenario | None = None) -> AuditReport:
+    """Audit one imported file; ``intact`` is None (the formats carry no integrity data). With
+    ``scenario``, its policies are judged on every episode (``harness`` in the report)."""
     fmt: Format = evidence.format if evidence.format in IMPORTED else "unknown"  # type: ignore[assignment]
     findings = [note(Code.AUDIT_FORMAT_NO_INTEGRITY, format=evidence.format)]
     # Loss names are the evidence model's vocabulary; anything else is not repeated.
@@ -86,6 +123,10 @@ def audit_evidence(path: str, evidence: EvidenceFile) -> AuditReport:
         findings += at_file
     rows = _combined(per_episode) if per_episode else ()
     findings += gap_findings(rows)
+    harness = None
+    if scenario is not None:
+        harness, compared = _policy(evidence, scenario)
+        findings += compared
     outcome = _outcome(evidence.episodes)
     return AuditReport(
         path=path,
@@ -96,6 +137,7 @@ def audit_evidence(path: str, evidence: EvidenceFile) -> AuditReport:
         completeness=rows,
         outcome=outcome if outcome in _OUTCOME_WORDS else None,
         episodes=tuple(episodes),
+        harness=harness,
     )
 
 

@@ -52,6 +52,7 @@ from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, TracekitError
 
 _SUMMARY_FIELDS = ("format", "exit_code", "intact", "readable", "rerunnable", "outcome", "demonstration")
+_POLICY_FIELDS = ("scenario_id", "result", "episodes_judged", "episodes_failed")
 
 
 def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
@@ -74,6 +75,8 @@ def _summary_view(trace: dict[str, Any]) -> dict[str, Any]:
     """What the campaign summary reads of one trace: codes and counts, no messages or evidence,
     so memory holds a few hundred bytes per trace while full results stream to a spool."""
     view = {name: trace.get(name) for name in _SUMMARY_FIELDS}
+    policy = trace.get("harness")
+    view["harness"] = {k: policy[k] for k in _POLICY_FIELDS if k in policy} if isinstance(policy, dict) else None
     view["findings"] = [{"code": f["code"], "severity": f["severity"]} for f in trace["findings"]]
     view["completeness"] = [
         {"field": r["field"], "status": r["status"], "needed_to_rerun": r["needed_to_rerun"]}

@@ -72,7 +72,7 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
                 return _agentguard(path, source, opts)
             if source.format == "harness":
                 return _harness(path, source.stream, opts)
-            return _imported(path, source, source.format)
+            return _imported(path, source, source.format, opts)
     except TracekitError as error:
         return unreadable(path, "unknown", error.finding).to_dict()
 
@@ -105,16 +105,18 @@ def _harness(path: str, stream: BinaryIO, opts: AuditOptions) -> dict[str, Any]:
     return audit_harness(path, body, scenario).to_dict()
 
 
-def _imported(path: str, source: Opened, fmt: str) -> dict[str, Any]:
+def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> dict[str, Any]:
     from tracekit.audit import unreadable
     from tracekit.audit.imported import audit_evidence
     from tracekit.cli.trace_input import load_evidence
+    from tracekit.harness.scenario import parse_scenario
 
     try:
         evidence = load_evidence(path, source)
     except TracekitError as error:
         return unreadable(path, fmt if fmt in _FORMATS else "unknown", error.finding).to_dict()
-    return audit_evidence(path, evidence).to_dict()
+    scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
+    return audit_evidence(path, evidence, scenario).to_dict()
 
 
 _FORMATS: frozenset[Format] = frozenset({"inspect", "otel", "agentdojo", "garak"})

@@ -102,6 +102,16 @@ def _summary_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
 
 
 FORMAT_HEADERS = ["format", "traces", "episodes", "intact", "readable", "rerunnable"]
+POLICY_HEADERS = ["format", "scenario", "episodes", "failed"]
+
+
+def _policy_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
+    """With --scenario: episodes judged and failed per format and scenario."""
+    return [
+        [fmt, display_path(scenario), row["episodes"], row["failed"]]
+        for fmt, rows in summary.get("by_policy", {}).items()
+        for scenario, row in rows.items()
+    ]
 
 
 def _format_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
@@ -142,6 +152,11 @@ def _scenario(trace: Trace) -> str | None:
     harness = trace.get("harness")
     if not harness:
         return None
+    if "episodes_judged" in harness:  # an imported format: the scenario on every episode
+        return display_path(
+            f"scenario {harness['scenario_id']}: {harness['result']}; "
+            f"{harness['episodes_failed']} of {harness['episodes_judged']} episode(s) fail"
+        )
     listed = ", ".join(f"{a['id']}={a['result']}" for a in harness["assertions"])
     return display_path(
         SCENARIO_NOTE.format(id=harness["scenario_id"], result=harness["result"], assertions=listed)
@@ -167,6 +182,8 @@ def table_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterato
         tail = ["== campaign summary", table(_summary_rows(summary), tablefmt="plain")]
         if summary.get("by_format"):
             tail += ["", "by format:", table(_format_rows(summary), FORMAT_HEADERS)]
+        if summary.get("by_policy"):
+            tail += ["", "by policy:", table(_policy_rows(summary), POLICY_HEADERS)]
         if summary["fields_missing_most"]:
             tail += ["", "fields missing most:", table(_gap_rows(summary), GAP_HEADERS)]
         yield ("" if first else "\n\n") + "\n".join(tail)
@@ -194,6 +211,8 @@ def markdown_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iter
         out = ["## Campaign summary", "", *md_table(["measure", "value"], _summary_rows(summary)), ""]
         if summary.get("by_format"):
             out += ["### By format", "", *md_table(FORMAT_HEADERS, _format_rows(summary)), ""]
+        if summary.get("by_policy"):
+            out += ["### By policy", "", *md_table(POLICY_HEADERS, _policy_rows(summary)), ""]
         if summary["fields_missing_most"]:
             out += ["### Fields missing most", "", *md_table(GAP_HEADERS, _gap_rows(summary)), ""]
         yield "\n".join(out) + "\n"
