@@ -8,6 +8,7 @@ verdict (docs/threat-model.md).
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -69,12 +70,40 @@ def main() -> None:
     # typer turns KeyboardInterrupt into a silent exit 130; our own exception reaches us instead,
     # so an interrupt is reported with its code and nothing partial is written.
     signal.signal(signal.SIGINT, _on_sigint)
+    # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
+    # to print, in the one error style.
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError
+
     try:
-        app()
+        code = app(standalone_mode=False)
+    except NoArgsIsHelpError as error:
+        error.show()  # the help text a bare group prints; exit 2 as click does
+        sys.exit(2)
+    except UsageError as error:
+        usage_error(error)
+    except typer.Abort:
+        interrupted()
     except SystemExit:
         raise
     except (KeyboardInterrupt, Interrupted):
         interrupted()
     except BaseException:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
         fail_internal()
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_error(error: Exception) -> NoReturn:
+    """A usage error click found (a missing argument, an unknown option, a value of the wrong
+    type), in the one error style: ``tracekit: error[cli.usage] <what click says>`` and a hint.
+    Click's sentence names the option and may quote the user's own argument, never trace
+    content; it is escaped like a path so it cannot drive the terminal."""
+    from typer._click.exceptions import UsageError
+
+    from tracekit.report.text import display_path
+
+    assert isinstance(error, UsageError)
+    ctx = error.ctx
+    where = f"tracekit {ctx.command_path.split(' ', 1)[1]}" if ctx and " " in ctx.command_path else "tracekit"
+    print(f"tracekit: error[cli.usage] {display_path(error.format_message())}", file=sys.stderr)
+    print(f"Try '{where} -h' for help.", file=sys.stderr)
+    sys.exit(2)
