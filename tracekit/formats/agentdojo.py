@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from tracekit.errors import Code
 from tracekit.evidence import (
     Arguments,
     Episode,
@@ -42,18 +41,7 @@ from tracekit.formats.jsoninput import (
     schema_error,
 )
 
-CODES = Codes(
-    format="agentdojo",
-    too_large=Code.AGENTDOJO_TOO_LARGE,
-    document_too_large=Code.AGENTDOJO_DOCUMENT_TOO_LARGE,
-    invalid_json=Code.AGENTDOJO_INVALID_JSON,
-    too_deep=Code.AGENTDOJO_TOO_DEEP,
-    schema=Code.AGENTDOJO_SCHEMA,
-    too_many_episodes=Code.AGENTDOJO_TOO_MANY_EPISODES,
-    too_many_items=Code.AGENTDOJO_TOO_MANY_ITEMS,
-    empty=Code.AGENTDOJO_EMPTY,
-    duplicate_key=Code.AGENTDOJO_DUPLICATE_KEY,
-)
+CODES = Codes.of("agentdojo")
 
 # TraceLogger.save writes ``suite_name`` first, then ``pipeline_name`` (docs/formats.md,
 # "AgentDojo", step 1).

@@ -43,18 +43,7 @@ from tracekit.formats.jsoninput import (
     schema_error,
 )
 
-CODES = Codes(
-    format="garak",
-    too_large=Code.GARAK_TOO_LARGE,
-    document_too_large=Code.GARAK_DOCUMENT_TOO_LARGE,
-    invalid_json=Code.GARAK_INVALID_JSON,
-    too_deep=Code.GARAK_TOO_DEEP,
-    schema=Code.GARAK_SCHEMA,
-    too_many_episodes=Code.GARAK_TOO_MANY_EPISODES,
-    too_many_items=Code.GARAK_TOO_MANY_ITEMS,
-    empty=Code.GARAK_EMPTY,
-    duplicate_key=Code.GARAK_DUPLICATE_KEY,
-)
+CODES = Codes.of("garak")
 
 ENTRY_TYPES = frozenset(
     {"start_run setup", "init", "attempt", "eval", "completion", "digest", "payload_init", "plugin_cache", "probe_summary"}

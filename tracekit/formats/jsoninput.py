@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, NoReturn
 
 import msgspec
@@ -36,6 +36,13 @@ class Codes:
     too_many_items: Code
     empty: Code
     duplicate_key: Code
+
+    @classmethod
+    def of(cls, fmt: str) -> Codes:
+        """The shared codes of format ``fmt``: ``<fmt>.too_large``, ``<fmt>.schema``, ... (every
+        JSON importer names them alike; a missing one is a ValueError at import, not at run time)."""
+        names = [f.name for f in fields(cls) if f.name != "format"]
+        return cls(fmt, *(Code(f"{fmt}.{name}") for name in names))
 
 
 def fail(code: Code, line: int | None = None, **params: int | str) -> NoReturn:

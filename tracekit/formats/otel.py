@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tracekit.errors import Code
 from tracekit.evidence import Episode, EpisodeError, EvidenceFile, Provenance, RunFacts
 from tracekit.formats.base import FormatLimits, Source
 from tracekit.formats.jsoninput import Budget, Codes, iter_lines, read_document
@@ -22,18 +21,7 @@ from tracekit.formats.otel_content import json_value
 from tracekit.formats.otel_episode import CONTENT_KEYS, EpisodeBuilder
 from tracekit.formats.otel_spans import Span, log_spans_of, spans_of
 
-CODES = Codes(
-    format="otel",
-    too_large=Code.OTEL_TOO_LARGE,
-    document_too_large=Code.OTEL_DOCUMENT_TOO_LARGE,
-    invalid_json=Code.OTEL_INVALID_JSON,
-    too_deep=Code.OTEL_TOO_DEEP,
-    schema=Code.OTEL_SCHEMA,
-    too_many_episodes=Code.OTEL_TOO_MANY_EPISODES,
-    too_many_items=Code.OTEL_TOO_MANY_ITEMS,
-    empty=Code.OTEL_EMPTY,
-    duplicate_key=Code.OTEL_DUPLICATE_KEY,
-)
+CODES = Codes.of("otel")
 
 _ENVELOPE = re.compile(rb'\A\s*\{\s*"resource(?:Spans|Logs)"\s*:\s*\[')
 _PRETTY = re.compile(rb"\A\s*\{\s*\n")
