@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tracekit.audit.consistency import CONSISTENCY_CODES
-from tracekit.errors import Code
+from tracekit.errors import Code, worst
 
 Trace = Mapping[str, Any]
 REPRODUCED = frozenset({Code.REPLAY_EXACT.value, Code.AUDIT_OUTCOME_REPRODUCED.value})
@@ -27,8 +27,8 @@ SHOWN_DIGEST = 16
 
 
 def worst_exit(traces: Sequence[Trace]) -> int:
-    """The campaign's exit code: the worst trace's (2 beats 1 beats 0)."""
-    return max((int(t["exit_code"]) for t in traces), default=0)
+    """The campaign's exit code: the worst trace's, by the one rule (``tracekit.errors.worst``)."""
+    return int(worst(*(int(t["exit_code"]) for t in traces)))
 
 
 def _codes(trace: Trace) -> set[str]:
