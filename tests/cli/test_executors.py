@@ -5,24 +5,16 @@ installed CLI. (metamorphic: tests/unit/metamorphic/test_dask.py.)"""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import CORPUS, run_cli
 
-LocalCluster = pytest.importorskip("distributed", reason="needs the dask extra").LocalCluster
+pytest.importorskip("distributed", reason="needs the dask extra")
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
-@pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    with LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
-        host="127.0.0.1", dashboard_address=":0",
-    ) as cluster:
-        yield str(cluster.scheduler_address)
 
 
 @pytest.fixture(scope="module")

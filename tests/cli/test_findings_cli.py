@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -220,14 +219,6 @@ def test_sweep_usage_errors() -> None:
     assert run.returncode == 2 and b"error[cli.option_conflict]" in run.stderr
 
 
-@pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    distributed = pytest.importorskip("distributed", reason="needs the dask extra")
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
-        host="127.0.0.1", dashboard_address=":0",
-    ) as cluster:
-        yield str(cluster.scheduler_address)
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@ CLI (a separate process) connects to it exactly as it would to a remote campaign
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,17 +17,10 @@ from tracekit.executors.dask_exec import DaskExecutor
 from tracekit.executors.local import LocalExecutor
 from tracekit.metamorphic import NAMES, StudyConfig, run_study
 
-LocalCluster = pytest.importorskip("distributed", reason="needs the dask extra").LocalCluster
+pytest.importorskip("distributed", reason="needs the dask extra")
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
-@pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    with LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
-        host="127.0.0.1", dashboard_address=":0",
-    ) as cluster:  # type: ignore[no-untyped-call]
-        yield str(cluster.scheduler_address)
 
 
 @pytest.fixture(scope="module")
