@@ -87,6 +87,9 @@ class WorkBudget:
     """Characters searched for forbidden markers per assertion: distinct markers x text."""
     source_bytes: int = 16 * 1024 * 1024
     """Bytes of one source artifact hashed; a larger file is reported, not hashed."""
+    source_total_bytes: int = 256 * 1024 * 1024
+    """Bytes of source artifacts hashed per trace, in all (a trace may list 64 sources); a source
+    that would pass it is reported, not hashed."""
 
 
 DEFAULT_BUDGET = WorkBudget()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracekit.errors import Code
-from tracekit.limits import DEFAULT_BUDGET
+from tracekit.limits import DEFAULT_BUDGET, Meter
 from tracekit.paths import path_problem
 from tracekit.schema.agentguard import SourceArtifact
 
@@ -74,11 +74,13 @@ def check_source(
     trace_dir: Path | None,
     roots: Mapping[str, Path],
     max_bytes: int = DEFAULT_BUDGET.source_bytes,
+    total: Meter | None = None,
 ) -> SourceStatus:
     """Resolve, confine and hash one source; never raises for a missing or unreadable file.
 
-    A file larger than ``max_bytes`` is not hashed: ``source.too_large`` (docs/threat-model.md,
-    "Work budget"; the schema records no size, so the bound is the only one there is).
+    A file larger than ``max_bytes``, or than what is left of the trace's ``total`` (bytes
+    hashed for its earlier sources), is not hashed: ``source.too_large`` (docs/threat-model.md,
+    "Work budget"; the schema records no size, so the bounds are the only ones there are).
     """
     name, rest = split_root(source.path)
 
@@ -97,7 +99,11 @@ def check_source(
         return status("unavailable", _unavailable(source))
     if candidate != real_root and real_root not in candidate.parents:
         return status("escapes_root", Code.SOURCE_ESCAPES_ROOT)
-    digest = _hash_regular_file(candidate, max_bytes)
+    if total is not None:
+        max_bytes = min(max_bytes, total.limit - total.used)
+    digest, hashed = _hash_regular_file(candidate, max_bytes)
+    if total is not None and digest not in (None, TOO_LARGE):
+        total.charge(hashed)  # within what was left: max_bytes was cut to it
     if digest is None:
         return status("unavailable", _unavailable(source))
     if digest == TOO_LARGE:
@@ -111,30 +117,31 @@ def _unavailable(source: SourceArtifact) -> Code:
     return Code.SOURCE_REQUIRED_UNAVAILABLE if source.required else Code.SOURCE_UNAVAILABLE
 
 
-def _hash_regular_file(path: Path, max_bytes: int) -> str | None:
-    """sha256 of a regular file, read in bounded chunks; None if it is not one or unreadable,
-    :data:`TOO_LARGE` if it holds more than ``max_bytes`` (by its size, or by what reading it
-    yields should it grow meanwhile; a sparse file is judged by its size, not its blocks)."""
+def _hash_regular_file(path: Path, max_bytes: int) -> tuple[str | None, int]:
+    """sha256 of a regular file, read in bounded chunks, and the bytes read; None if it is not
+    one or unreadable, :data:`TOO_LARGE` if it holds more than ``max_bytes`` (by its size, or by
+    what reading it yields should it grow meanwhile; a sparse file is judged by its size, not
+    its blocks)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
     except OSError:
-        return None
+        return None, 0
+    read = 0
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return None
+            return None, 0
         if info.st_size > max_bytes:
-            return TOO_LARGE
+            return TOO_LARGE, 0
         digest = hashlib.sha256()
-        read = 0
         while chunk := os.read(fd, min(_CHUNK, max_bytes + 1 - read)):
             read += len(chunk)
             if read > max_bytes:
-                return TOO_LARGE
+                return TOO_LARGE, read
             digest.update(chunk)
-        return digest.hexdigest()
+        return digest.hexdigest(), read
     except OSError:
-        return None
+        return None, read
     finally:
         os.close(fd)

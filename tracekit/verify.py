@@ -19,7 +19,7 @@ from msgspec.structs import astuple
 
 from tracekit.chain import header_identity, policy_snapshot_hash, root_hash
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
-from tracekit.limits import DEFAULT_LIMITS, Limits
+from tracekit.limits import DEFAULT_BUDGET, DEFAULT_LIMITS, Limits, Meter
 from tracekit.loader import STDIN, RawLine, iter_lines, open_trace
 from tracekit.records import (
     EventRecord,
@@ -438,8 +438,9 @@ def _check_sources(report: VerifyReport, trace_dir: Path | None, options: Verify
     if not sources:
         report.findings.append(finding(Code.SOURCE_NONE_RECORDED))
         return
+    total = Meter(DEFAULT_BUDGET.source_total_bytes)  # docs/threat-model.md, "Work budget"
     for index, source in enumerate(sources, start=1):
-        status = check_source(index, source, trace_dir, options.trusted_roots)
+        status = check_source(index, source, trace_dir, options.trusted_roots, total=total)
         report.sources.append(status)
         severity = None
         if status.code is Code.SOURCE_UNAVAILABLE and options.strict_sources:

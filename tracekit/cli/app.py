@@ -14,15 +14,21 @@ import typer
 
 from tracekit import __version__
 
-app = typer.Typer(
-    name="tracekit",
-    help="Independent verifier and forensic workbench for AI-agent execution traces.",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+#: Every command, in ``--help`` order, and the module that registers it (``register(app)``).
+COMMANDS: dict[str, str] = {
+    "verify": "verify_cmd",
+    "show": "verify_cmd",
+    "replayability": "replay_cmd",
+    "replay": "replay_cmd",
+    "metamorphic": "metamorphic_cmd",
+    "check": "check_cmd",
+    "audit": "audit_cmd",
+    "keygen": "bundle_cmd",
+    "seal": "bundle_cmd",
+    "redact": "bundle_cmd",
+    "bundle": "bundle_cmd",
+    "db": "db_cmd",
+}
 
 
 def _version(value: bool) -> None:
@@ -31,7 +37,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
@@ -40,22 +45,41 @@ def _root(
     """Independent verifier and forensic workbench for AI-agent execution traces."""
 
 
-def _register() -> None:
-    # Each command module adds its commands to ``app``; heavy work is imported lazily inside.
-    from tracekit.cli import verify_cmd
+def build(command: str | None = None) -> typer.Typer:
+    """The app with every command, or with only the module that registers ``command``.
 
-    verify_cmd.register(app)
-    for name in ("replay_cmd", "metamorphic_cmd", "check_cmd", "audit_cmd", "bundle_cmd", "db_cmd"):
-        try:
-            module = __import__(f"tracekit.cli.{name}", fromlist=["register"])
-        except ModuleNotFoundError as error:
-            if error.name != f"tracekit.cli.{name}":
-                raise
-            continue
-        module.register(app)
+    ``tracekit verify FILE`` needs neither the other commands' modules nor typer's reading of
+    their signatures (about a third of start-up, docs/performance.md "Start-up"); what the one
+    command does, prints and exits with is the same either way, since its module registers it
+    exactly as in the full app.
+    """
+    root = typer.Typer(
+        name="tracekit",
+        help="Independent verifier and forensic workbench for AI-agent execution traces.",
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    root.callback()(_root)
+    modules = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for name in modules:
+        # Each command module adds its commands; heavy work is imported lazily inside.
+        __import__(f"tracekit.cli.{name}", fromlist=["register"]).register(root)
+    return root
 
 
-_register()
+_FULL: list[typer.Typer] = []
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # ``from tracekit.cli.app import app``: the full app, built on first use.
+    if name != "app":
+        raise AttributeError(name)
+    if not _FULL:
+        _FULL.append(build())
+    return _FULL[0]
 
 
 def main() -> None:
@@ -75,7 +99,7 @@ def main() -> None:
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
     try:
-        code = app(standalone_mode=False)
+        code = build(sys.argv[1] if len(sys.argv) > 1 else None)(standalone_mode=False)
     except NoArgsIsHelpError as error:
         error.show()  # the help text a bare group prints; exit 2 as click does
         sys.exit(2)
