@@ -186,9 +186,7 @@ FORMATS: dict[str, tuple[str, Callable[[int], bytes], int | None]] = {
     "inspect .eval": (".eval", inspect_eval, None),
     "inspect .json": (".json", inspect_json, DOCUMENT_BOUND),
     "otel": (".otlp.jsonl", otel, None),
-    # AgentDojo stops at 4 MiB: its importer is quadratic (docs/performance.md, "Scaling": each
-    # model turn lists every earlier message; 16 MiB took 62 s and a 9.8 GiB peak).
-    "agentdojo": (".json", agentdojo, 4 * MIB),
+    "agentdojo": (".json", agentdojo, DOCUMENT_BOUND),
     "garak": (".report.jsonl", garak, None),
 }
 

@@ -28,6 +28,7 @@ None).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from msgspec import Struct
@@ -156,8 +157,11 @@ class ModelTurn(Struct, frozen=True):
     """One model invocation: what was sent, what came back."""
 
     index: int
-    input_messages: tuple[int, ...] | None = None
-    """Indices into :attr:`Episode.messages` of the messages sent, when the format says which."""
+    input_runs: tuple[tuple[int, int], ...] | None = None
+    """The messages sent, when the format says which: ``(first index, count)`` runs into
+    :attr:`Episode.messages`, in the order sent (:func:`message_runs`). A turn sent the whole
+    history so far is one run, so a long loop holds one pair per turn, never the square of its
+    length (docs/formats.md, "Bounds")."""
     tool_schemas: tuple[ToolSchema, ...] | None = None
     """The tools in force for this call; None when not recorded."""
     raw_request: str | None = None
@@ -265,3 +269,30 @@ class EvidenceFile(Struct, frozen=True):
     ``agentdojo``, ``garak``)."""
     format_version: str | None
     episodes: tuple[Episode, ...]
+
+
+def message_runs(indices: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """Message indices, in the order sent, as maximal ``(first, count)`` runs of consecutive
+    indices: ``[0, 1, 2, 7]`` is ``((0, 3), (7, 1))``."""
+    out: list[tuple[int, int]] = []
+    for index in indices:
+        if out and out[-1][0] + out[-1][1] == index:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((index, 1))
+    return tuple(out)
+
+
+def clip_runs(runs: Iterable[tuple[int, int]], messages: int) -> tuple[tuple[int, int], ...]:
+    """``runs`` cut to the indices ``0 .. messages - 1`` (what an importer's inconsistency put
+    outside is left out), neighbouring runs joined."""
+    out: list[tuple[int, int]] = []
+    for first, count in runs:
+        low, high = max(first, 0), min(first + count, messages)
+        if high <= low:
+            continue
+        if out and out[-1][0] + out[-1][1] == low:
+            out[-1] = (out[-1][0], high - out[-1][0])
+        else:
+            out.append((low, high - low))
+    return tuple(out)

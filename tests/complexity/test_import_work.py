@@ -31,7 +31,7 @@ def test_inspect_pool_references_are_charged_to_the_item_bound() -> None:
         inspect_sample.episode(_inspect_sample(turns), RunFacts("inspect_ai"), limits)
     assert refused.value.finding.code.value == "inspect.too_many_items"
     episode = inspect_sample.episode(_inspect_sample(turns), RunFacts("inspect_ai"), FormatLimits(items_per_episode=100_000))
-    held = sum(len(t.input_messages or ()) for t in episode.turns)
+    held = sum(count for t in episode.turns for _, count in t.input_runs or ())
     assert held <= 100_000
 
 
@@ -46,12 +46,14 @@ def _agentdojo_loop(turns: int) -> bytes:
     return json.dumps(document).encode()
 
 
-def test_agentdojo_history_indices_are_charged_to_the_item_bound() -> None:
-    data = _agentdojo_loop(400)  # 400 turns, each sent up to 800 messages: ~160,000 indices
-    limits = FormatLimits(items_per_episode=100_000)
-    with pytest.raises(FormatError) as refused:
-        agentdojo.FORMAT.load(Source(io.BytesIO(data), len(data), ".json"), limits)
-    assert refused.value.finding.code.value == "agentdojo.too_many_items"
-    loaded = agentdojo.FORMAT.load(Source(io.BytesIO(data), len(data), ".json"), FormatLimits(items_per_episode=400_000))
-    held = sum(len(t.input_messages or ()) for e in loaded.episodes for t in e.turns)
-    assert 100_000 < held <= 400_000
+def test_agentdojo_history_is_one_run_per_turn() -> None:
+    # 400 turns, each sent the whole history (up to 800 messages): listed index by index that
+    # would be ~160,000 items; as runs it is one pair per turn, so the item bound is not reached.
+    data = _agentdojo_loop(400)
+    limits = FormatLimits(items_per_episode=2_000)
+    loaded = agentdojo.FORMAT.load(Source(io.BytesIO(data), len(data), ".json"), limits)
+    turns = [t for e in loaded.episodes for t in e.turns]
+    assert len(turns) == 400
+    assert all(t.input_runs is not None and len(t.input_runs) <= 1 for t in turns)
+    assert [count for t in turns[:3] for _, count in t.input_runs or ()] == [2, 4, 6]
+    assert sum(count for t in turns for _, count in t.input_runs or ()) > 150_000

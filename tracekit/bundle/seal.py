@@ -31,7 +31,7 @@ from tracekit.bundle.records import (
     TurnRecord,
     to_json,
 )
-from tracekit.evidence import EvidenceFile
+from tracekit.evidence import EvidenceFile, clip_runs
 
 BUNDLE_VERSION = 1
 
@@ -139,28 +139,13 @@ def _records(item: FindingInput, store: BlobStore, finding: int | None) -> list[
                     finding=finding,
                     episode=number,
                     index=position,
-                    input=None if turn.input_messages is None else runs(turn.input_messages, len(episode.messages)),
+                    input=None if turn.input_runs is None else clip_runs(turn.input_runs, len(episode.messages)),
                     model=store.add_text(turn.model),
                     finish_reason=store.add_text(turn.finish_reason),
                     error=turn.error,
                 )
             )
     return out
-
-
-def runs(indices: Sequence[int], messages: int) -> tuple[tuple[int, int], ...]:
-    """Message indices as maximal ``(start, count)`` runs (section 4): a turn that resends the
-    history ``0..k`` is one run, so turn records grow linearly with the loop. Indices outside
-    the episode's messages (an importer's inconsistency) are left out."""
-    out: list[tuple[int, int]] = []
-    for index in indices:
-        if not 0 <= index < messages:
-            continue
-        if out and out[-1][0] + out[-1][1] == index:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((index, 1))
-    return tuple(out)
 
 
 def seal_finding(item: FindingInput, store: BlobStore, finding: int | None) -> SealedFinding:

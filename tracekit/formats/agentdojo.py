@@ -215,11 +215,9 @@ def _conversation(
                 calls.append(
                     ToolCall(len(calls), turn, name, call_id, Arguments("object", value=args), parallel_group=turn)
                 )
-            # Each turn was sent the whole history: its indices are charged to the episode's
-            # item bound, so a long loop cannot grow quadratically past it (docs/formats.md,
-            # "Bounds").
-            budget.take(position)
-            turns.append(ModelTurn(turn, input_messages=tuple(range(position))))
+            # Each turn was sent the whole history so far: one run, so a long loop stays linear
+            # (docs/formats.md, "Bounds").
+            turns.append(ModelTurn(turn, input_runs=((0, position),) if position else ()))
             messages.append(Message(position, role, text, call_ids=tuple(call_ids)))
         elif role == "tool":
             answered = _answered(item, calls, pending)

@@ -228,13 +228,13 @@ def _conversation(
         if not isinstance(role, str):
             schema_error(CODES, "attempt.prompt.turns[].role")
         messages.append(Message(len(messages), _ROLES.get(role, "other"), _text(item.get("content"), "turns[].content")))
-    sent = tuple(range(len(messages)))
+    sent = ((0, len(messages)),) if messages else ()
     turns: list[ModelTurn] = []
     errors: list[EpisodeError] = []
     for output in outputs:
         budget.take()
         text = _text(output, "attempt.outputs[]")
-        turns.append(ModelTurn(len(turns), input_messages=sent, error=output is None))
+        turns.append(ModelTurn(len(turns), input_runs=sent, error=output is None))
         if output is None:
             errors.append(EpisodeError("model_error", f"turns[{len(turns) - 1}]"))
         messages.append(Message(len(messages), "assistant", text))

@@ -46,6 +46,7 @@ from tracekit.evidence import (
     ToolResult,
     ToolSchema,
     Truncation,
+    message_runs,
 )
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
@@ -257,7 +258,7 @@ def _turns(view: HarnessView) -> tuple[ModelTurn, ...]:
         turns.append(
             ModelTurn(
                 index=index,
-                input_messages=sent,
+                input_runs=None if sent is None else message_runs(sent),
                 tool_schemas=schemas,
                 raw_response=raw if isinstance(raw, str) or raw is None else _encode(raw),
                 finish_reason=finish if isinstance(finish, str) else None,

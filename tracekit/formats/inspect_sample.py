@@ -27,6 +27,7 @@ from tracekit.evidence import (
     ToolResult,
     ToolSchema,
     Truncation,
+    message_runs,
 )
 from tracekit.formats.base import FormatError, FormatLimits
 from tracekit.formats.inspect_values import (
@@ -190,7 +191,7 @@ class _Builder:
         self.turns.append(
             ModelTurn(
                 index=turn,
-                input_messages=tuple(i for i in indices if i is not None)
+                input_runs=message_runs(i for i in indices if i is not None)
                 if sent and None not in indices
                 else None,
                 tool_schemas=schemas if event.get("tools") is not None else None,

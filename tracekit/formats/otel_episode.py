@@ -17,6 +17,7 @@ from tracekit.evidence import (
     ToolResult,
     ToolSchema,
     Truncation,
+    message_runs,
 )
 from tracekit.formats.base import FormatLimits
 from tracekit.formats.otel_content import INPUT, OUTPUT, SYSTEM, Msg, json_value, read_content
@@ -160,7 +161,7 @@ class EpisodeBuilder:
         self.turns.append(
             ModelTurn(
                 t,
-                input_messages=inputs,
+                input_runs=None if inputs is None else message_runs(inputs),
                 tool_schemas=_schemas(attrs.get("gen_ai.tool.definitions"), self.limits),
                 finish_reason=reason,
                 finish_reason_source=source,

@@ -39,7 +39,7 @@ def loop_evidence(turns: int, secret: str | None = None, epochs: int = 1) -> Evi
     for turn in range(turns):
         # each model turn resends the whole history so far, as an agent loop does
         model_turns.append(
-            ModelTurn(index=turn, input_messages=tuple(range(len(messages))), model="model-x", finish_reason="tool_calls")
+            ModelTurn(index=turn, input_runs=((0, len(messages)),) if messages else (), model="model-x", finish_reason="tool_calls")
         )
         body = f"step {turn}: " + ("x" * 200)
         if secret is not None and turn == turns // 2:

@@ -135,7 +135,7 @@ def test_string_content_and_missing_verdicts() -> None:
     assert [m.text for m in episode.messages] == ["hello", None, "out", "done"]
     assert episode.calls[0].result is not None and episode.calls[0].result.text == "out"
     assert episode.facts.scores == () and episode.facts.tool_version is None
-    assert [t.input_messages for t in episode.turns] == [(0,), (0, 1, 2)]
+    assert [t.input_runs for t in episode.turns] == [((0, 1),), ((0, 3),)]
 
 
 def test_sniff_is_structural() -> None:

@@ -74,7 +74,7 @@ def _check_messages(episode: Episode, want: dict[str, Any]) -> None:
         assistants = [m for m in episode.messages if m.role == "assistant"]
         assert assistants[-1].text == want["final_answer"]
     for turn in episode.turns:
-        assert turn.input_messages is not None and turn.input_messages[0] == users[0].index
+        assert turn.input_runs is not None and turn.input_runs[0][0] == users[0].index
         assert turn.tool_schemas  # the tools offered on every call
         assert turn.model == "mockllm/model"
 
@@ -197,7 +197,7 @@ def test_a_log_without_events_falls_back_to_the_messages() -> None:
     assert episode.calls[1].arguments.value["to"] == "attacker@evil.example"
     assert episode.calls[1].result is not None
     assert episode.calls[1].result.text == "sent to 1 recipient(s)"
-    assert all(t.raw_request is None and t.input_messages is None for t in episode.turns)
+    assert all(t.raw_request is None and t.input_runs is None for t in episode.turns)
     assert ("turns", "inspect:ChatMessageAssistant") in [
         (p.field, p.source) for p in episode.provenance
     ]

@@ -252,7 +252,7 @@ def test_a_cut_json_attribute_is_a_suspected_truncation() -> None:
     (truncation,) = episode.truncations
     assert truncation.where == "turns[0].input_messages" and truncation.suspected
     assert truncation.kept_bytes == len(cut)
-    assert episode.turns[0].input_messages is None
+    assert episode.turns[0].input_runs is None
 
 
 @pytest.mark.parametrize(

@@ -134,7 +134,7 @@ def _step_rows(ep: Episode) -> list[FieldStatus]:
             _turns(
                 "messages_as_sent",
                 ep,
-                lambda i: ep.turns[i].input_messages is not None,
+                lambda i: ep.turns[i].input_runs is not None,
                 "input not recorded",
             )
         )
