@@ -94,12 +94,12 @@ def load(
             raise FormatError(finding(Code.FORMAT_UNKNOWN, formats=supported()))
         fmt = found
     source.handle.seek(0)
-    with _collector_paused():
+    with collector_paused():
         return fmt.load(source, limits)
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while a format builds its evidence.
 
     An import allocates hundreds of thousands of containers that all stay alive (decoded JSON,
