@@ -193,8 +193,16 @@ def _build_fast_path() -> Any:
     ]
     lines: dict[type, str] = {}
     floats: dict[type, Any] = {}
-    for name, kind in ag.PAYLOAD_TYPES.items():
-        if _inspect(mi.type_info(kind), fields, free)[1]:
+    # One inspection of every payload type and the envelope: msgspec shares the nested Structs'
+    # work across them (inspecting each line Struct again would redo its payload's).
+    kinds = list(ag.PAYLOAD_TYPES.items())
+    *infos, envelope_info = mi.multi_type_info([kind for _, kind in kinds] + [ag.EventEnvelope])
+    assert isinstance(envelope_info, mi.StructType)
+    _inspect(envelope_info, fields, free)
+    envelope_floats = [f.name for f in envelope_info.fields if f.name in fields[ag.EventEnvelope]]
+    envelope_floats = [name for name in envelope_floats if name not in ("event_type", "payload")]
+    for (name, kind), info in zip(kinds, infos, strict=True):
+        if _inspect(info, fields, free)[1]:
             continue
         line_type = msgspec.defstruct(
             f"{kind.__name__}Line",
@@ -204,11 +212,10 @@ def _build_fast_path() -> Any:
             forbid_unknown_fields=True,
             frozen=True,
         )
-        info = mi.type_info(line_type)
-        _inspect(info, fields, free)
-        lines[line_type] = name
         assert isinstance(info, mi.StructType)
-        floats[line_type] = _float_getter(_float_paths(info, fields))
+        payload_floats = [f"payload.{path}" for path in _float_paths(info, fields)] if fields[kind] else []
+        lines[line_type] = name
+        floats[line_type] = _float_getter(envelope_floats + payload_floats)
     decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(reduce(or_, lines))
     _FLOAT_FIELDS.update((k, v) for k, v in fields.items() if v)
     FAST_EVENT_TYPES.update(lines)

@@ -6,7 +6,6 @@ are decoded with ``strict=True`` so a bool is never an int and a float never an 
 payload keys use ``UNSET`` so that a decoded record re-encodes to exactly the keys it had.
 """
 
-from __future__ import annotations
 
 from typing import Annotated, Literal
 

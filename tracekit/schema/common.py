@@ -1,6 +1,5 @@
 """Constrained scalar types shared by the schemas (strict: a bool is never an int)."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

@@ -5,7 +5,6 @@ nesting to 8, numbers to +/-1e12 and the serialised object to 32 KiB; tracekit e
 bounds plus an exact key set per section (docs/trace-format.md step 4).
 """
 
-from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 

@@ -1,6 +1,5 @@
 """Event payloads of the AgentGuard trace (spec §6), one strict Struct per event type."""
 
-from __future__ import annotations
 
 from typing import Annotated, Literal
 
