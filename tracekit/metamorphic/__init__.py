@@ -18,8 +18,9 @@ from tracekit.metamorphic.cases import (
     run_trace,
 )
 from tracekit.metamorphic.registry import BY_NAME, NAMES, REGISTRY, select
+from tracekit.metamorphic.report import StudyReport
 from tracekit.metamorphic.runner import run_study
-from tracekit.metamorphic.study import StudyReport, Tally, study_id, study_path
+from tracekit.metamorphic.study import Tally, study_id, study_path
 
 __all__ = [
     "BY_NAME",
