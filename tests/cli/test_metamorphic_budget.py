@@ -19,7 +19,7 @@ import pytest
 from tests.helpers import CORPUS, run_cli
 from tracekit.limits import DEFAULT_BUDGET, DEFAULT_LIMITS
 from tracekit.metamorphic import NAMES, StudyConfig, TraceTask
-from tracekit.metamorphic.cases import evaluate_source
+from tracekit.metamorphic.cases import CASE_WEIGHT, evaluate_source
 from tracekit.metamorphic.relations import not_applicable
 
 CLEAN = CORPUS / "valid" / "v2__clean_run.jsonl"
@@ -27,14 +27,14 @@ TRACEKIT = str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "tracekit
 
 
 def _applicable(data: bytes) -> int:
-    """Cases of every transform (one trial) the clean trace's policy lets run."""
+    """Cases of every transform (one trial) the clean trace's policy lets run, by weight."""
     from tracekit.metamorphic import BY_NAME
     from tracekit.verify import VerifyOptions, verify_bytes
 
     report = verify_bytes(data, VerifyOptions(check_sources=False))
     assert report.header is not None
     enabled = report.header.policy_snapshot.enabled_checks  # type: ignore[union-attr]
-    return sum(not_applicable(BY_NAME[name].relation, enabled) is None for name in NAMES)
+    return sum(CASE_WEIGHT.get(name, 1) for name in NAMES if not_applicable(BY_NAME[name].relation, enabled) is None)
 
 
 @pytest.mark.parametrize("allowed", [0, 1, 3])
@@ -47,6 +47,15 @@ def test_the_budget_stops_a_source_after_the_cases_it_paid_for(allowed: int) -> 
     assert result.charged == allowed * len(data) <= config.budget_bytes
     assert len(result.cases) + result.not_run == 2 * len(NAMES)
     assert result.not_run > 0
+
+
+def test_a_heavier_case_is_charged_its_weight() -> None:
+    data = CLEAN.read_bytes()
+    config = StudyConfig(transforms=("canonical_reencoding", "timestamp_variation"), trials=2,
+                         budget_bytes=5 * len(data))
+    result = evaluate_source(TraceTask(1, "t.jsonl", "t.jsonl", config), data, None)
+    assert [c.transform for c in result.cases] == ["canonical_reencoding"]
+    assert result.charged == 4 * len(data) and result.not_run == 3
 
 
 def test_the_default_budget_never_cuts_an_ordinary_study() -> None:
