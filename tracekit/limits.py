@@ -87,7 +87,7 @@ class WorkBudget:
     """Characters searched for forbidden markers per assertion: distinct markers x text."""
     source_bytes: int = 16 * 1024 * 1024
     """Bytes of one source artifact hashed; a larger file is reported, not hashed."""
-    metamorphic_bytes: int = 96 * 1024 * 1024
+    metamorphic_bytes: int = 40 * 1024 * 1024
     """Bytes of transformed traces a metamorphic study builds per source, each case charged the
     source's size before it runs; at the bound the source's remaining cases are not run
     (``metamorphic.work_budget_exceeded``; ``tracekit metamorphic --work-budget`` raises it)."""

@@ -13,7 +13,10 @@ case of class ``invalid`` (transform ``source``, trial 0).
 
 from __future__ import annotations
 
+import gc
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +31,11 @@ from tracekit.metamorphic.registry import BY_NAME
 from tracekit.metamorphic.relations import Outcome, first_error, judge, not_applicable
 from tracekit.metamorphic.staging import write_transformed
 from tracekit.replay import replay
-from tracekit.verify import VerifyOptions, verify_bytes, verify_stream
+from tracekit.replay.checks.base import Work
+from tracekit.replay.engine import evaluate_bounded
+from tracekit.replay.evidence import reconstruct
+from tracekit.schema.agentguard import PolicySnapshot
+from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes, verify_stream
 from tracekit.writer import freeze, read_draft, thaw
 
 CASE_WEIGHT: dict[str, int] = {"canonical_reencoding": 4}
@@ -36,6 +43,11 @@ CASE_WEIGHT: dict[str, int] = {"canonical_reencoding": 4}
 a case the source's size times this. canonical_reencoding writes the trace, parses every line
 back and re-encodes it, and its non-canonical bytes take verify's exact path: about four cases'
 time on the 16 MiB benchmark trace (docs/threat-model.md, "Work budget")."""
+
+MATCH_UNITS_PER_BYTE = 128
+"""Replay's pattern-matching units (``WorkBudget.match_work``) charged as one byte: a unit is
+0.3 to 1 ns, a byte of a case about 90 ns on the 16 MiB benchmark trace, so this errs on the
+side of charging a replay-heavy case more."""
 
 SOURCE_TRANSFORM = "source"
 """The transform name of the failed case a skipped source yields with ``require_replayable``."""
@@ -132,13 +144,15 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
         cause = replayed.reasons[0].code.value if replayed.reasons else code.value
         return _skip(task, code, cause)
     outcome = Outcome.of(replayed.recomputed)
+    matched = match_units(report, snapshot)
     trace_id = report.header.trace_id
     enabled = tuple(snapshot.enabled_checks)
     # Held memory (docs/threat-model.md, "Work budget"): the source's typed events are not
     # needed once its outcome is known; only a frozen draft stays for the whole sweep, and each
     # case edits a fresh copy of its own (writer.thaw) instead of a copy of a held draft.
     del report, replayed, snapshot
-    source = _Source(outcome, trace_id, enabled, freeze(read_draft(data)))
+    with paused_gc():
+        source = _Source(outcome, trace_id, enabled, freeze(read_draft(data)))
     cases: list[CaseResult] = []
     kept: list[str] = []
     meter = Meter(config.budget_bytes)
@@ -148,14 +162,15 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
         if not_applicable(transform.relation, source.enabled) is None:
             # Charged before the case is built (docs/threat-model.md, "Work budget"): a
             # transformed trace is about the source's size; at the bound the rest is not run.
-            cost = len(data) * CASE_WEIGHT.get(name, 1)
+            cost = case_cost(len(data), matched, name)
             try:
                 meter.charge(cost)
             except BudgetExceeded:
                 meter.refund(cost)
                 not_run = len(planned) - position
                 return TraceResult(task.index, task.path, None, tuple(cases), tuple(kept), meter.used, not_run)
-        case, produced = _case(task, source, transform, trial)
+        with paused_gc():
+            case, produced = _case(task, source, transform, trial)
         cases.append(case)
         if produced is not None and config.transformed_dir is not None:
             file_name = transformed_name(task.index, source.trace_id, name, trial)
@@ -163,6 +178,49 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
             kept.append(file_name)
         del produced
     return TraceResult(task.index, task.path, None, tuple(cases), tuple(kept), meter.used)
+
+
+def case_cost(size: int, matched: int, transform: str) -> int:
+    """What one case is charged against the work budget, before it runs (docs/metamorphic.md,
+    "Work budget"): the source's size times the transform's weight, plus the source replay's
+    pattern-matching work (a transformed trace replays about as much) in bytes."""
+    return size * CASE_WEIGHT.get(transform, 1) + matched // MATCH_UNITS_PER_BYTE
+
+
+def match_units(report: VerifyReport, snapshot: PolicySnapshot) -> int:
+    """The pattern-matching units one replay of a (replayable) source spends: its policy checks
+    evaluated once more on its evidence with a meter of our own (replay/checks/base.py, Work).
+    A trace whose policy makes replay slow, up to replay's own bound, is charged for it per case
+    even when it is small."""
+    header = report.header
+    if header is None:
+        return 0
+    rebuilt = reconstruct(report.events, header.schema_version)
+    if rebuilt.evidence is None:
+        return 0
+    work = Work.of(DEFAULT_BUDGET)
+    with suppress(BudgetExceeded):  # not reached: the source replayed within the same budget
+        evaluate_bounded(rebuilt.evidence, snapshot, work)
+    return work.meter.used
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic collector for one step of a sweep (as verify.py does for a kept walk).
+
+    A step builds and drops large acyclic structures (a draft, its bytes, typed events); the
+    collector would rescan them every few hundred allocations and find nothing: about a fifth of
+    a case's time on the 16 MiB benchmark trace (docs/threat-model.md, "Work budget"). Objects
+    are still freed by reference counting; the collector runs again between steps.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def transformed_name(index: int, trace_id: str, transform: str, trial: int) -> str:
