@@ -88,9 +88,12 @@ class WorkBudget:
     source_bytes: int = 16 * 1024 * 1024
     """Bytes of one source artifact hashed; a larger file is reported, not hashed."""
     metamorphic_bytes: int = 40 * 1024 * 1024
-    """Bytes of transformed traces a metamorphic study builds per source, each case charged the
-    source's size before it runs; at the bound the source's remaining cases are not run
-    (``metamorphic.work_budget_exceeded``; ``tracekit metamorphic --work-budget`` raises it)."""
+    """Bytes of transformed traces a metamorphic study builds per source: each case is charged,
+    before it runs, the source's size times the transform's weight plus the source replay's
+    pattern-matching units / 128 (tracekit/metamorphic/cases.py ``case_cost``); at the bound the
+    source's remaining cases are not run (``metamorphic.work_budget_exceeded``; ``tracekit
+    metamorphic --work-budget`` sets it). Two cases of a 16 MiB trace, every transform twice on
+    a realistic 1 MiB one."""
 
 
 DEFAULT_BUDGET = WorkBudget()

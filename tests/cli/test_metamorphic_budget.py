@@ -15,57 +15,76 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from msgspec import UNSET
 
 from tests.helpers import CORPUS, run_cli
 from tracekit.limits import DEFAULT_BUDGET, DEFAULT_LIMITS
-from tracekit.metamorphic import NAMES, StudyConfig, TraceTask
-from tracekit.metamorphic.cases import CASE_WEIGHT, evaluate_source
+from tracekit.metamorphic import BY_NAME, NAMES, StudyConfig, TraceTask
+from tracekit.metamorphic.cases import (
+    CASE_WEIGHT,
+    MATCH_UNITS_PER_BYTE,
+    case_cost,
+    evaluate_source,
+    match_units,
+)
 from tracekit.metamorphic.relations import not_applicable
+from tracekit.verify import VerifyOptions, verify_bytes
 
 CLEAN = CORPUS / "valid" / "v2__clean_run.jsonl"
 TRACEKIT = str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "tracekit")
 
 
-def _applicable(data: bytes) -> int:
-    """Cases of every transform (one trial) the clean trace's policy lets run, by weight."""
-    from tracekit.metamorphic import BY_NAME
-    from tracekit.verify import VerifyOptions, verify_bytes
+def _matched(data: bytes) -> int:
+    report = verify_bytes(data, VerifyOptions(keep_events=True, check_sources=False))
+    assert report.header is not None and report.header.policy_snapshot is not UNSET
+    return match_units(report, report.header.policy_snapshot)
 
+
+def _applicable_cost(data: bytes) -> int:
+    """What one trial of every transform the clean trace's policy lets run is charged."""
     report = verify_bytes(data, VerifyOptions(check_sources=False))
-    assert report.header is not None
-    enabled = report.header.policy_snapshot.enabled_checks  # type: ignore[union-attr]
-    return sum(CASE_WEIGHT.get(name, 1) for name in NAMES if not_applicable(BY_NAME[name].relation, enabled) is None)
+    assert report.header is not None and report.header.policy_snapshot is not UNSET
+    enabled = report.header.policy_snapshot.enabled_checks
+    matched = _matched(data)
+    return sum(case_cost(len(data), matched, name) for name in NAMES
+               if not_applicable(BY_NAME[name].relation, enabled) is None)
 
 
 @pytest.mark.parametrize("allowed", [0, 1, 3])
 def test_the_budget_stops_a_source_after_the_cases_it_paid_for(allowed: int) -> None:
     data = CLEAN.read_bytes()
-    config = StudyConfig(transforms=NAMES, trials=2, budget_bytes=allowed * len(data) + len(data) // 2)
+    unit = case_cost(len(data), _matched(data), "timestamp_variation")
+    assert unit > len(data)  # the source's size and its replay's matching work
+    config = StudyConfig(transforms=NAMES, trials=2, budget_bytes=allowed * unit + unit // 2)
     result = evaluate_source(TraceTask(1, "t.jsonl", "t.jsonl", config), data, None)
     run = [c for c in result.cases if not c.reason.startswith("not applicable: the policy")]
     assert len(run) == allowed  # every case that builds a trace was charged first
-    assert result.charged == allowed * len(data) <= config.budget_bytes
+    assert result.charged == allowed * unit <= config.budget_bytes
     assert len(result.cases) + result.not_run == 2 * len(NAMES)
     assert result.not_run > 0
 
 
 def test_a_heavier_case_is_charged_its_weight() -> None:
     data = CLEAN.read_bytes()
+    matched = _matched(data)
+    heavy = case_cost(len(data), matched, "canonical_reencoding")
+    assert heavy - matched // MATCH_UNITS_PER_BYTE == 4 * len(data)
     config = StudyConfig(transforms=("canonical_reencoding", "timestamp_variation"), trials=2,
-                         budget_bytes=5 * len(data))
+                         budget_bytes=2 * heavy - 1)
     result = evaluate_source(TraceTask(1, "t.jsonl", "t.jsonl", config), data, None)
     assert [c.transform for c in result.cases] == ["canonical_reencoding"]
-    assert result.charged == 4 * len(data) and result.not_run == 3
+    assert result.charged == heavy and result.not_run == 3
 
 
 def test_the_default_budget_never_cuts_an_ordinary_study() -> None:
-    """Every transform with 8 trials of a small trace, 2 trials of a 1 MiB one, stay inside the
-    default; the largest trace the loader accepts gets two cases (docs/metamorphic.md)."""
+    """Every transform with 8 trials of a small trace, 2 trials of a realistic 1 MiB one (its
+    matching about 6% of its size), stay inside the default; the largest trace the loader
+    accepts gets two cases (docs/metamorphic.md)."""
     data = CLEAN.read_bytes()
     config = StudyConfig(transforms=NAMES, trials=8)
     result = evaluate_source(TraceTask(1, "t.jsonl", "t.jsonl", config), data, None)
-    assert result.not_run == 0 and result.charged == 8 * _applicable(data) * len(data)
-    every = sum(CASE_WEIGHT.get(name, 1) for name in NAMES)
+    assert result.not_run == 0 and result.charged == 8 * _applicable_cost(data)
+    every = sum(CASE_WEIGHT.get(name, 1) for name in NAMES) + 0.06 * len(NAMES)
     assert 2 * every * 1024 * 1024 <= DEFAULT_BUDGET.metamorphic_bytes
     assert DEFAULT_BUDGET.metamorphic_bytes // DEFAULT_LIMITS.total_bytes == 2
 
