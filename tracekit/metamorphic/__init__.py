@@ -1,4 +1,4 @@
-"""Metamorphic robustness sweeps (spec §14, docs/metamorphic.md).
+"""Metamorphic robustness sweeps (docs/metamorphic.md).
 
 A transform rewrites a verified trace's typed records (re-chaining them with the verifier's own
 hashing); the transformed trace is verified and replayed, and the case passes when the relation

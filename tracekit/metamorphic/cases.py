@@ -1,4 +1,4 @@
-"""The per-trace unit of work every executor runs: one source trace -> its cases (spec §14).
+"""The per-trace unit of work every executor runs: one source trace -> its cases (docs/metamorphic.md).
 
 :func:`run_trace` is the only function the executors call, in-process, in a local worker process
 or on a Dask worker, so a study's results cannot depend on where it ran. It reads one trace

@@ -1,6 +1,6 @@
 """A study's identity and its incremental aggregation (docs/metamorphic.md "Study id").
 
-**Study id** (spec §14): ``metamorphic-`` + the first 16 hex digits of
+**Study id** (docs/metamorphic.md): ``metamorphic-`` + the first 16 hex digits of
 ``sha256("|".join(paths + transforms + [str(trials)]))``, UTF-8 encoded, where
 
 * ``paths`` are the source trace paths in study order, each spelled by :func:`study_path`: the
