@@ -14,8 +14,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tracekit"
 # Only these may touch the filesystem; everything else takes bytes or records.
 IO_ALLOWED = {"loader.py", "sources.py", "docgen.py", "reading.py"}
 # The campaign store's I/O edge: it opens the database file and hashes campaign files
-# (docs/campaign-store.md); the rest of tracekit/store/ works on a connection.
-IO_ALLOWED_PATHS = {"store/db.py"}
+# (docs/campaign-store.md); the rest of tracekit/store/ works on a connection. The metamorphic
+# worker writes each transformed trace into the study's staging folder (metamorphic/staging.py).
+IO_ALLOWED_PATHS = {"store/db.py", "metamorphic/staging.py"}
 IO_NAMES = {"open", "unlink", "write_bytes", "write_text", "read_bytes", "read_text", "mkdir", "rmdir", "fdopen"}
 OS_NAMES = {"replace", "rename", "remove", "open", "unlink", "makedirs"}
 

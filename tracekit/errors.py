@@ -329,6 +329,8 @@ class Code(enum.StrEnum):
     REPLAY_FORMAT_NOT_REPLAYABLE = "replay.format_not_replayable"
     AUDIT_FORMAT_NO_INTEGRITY = "audit.format_no_integrity"
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
+    # -- metamorphic work budget (phase 3, meta) --
+    METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
 
 
 @dataclass(frozen=True, slots=True)
@@ -863,6 +865,12 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.CLI_BAD_VALUE: CodeInfo(_E, "{option} takes {expected}."),
     Code.BUNDLE_NOT_A_CAMPAIGN: CodeInfo(
         _E, "Only a campaign bundle (sealed from a folder) holds findings to prove."
+    ),
+    # -- metamorphic work budget (phase 3, meta) -------------------------------------------------
+    Code.METAMORPHIC_WORK_BUDGET_EXCEEDED: CodeInfo(
+        _W,
+        "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
+        "{cases} case(s) of {sources} source(s) were not run.",
     ),
 }
 

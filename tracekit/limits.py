@@ -90,6 +90,13 @@ class WorkBudget:
     source_total_bytes: int = 256 * 1024 * 1024
     """Bytes of source artifacts hashed per trace, in all (a trace may list 64 sources); a source
     that would pass it is reported, not hashed."""
+    metamorphic_bytes: int = 40 * 1024 * 1024
+    """Bytes of transformed traces a metamorphic study builds per source: each case is charged,
+    before it runs, the source's size times the transform's weight plus the source replay's
+    pattern-matching units / 128 (tracekit/metamorphic/cases.py ``case_cost``); at the bound the
+    source's remaining cases are not run (``metamorphic.work_budget_exceeded``; ``tracekit
+    metamorphic --work-budget`` sets it). Two cases of a 16 MiB trace, every transform twice on
+    a realistic 1 MiB one."""
 
 
 DEFAULT_BUDGET = WorkBudget()

@@ -158,17 +158,20 @@ def test_replay_and_audit_share_the_cross_field_rules() -> None:
         assert notices[replay_code].line == audit[audit_code].line
 
 
-def test_transformed_traces_are_held_compressed_and_read_back_exactly() -> None:
+def test_transformed_traces_are_written_by_the_worker_one_at_a_time(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--output-dir: the worker writes each case's trace into the staging folder and returns only
+    its name, so no transformed trace is held or crosses the executor (memory: one case)."""
+    import msgspec
+
     from tracekit.metamorphic.cases import StudyConfig, TraceTask, evaluate_source
 
     source = worst.evidence_bomb(commands=32, repeats=8, command_chars=2048)
-    config = StudyConfig(transforms=NAMES, keep_transformed=True)
+    config = StudyConfig(transforms=NAMES, transformed_dir=str(tmp_path))
     result = evaluate_source(TraceTask(1, "m.jsonl", "m.jsonl", config), source, None)
-    traces = list(result.transformed)
-    assert len(traces) == len(result.transformed) > 0
-    written = sum(len(data) for _, data in traces)
-    assert result.transformed.held_bytes * 4 < written  # bytes kept: a quarter at most
-    for name, data in traces:
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted(result.transformed) and len(names) > 0
+    assert len(msgspec.msgpack.encode(result)) < len(source)  # names and cases only, no trace bytes
+    for name in names:
         assert name.endswith(".jsonl")
         if "invalid_" not in name:
-            assert verify_bytes(data, VerifyOptions(check_sources=False)).intact, name
+            assert verify_bytes((tmp_path / name).read_bytes(), VerifyOptions(check_sources=False)).intact, name

@@ -48,18 +48,20 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.cli.spool import Spool
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
+from tracekit.limits import DEFAULT_BUDGET
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
     from collections import Counter
+    from types import ModuleType
 
-    from tracekit.cli.metamorphic_output import OutputDir
+    import msgspec
+
     from tracekit.executors import Executor
-    from tracekit.findings.sweep import SweepCase, SweepTally
     from tracekit.findings.transforms import EvidenceTransform
     from tracekit.metamorphic import StudyConfig, Tally
+    from tracekit.metamorphic.report import StudyReport
 
 
 def _selection(values: list[str] | None) -> tuple[str, ...]:
@@ -99,34 +101,55 @@ def _inputs(paths: list[str]) -> Inputs:
 
 
 def _sweep(
-    inputs: list[str], config: StudyConfig, executor: Executor, spool: Spool,
-    out: OutputDir | None, quiet: bool,
+    inputs: list[str], config: StudyConfig, executor: Executor, spools: _Spools, quiet: bool
 ) -> Tally:
-    """Stream every trace's result into the tally, the spools and the staging folder."""
+    """Stream every trace's result into the tally and the spools (the workers write the
+    transformed traces into the staging folder themselves: metamorphic/staging.py)."""
     from tracekit.cli.metamorphic_output import Progress
     from tracekit.metamorphic import Tally, run_study
 
     tally = Tally(config)
     progress = Progress(len(inputs), sys.stderr.isatty() and not quiet)
     cases = 0
+    results = run_study(inputs, config, executor)
     try:
-        for result in run_study(inputs, config, executor):
+        for result in results:
             tally.add(result)
             cases += len(result.cases)
-            spool.add(spool.cases, (case.to_dict() for case in result.cases))
+            spools.cases.add(result.cases)
             if result.skipped is not None:
-                spool.add(spool.skipped, [result.skipped.to_dict()])
-            if out is not None:
-                for name, data in result.transformed:
-                    out.add_transformed(name, data)
+                spools.skipped.add([result.skipped])
             progress.update(tally.sources, cases, tally.failed)
         progress.update(tally.sources, cases, tally.failed, final=True)
     finally:
+        # Stop the workers before the caller removes the staging folder they write into.
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
         progress.finish()
     return tally
 
 
-RELATIONS = {"preserving": "every assertion keeps its result", "invalid": "refused by the consistency rules"}
+class _Spools:
+    """The typed spools of one study: its cases and its skipped sources (or episodes)."""
+
+    def __init__(self, case: type[msgspec.Struct], skipped: type[msgspec.Struct]) -> None:
+        from tracekit.cli.metamorphic_output import StructSpool
+
+        self.cases: StructSpool[Any] = StructSpool(case)
+        self.skipped: StructSpool[Any] = StructSpool(skipped)
+
+    def emit(self, render: ModuleType, report: StudyReport, format: Format, output: Path | None, force: bool) -> None:
+        if format is Format.json:
+            emit(render.json_chunks(report.head, self.cases.read(), self.skipped.read()), output, force)
+        elif format is Format.markdown:
+            emit(render.render_markdown(report), output, force)
+        else:
+            emit(render.render_table(report), output, force)
+
+    def close(self) -> None:
+        self.cases.close()
+        self.skipped.close()
 
 
 def _evidence_selection(values: list[str] | None) -> tuple[str, ...]:
@@ -147,39 +170,6 @@ def _evidence_selection(values: list[str] | None) -> tuple[str, ...]:
     return tuple(names) if names else tuple(t.name for t in TRANSFORMS)
 
 
-def _evidence_head(tally: SweepTally, identity: str, scenario: str, strict: bool, trials: int, seed: int,
-                   files: int, file_skips: Counter[str], episodes_skipped: int) -> dict[str, Any]:
-    """The report document without ``cases`` and ``skipped_sources``: today's sweep shape."""
-    from tracekit import REPORT_VERSION
-    from tracekit.findings.transforms import BY_NAME
-
-    transforms = []
-    for name, count in tally.transforms.items():
-        t = BY_NAME[name]
-        relation = RELATIONS.get(t.klass, f"{t.fails} fails")
-        transforms.append({"name": name, "class": t.klass, "relation": relation, "what": t.what,
-                           "passed": count.passed, "total": count.total, "not_applicable": count.not_applicable})
-    skipped = sum(file_skips.values())
-    return {
-        "report_version": REPORT_VERSION,
-        "study_id": identity,
-        "scenario": scenario,
-        "mode": "strict" if strict else "compatible",
-        "trials": trials,
-        "seed": seed,
-        "transforms": transforms,
-        "summary": {k: {"passed": c.passed, "total": c.total, "not_applicable": c.not_applicable}
-                    for k, c in tally.summary.items()},
-        "sources": {
-            "total": files,
-            "swept": files - skipped,
-            "skipped": skipped,
-            "skipped_by_cause": [{"code": code, "cause": code, "count": n} for code, n in sorted(file_skips.items())],
-        },
-        "episodes": {"swept": tally.episodes, "skipped": episodes_skipped},
-    }
-
-
 def _evidence_study(
     paths: list[str], scenario_path: Path, strict: bool, selection: tuple[str, ...], trials: int, seed: int,
     run: ExecutorOptions, format: Format, output: Path | None, force: bool, allow_failures: bool, quiet: bool,
@@ -187,12 +177,17 @@ def _evidence_study(
     """``metamorphic --scenario``: sweeps over evidence (module docstring)."""
     from collections import Counter
 
-    import msgspec
-
     from tracekit.cli import check_io, findings_io
-    from tracekit.findings.sweep import SweepTally
+    from tracekit.findings.sweep import (
+        SkippedEpisode,
+        SweepCase,
+        SweepShape,
+        SweepTally,
+        evidence_head,
+    )
     from tracekit.harness.scenario import parse_scenario
-    from tracekit.metamorphic import StudyReport, study_id, study_path
+    from tracekit.metamorphic import study_id, study_path
+    from tracekit.metamorphic.report import FailedCase, StudyReport
     from tracekit.report import metamorphic_render as render
     from tracekit.report.findings_render import shown
 
@@ -218,38 +213,33 @@ def _evidence_study(
     tally = SweepTally.new([t for t in _transforms(selection)])
     file_skips: Counter[str] = Counter()
     episodes_skipped = 0
-    spool = Spool()
+    spools = _Spools(SweepCase, SkippedEpisode)
     try:
         try:
             executor = run.make(len(jobs))
             for part in executor.map_ordered(findings_io.sweep_job, jobs):
                 if part.code is not None:
                     file_skips[part.code] += 1
-                    spool.add(spool.skipped, [{"trace": part.name, "episode": None, "code": part.code}])
+                    spools.skipped.add([SkippedEpisode(part.name, None, part.code)])
                     continue
                 tally.episodes += part.episodes
                 episodes_skipped += part.skipped_total
                 for case in part.cases:
                     tally.add(case)
-                spool.add(spool.cases, ({**_case_dict(c)} for c in part.cases))
-                spool.add(spool.skipped, (msgspec.to_builtins(s) for s in part.skipped))
+                spools.cases.add(part.cases)
+                spools.skipped.add(part.skipped)
         except TracekitError as error:
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None
-        head = _evidence_head(tally, identity, scenario.id, strict, trials, seed, len(jobs), file_skips, episodes_skipped)
+        shape = SweepShape(identity, scenario.id, strict, trials, seed, len(jobs),
+                           tuple(sorted(file_skips.items())), episodes_skipped)
         failures = tuple(
-            {**_case_dict(c), "trace": f"{c.trace} {shown(c.episode)}"} for c in tally.failures
+            FailedCase(f"{c.trace} {shown(c.episode)}", c.transform, c.trial, c.reason) for c in tally.failures
         )
-        skipped_sample = tuple(msgspec.to_builtins(s) for s in tally.skipped)
-        report = StudyReport(head, failures, tally.failed, skipped_sample, episodes_skipped)
-        if format is Format.json:
-            emit(render.json_chunks(head, spool.read(spool.cases), spool.read(spool.skipped)), output, force)
-        elif format is Format.markdown:
-            emit(render.render_markdown(report), output, force)
-        else:
-            emit(render.render_table(report), output, force)
+        report = StudyReport(evidence_head(tally, shape), failures, tally.failed)
+        spools.emit(render, report, format, output, force)
     finally:
-        spool.close()
+        spools.close()
     deep = walked.note()
     if tally.failed:
         total = sum(c.total for c in tally.summary.values())
@@ -266,12 +256,6 @@ def _transforms(names: tuple[str, ...]) -> list[EvidenceTransform]:
     from tracekit.findings.transforms import BY_NAME
 
     return [BY_NAME[name] for name in names]
-
-
-def _case_dict(case: SweepCase) -> dict[str, Any]:
-    """A case in today's case shape, with the episode it was applied to."""
-    return {"trace": case.trace, "episode": case.episode, "transform": case.transform, "class": case.klass,
-            "trial": case.trial, "passed": case.passed, "reason": case.reason}
 
 
 def metamorphic(
@@ -306,11 +290,15 @@ def metamorphic(
     compatible: bool = typer.Option(
         False, "--compatible", help="With --scenario: upstream's semantics instead of strict."
     ),
+    work_budget: int = typer.Option(
+        None, "--work-budget", metavar="BYTES", min=1, max=2**62,
+        help="Bytes of transformed traces built per source before its remaining cases are not run.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or summary on stderr."),
 ) -> None:
     """Rewrite traces with metamorphic transforms and check that verdicts move only as declared."""
     from tracekit.cli.metamorphic_output import OutputDir, check_output_dir
-    from tracekit.metamorphic import StudyConfig, StudyReport, study_id, study_path
+    from tracekit.metamorphic import CaseResult, SkippedSource, StudyConfig, study_id, study_path
     from tracekit.report import metamorphic_render as render
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
@@ -318,7 +306,7 @@ def metamorphic(
         fail(Code.CLI_OPTION_NEEDS, option="--compatible", other="--scenario")
     if scenario is not None:
         for flag, given in (("--output-dir", output_dir is not None), ("--strict-sources", strict_sources),
-                            ("--require-replayable", require_replayable)):
+                            ("--require-replayable", require_replayable), ("--work-budget", work_budget is not None)):
             if given:
                 fail(Code.CLI_OPTION_CONFLICT, option=flag, other="--scenario")
         code = _evidence_study(
@@ -333,38 +321,38 @@ def metamorphic(
         check_target(output, force)
     if output_dir is not None:
         check_output_dir(output_dir, force)
+    identity = study_id([study_path(p) for p in inputs], selection, trials, seed)
+    spools = _Spools(CaseResult, SkippedSource)
+    out: OutputDir | None = OutputDir(output_dir, force) if output_dir is not None else None
     config = StudyConfig(
         transforms=selection, trials=trials, seed=seed, strict_sources=strict_sources,
-        require_replayable=require_replayable, keep_transformed=output_dir is not None,
+        require_replayable=require_replayable,
+        budget_bytes=work_budget if work_budget is not None else DEFAULT_BUDGET.metamorphic_bytes,
+        transformed_dir=str(out.staging) if out is not None else None,
     )
-    identity = study_id([study_path(p) for p in inputs], selection, trials, seed)
-    spool = Spool()
-    out: OutputDir | None = OutputDir(output_dir, force) if output_dir is not None else None
     try:
         try:
             chosen = run.make(len(inputs))
-            tally = _sweep(inputs, config, chosen, spool, out, quiet)
+            tally = _sweep(inputs, config, chosen, spools, quiet)
         except TracekitError as error:
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None
-        report = StudyReport.of(tally, identity)
-        if format is Format.json:
-            emit(render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped)), output, force)
-        elif format is Format.markdown:
-            emit(render.render_markdown(report), output, force)
-        else:
-            emit(render.render_table(report), output, force)
+        report = tally.report(identity)
+        spools.emit(render, report, format, output, force)
         if out is not None:
-            chunks = render.json_chunks(report.head, spool.read(spool.cases), spool.read(spool.skipped))
+            chunks = render.json_chunks(report.head, spools.cases.read(), spools.skipped.read())
             out.finish(render.render_markdown(report), chunks)
             out = None
     finally:
-        spool.close()
+        spools.close()
         if out is not None:
             out.abandon()
     deep = walked.note()
     if tally.failed:
         diag(finding(Code.METAMORPHIC_RELATIONS_FAILED, failed=tally.failed, total=tally.total))
+    if tally.budget_sources:
+        diag(finding(Code.METAMORPHIC_WORK_BUDGET_EXCEEDED, limit=config.budget_bytes, cases=tally.budget_cases,
+                     sources=tally.budget_sources))
     if not quiet:
         print(render.summary_line(report), file=sys.stderr)
     if not require_replayable and tally.skipped_total and tally.skipped_total == tally.sources:
@@ -376,6 +364,8 @@ def metamorphic(
         raise typer.Exit(worst(EXIT_ERROR if invalid else EXIT_FAIL, deep))
     failing = tally.failed > 0 or (require_replayable and tally.skipped_total > 0)
     verdict = EXIT_FAIL if failing and not allow_robustness_failures else EXIT_OK
+    if tally.budget_sources:  # a study the work budget cut is never "passed" (docs/cli.md)
+        verdict = EXIT_FAIL
     raise typer.Exit(worst(verdict, deep))
 
 

@@ -1,10 +1,11 @@
 """The file side of ``tracekit metamorphic``: spooling, the progress line and the output folder.
 
-Cases are spooled to anonymous temporary files as they stream in, so the report can list every
-case without holding them in memory. Transformed traces are written into a private temporary
-folder inside ``--output-dir`` and moved into place as ``transformed/`` only after the verdict,
-together with metamorphic.md and then metamorphic.json, each written atomically; nothing is
-written through a symlink or over an existing output without ``--force``.
+Cases are spooled, as typed Structs, to anonymous temporary files as they stream in, so the
+report can list every case without holding them in memory. Transformed traces are written by
+the workers themselves (tracekit/metamorphic/staging.py) into a private temporary folder inside
+``--output-dir``, which is moved into place as ``transformed/`` only after the verdict, together
+with metamorphic.md and then metamorphic.json, each written atomically; nothing is written
+through a symlink or over an existing output without ``--force``.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO, Generic, TypeVar
+
+import msgspec
 
 from tracekit.cli.common import fail
 from tracekit.cli.sink import check_folder, make_folder, write_files
-from tracekit.cli.spool import Spool
 from tracekit.errors import Code
 
-__all__ = ["OUTPUT_NAMES", "OutputDir", "Progress", "Spool", "check_output_dir"]
+__all__ = ["OUTPUT_NAMES", "OutputDir", "Progress", "StructSpool", "check_output_dir"]
+
+S = TypeVar("S", bound=msgspec.Struct)
 
 OUTPUT_NAMES = ("metamorphic.json", "metamorphic.md", "transformed")
 PROGRESS_INTERVAL = 0.1
@@ -58,6 +63,30 @@ class Progress:
             sys.stderr.flush()
 
 
+class StructSpool(Generic[S]):
+    """An append-only spool of one Struct type (one JSON line each), read back in order and
+    decoded to the same type, so cases stay typed from the worker to the renderer."""
+
+    def __init__(self, kind: type[S]) -> None:
+        # Closed by close(); a spool lives as long as the study, not one block.
+        self.handle: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self.encoder = msgspec.json.Encoder()
+        self.decoder = msgspec.json.Decoder(kind)
+
+    def add(self, items: Iterable[S]) -> None:
+        for item in items:
+            self.handle.write(self.encoder.encode(item) + b"\n")
+
+    def read(self) -> Iterator[S]:
+        self.handle.flush()
+        self.handle.seek(0)
+        for line in self.handle:
+            yield self.decoder.decode(line)
+
+    def close(self) -> None:
+        self.handle.close()
+
+
 def check_output_dir(folder: Path, force: bool) -> None:
     """Refuse before any work: a symlinked or non-folder output, or existing outputs without
     --force."""
@@ -84,12 +113,8 @@ class OutputDir:
         self.folder = folder
         self.force = force
         self.created = make_folder(folder)
-        self.staging = Path(tempfile.mkdtemp(prefix=".tracekit-transformed-", dir=folder))
-
-    def add_transformed(self, name: str, data: bytes) -> None:
-        """Stage one transformed trace (a name built by tracekit, never taken from a trace)."""
-        with open(self.staging / name, "xb") as handle:
-            handle.write(data)
+        self.staging = Path(tempfile.mkdtemp(prefix=".tracekit-transformed-", dir=folder)).absolute()
+        """Where the workers write the transformed traces (StudyConfig.transformed_dir)."""
 
     def finish(self, markdown: str, json_chunks: Iterable[str]) -> None:
         """Move the transformed traces into place, then write metamorphic.md and .json."""

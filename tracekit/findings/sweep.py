@@ -17,14 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from tracekit.evidence import Episode
 from tracekit.findings.consistency import check_episode
 from tracekit.findings.judge import EpisodeVerdict, judge_episode
-from tracekit.findings.transforms import TRANSFORMS, EvidenceTransform
+from tracekit.findings.transforms import BY_NAME, TRANSFORMS, EvidenceTransform, Klass
 from tracekit.harness.model import FAIL, NOT_RUN
 from tracekit.harness.scenario import Scenario
+from tracekit.metamorphic.report import StudyHead
 
 SAMPLE_LIMIT = 1000
 
@@ -35,7 +36,7 @@ class SweepCase(Struct, frozen=True):
     trace: str
     episode: str
     transform: str
-    klass: str
+    klass: Klass = field(name="class")
     trial: int
     passed: bool | None
     reason: str
@@ -111,10 +112,11 @@ class ClassCount(Struct):
 
 
 class SkippedEpisode(Struct, frozen=True):
-    """A source episode that was not swept, and the code that says why."""
+    """A source episode that was not swept, and the code that says why (``episode`` is None
+    when the whole file was skipped: no format reads it, or it did not load)."""
 
     trace: str
-    episode: str
+    episode: str | None
     code: str
 
 
@@ -172,3 +174,57 @@ def sweep_file(
             tally.add(case)
             cases.append(case)
     return cases
+
+
+RELATIONS = {"preserving": "every assertion keeps its result", "invalid": "refused by the consistency rules"}
+"""The relation of a preserving or invalid transform; a changing one's is ``<assertion> fails``."""
+
+
+class SweepShape(Struct, frozen=True):
+    """What an evidence sweep ran over, for its report head."""
+
+    study_id: str
+    scenario: str
+    strict: bool
+    trials: int
+    seed: int
+    files: int
+    file_skips: tuple[tuple[str, int], ...]
+    """(code, files) for the files no episode of which was swept, sorted by code."""
+    episodes_skipped: int
+
+
+def evidence_head(tally: SweepTally, shape: SweepShape) -> StudyHead:
+    """The typed report head of an evidence sweep (docs/findings.md, "Metamorphic sweeps")."""
+    from tracekit import REPORT_VERSION
+    from tracekit.metamorphic.base import Klass as Class
+    from tracekit.metamorphic.report import (
+        Count,
+        Episodes,
+        SkipCause,
+        Sources,
+        Summary,
+        TransformCount,
+    )
+
+    transforms = []
+    for name, count in tally.transforms.items():
+        t = BY_NAME[name]
+        relation = RELATIONS.get(t.klass, f"{t.fails} fails")
+        transforms.append(TransformCount(name, Class(t.klass), relation, count.passed, count.total,
+                                         count.not_applicable, what=t.what))
+    counts = {k: Count(c.passed, c.total, c.not_applicable) for k, c in tally.summary.items()}
+    skipped = sum(n for _, n in shape.file_skips)
+    return StudyHead(
+        report_version=REPORT_VERSION,
+        study_id=shape.study_id,
+        trials=shape.trials,
+        seed=shape.seed,
+        transforms=tuple(transforms),
+        summary=Summary(counts["preserving"], counts["changing"], counts["invalid"]),
+        sources=Sources(shape.files, shape.files - skipped, skipped,
+                        tuple(SkipCause(code, code, n) for code, n in shape.file_skips)),
+        scenario=shape.scenario,
+        mode="strict" if shape.strict else "compatible",
+        episodes=Episodes(tally.episodes, shape.episodes_skipped),
+    )

@@ -1,4 +1,4 @@
-"""Metamorphic robustness sweeps (spec §14, docs/metamorphic.md).
+"""Metamorphic robustness sweeps (docs/metamorphic.md).
 
 A transform rewrites a verified trace's typed records (re-chaining them with the verifier's own
 hashing); the transformed trace is verified and replayed, and the case passes when the relation
@@ -18,8 +18,9 @@ from tracekit.metamorphic.cases import (
     run_trace,
 )
 from tracekit.metamorphic.registry import BY_NAME, NAMES, REGISTRY, select
+from tracekit.metamorphic.report import StudyReport
 from tracekit.metamorphic.runner import run_study
-from tracekit.metamorphic.study import StudyReport, Tally, study_id, study_path
+from tracekit.metamorphic.study import Tally, study_id, study_path
 
 __all__ = [
     "BY_NAME",

@@ -1,11 +1,12 @@
 """The transform protocol: what a metamorphic transform is, what it promises, and how it says
-"this trace gives me nothing to work on" (docs/metamorphic.md, spec §14).
+"this trace gives me nothing to work on" (docs/metamorphic.md).
 
 A transform rewrites a *typed* trace (a :class:`~tracekit.writer.DraftTrace` parsed from a
 verified trace), never the text of its lines, and is deterministic given (trace, trial, seed).
 It returns either a draft, which the runner re-chains with the verifier's own hashing
-(``tracekit.writer.write_trace``), or finished bytes when the bytes themselves are the point
-(an unrepaired invalid trace, a non-canonical re-encoding).
+(``metamorphic.rechain.write_draft``, the same bytes as ``tracekit.writer.write_trace``), or
+finished bytes when the bytes themselves are the point (an unrepaired invalid trace, a
+non-canonical re-encoding).
 
 Every transform declares its class and the :class:`Relation` it expects between the source's
 recomputed verdict and the transformed trace's:
@@ -28,7 +29,7 @@ from tracekit.writer import DraftTrace
 
 
 class Klass(enum.StrEnum):
-    """A transform's class (spec §14): what it is allowed to do to the verdict."""
+    """A transform's class (docs/metamorphic.md): what it is allowed to do to the verdict."""
 
     PRESERVING = "preserving"
     CHANGING = "changing"
@@ -119,7 +120,7 @@ class Transform(Protocol):
 
     @property
     def upstream(self) -> bool:
-        """True for the ten transforms upstream defines (spec §14)."""
+        """True for the ten transforms upstream defines (docs/metamorphic.md)."""
         ...
 
     def apply(self, draft: DraftTrace, trial: int, seed: int) -> DraftTrace | bytes:

@@ -1,4 +1,4 @@
-"""The per-trace unit of work every executor runs: one source trace -> its cases (spec §14).
+"""The per-trace unit of work every executor runs: one source trace -> its cases (docs/metamorphic.md).
 
 :func:`run_trace` is the only function the executors call, in-process, in a local worker process
 or on a Dask worker, so a study's results cannot depend on where it ran. It reads one trace
@@ -13,24 +13,41 @@ case of class ``invalid`` (transform ``source``, trial 0).
 
 from __future__ import annotations
 
+import gc
 import io
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from msgspec import UNSET
+from msgspec import UNSET, Struct, field
 
 from tracekit.errors import Code, TracekitError
-from tracekit.limits import DEFAULT_LIMITS
+from tracekit.limits import DEFAULT_BUDGET, DEFAULT_LIMITS, BudgetExceeded, Meter
 from tracekit.loader import open_trace
-from tracekit.metamorphic.base import NotApplicable, RelationKind, Transform
+from tracekit.metamorphic.base import Klass, NotApplicable, RelationKind, Transform
+from tracekit.metamorphic.rechain import write_draft
 from tracekit.metamorphic.registry import BY_NAME
 from tracekit.metamorphic.relations import Outcome, first_error, judge, not_applicable
+from tracekit.metamorphic.staging import write_transformed
 from tracekit.replay import replay
-from tracekit.verify import VerifyOptions, verify_bytes, verify_stream
-from tracekit.writer import freeze, read_draft, thaw, write_trace
+from tracekit.replay.checks.base import Work
+from tracekit.replay.engine import evaluate_bounded
+from tracekit.replay.evidence import reconstruct
+from tracekit.schema.agentguard import PolicySnapshot
+from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes, verify_stream
+from tracekit.writer import freeze, read_draft, thaw
+
+CASE_WEIGHT: dict[str, int] = {"canonical_reencoding": 4}
+"""How many cases' work one case of a transform is (1 when not listed): the work budget charges
+a case the source's size times this. canonical_reencoding writes the trace, parses every line
+back and re-encodes it, and its non-canonical bytes take verify's exact path: about four cases'
+time on the 16 MiB benchmark trace (docs/threat-model.md, "Work budget")."""
+
+MATCH_UNITS_PER_BYTE = 128
+"""Replay's pattern-matching units (``WorkBudget.match_work``) charged as one byte: a unit is
+0.3 to 1 ns, a byte of a case about 90 ns on the 16 MiB benchmark trace, so this errs on the
+side of charging a replay-heavy case more."""
 
 SOURCE_TRANSFORM = "source"
 """The transform name of the failed case a skipped source yields with ``require_replayable``."""
@@ -45,8 +62,14 @@ class StudyConfig:
     seed: int = 0
     strict_sources: bool = False
     require_replayable: bool = False
-    keep_transformed: bool = False
-    """Return each transformed trace's bytes (for ``--output-dir``)."""
+    budget_bytes: int = DEFAULT_BUDGET.metamorphic_bytes
+    """Work budget per source: bytes of transformed traces built (docs/threat-model.md, "Work
+    budget"); ``--work-budget`` raises it."""
+    transformed_dir: str | None = None
+    """Where a worker writes each transformed trace (``--output-dir``'s private staging folder,
+    an absolute path); None keeps nothing. A worker writes its cases' traces one at a time and
+    returns only their names, so no transformed trace crosses the executor or waits in memory
+    (docs/threat-model.md, "Work budget")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,30 +85,18 @@ class TraceTask:
     config: StudyConfig
 
 
-@dataclass(frozen=True, slots=True)
-class CaseResult:
+class CaseResult(Struct, frozen=True):
     """One (trace, transform, trial) case. ``passed`` is None when the case is not applicable."""
 
     trace: str
     transform: str
-    klass: str
+    klass: Klass = field(name="class")
     trial: int
     passed: bool | None
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "trace": self.trace,
-            "transform": self.transform,
-            "class": self.klass,
-            "trial": self.trial,
-            "passed": self.passed,
-            "reason": self.reason,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class SkippedSource:
+class SkippedSource(Struct, frozen=True):
     """A source trace no transform was applied to, and why (fixed codes only)."""
 
     trace: str
@@ -93,55 +104,20 @@ class SkippedSource:
     cause: str
     """The first verify error or replayability reason code."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"trace": self.trace, "code": self.code, "cause": self.cause}
 
-
-class Transformed:
-    """The transformed traces of one source, (file name, bytes) in case order, held compressed
-    until the caller writes them: a 16 MiB source swept by 15 transforms would otherwise hold
-    240 MiB (docs/threat-model.md, "Work budget"). Iterating yields one decompressed trace at a
-    time."""
-
-    __slots__ = ("_packed",)
-
-    def __init__(self, packed: Sequence[tuple[str, bytes]] = ()) -> None:
-        self._packed = tuple(packed)
-
-    @staticmethod
-    def pack(data: bytes) -> bytes:
-        """The held form of one transformed trace (zlib level 1: a quarter of the size)."""
-        return zlib.compress(data, 1)
-
-    def __iter__(self) -> Iterator[tuple[str, bytes]]:
-        for name, packed in self._packed:
-            yield name, zlib.decompress(packed)
-
-    def __len__(self) -> int:
-        return len(self._packed)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Transformed) and self._packed == other._packed
-
-    def __hash__(self) -> int:
-        return hash(self._packed)
-
-    @property
-    def held_bytes(self) -> int:
-        """Bytes held for every transformed trace together."""
-        return sum(len(packed) for _, packed in self._packed)
-
-
-@dataclass(frozen=True, slots=True)
-class TraceResult:
-    """Everything one source trace contributed to the study."""
+class TraceResult(Struct, frozen=True):
+    """Everything one source trace contributed to the study (crosses the executor as is)."""
 
     index: int
     trace: str
     skipped: SkippedSource | None
     cases: tuple[CaseResult, ...]
-    transformed: Transformed = Transformed()
-    """(file name, bytes) per case that produced a trace, when the config keeps them."""
+    transformed: tuple[str, ...] = ()
+    """The file names written into ``StudyConfig.transformed_dir``, in case order."""
+    charged: int = 0
+    """Bytes charged against the source's work budget (``StudyConfig.budget_bytes``)."""
+    not_run: int = 0
+    """Cases not run because the work budget was reached (0: the source was swept in full)."""
 
 
 def run_trace(task: TraceTask) -> TraceResult:
@@ -168,24 +144,83 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
         cause = replayed.reasons[0].code.value if replayed.reasons else code.value
         return _skip(task, code, cause)
     outcome = Outcome.of(replayed.recomputed)
+    matched = match_units(report, snapshot)
     trace_id = report.header.trace_id
     enabled = tuple(snapshot.enabled_checks)
     # Held memory (docs/threat-model.md, "Work budget"): the source's typed events are not
     # needed once its outcome is known; only a frozen draft stays for the whole sweep, and each
     # case edits a fresh copy of its own (writer.thaw) instead of a copy of a held draft.
     del report, replayed, snapshot
-    source = _Source(outcome, trace_id, enabled, freeze(read_draft(data)))
+    with paused_gc():
+        source = _Source(outcome, trace_id, enabled, freeze(read_draft(data)))
     cases: list[CaseResult] = []
-    kept: list[tuple[str, bytes]] = []
-    for name in config.transforms:
-        for trial in range(1, config.trials + 1):
-            case, produced = _case(task, source, BY_NAME[name], trial)
-            cases.append(case)
-            if produced is not None and config.keep_transformed:
-                file_name = transformed_name(task.index, source.trace_id, name, trial)
-                kept.append((file_name, Transformed.pack(produced)))
-            del produced
-    return TraceResult(task.index, task.path, None, tuple(cases), Transformed(kept))
+    kept: list[str] = []
+    meter = Meter(config.budget_bytes)
+    planned = [(name, trial) for name in config.transforms for trial in range(1, config.trials + 1)]
+    for position, (name, trial) in enumerate(planned):
+        transform = BY_NAME[name]
+        if not_applicable(transform.relation, source.enabled) is None:
+            # Charged before the case is built (docs/threat-model.md, "Work budget"): a
+            # transformed trace is about the source's size; at the bound the rest is not run.
+            cost = case_cost(len(data), matched, name)
+            try:
+                meter.charge(cost)
+            except BudgetExceeded:
+                meter.refund(cost)
+                not_run = len(planned) - position
+                return TraceResult(task.index, task.path, None, tuple(cases), tuple(kept), meter.used, not_run)
+        with paused_gc():
+            case, produced = _case(task, source, transform, trial)
+        cases.append(case)
+        if produced is not None and config.transformed_dir is not None:
+            file_name = transformed_name(task.index, source.trace_id, name, trial)
+            write_transformed(config.transformed_dir, file_name, produced)
+            kept.append(file_name)
+        del produced
+    return TraceResult(task.index, task.path, None, tuple(cases), tuple(kept), meter.used)
+
+
+def case_cost(size: int, matched: int, transform: str) -> int:
+    """What one case is charged against the work budget, before it runs (docs/metamorphic.md,
+    "Work budget"): the source's size times the transform's weight, plus the source replay's
+    pattern-matching work (a transformed trace replays about as much) in bytes."""
+    return size * CASE_WEIGHT.get(transform, 1) + matched // MATCH_UNITS_PER_BYTE
+
+
+def match_units(report: VerifyReport, snapshot: PolicySnapshot) -> int:
+    """The pattern-matching units one replay of a (replayable) source spends: its policy checks
+    evaluated once more on its evidence with a meter of our own (replay/checks/base.py, Work).
+    A trace whose policy makes replay slow, up to replay's own bound, is charged for it per case
+    even when it is small."""
+    header = report.header
+    if header is None:
+        return 0
+    rebuilt = reconstruct(report.events, header.schema_version)
+    if rebuilt.evidence is None:
+        return 0
+    work = Work.of(DEFAULT_BUDGET)
+    with suppress(BudgetExceeded):  # not reached: the source replayed within the same budget
+        evaluate_bounded(rebuilt.evidence, snapshot, work)
+    return work.meter.used
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic collector for one step of a sweep (as verify.py does for a kept walk).
+
+    A step builds and drops large acyclic structures (a draft, its bytes, typed events); the
+    collector would rescan them every few hundred allocations and find nothing: about a fifth of
+    a case's time on the 16 MiB benchmark trace (docs/threat-model.md, "Work budget"). Objects
+    are still freed by reference counting; the collector runs again between steps.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def transformed_name(index: int, trace_id: str, transform: str, trial: int) -> str:
@@ -205,7 +240,7 @@ def _case(
     task: TraceTask, source: _Source, transform: Transform, trial: int
 ) -> tuple[CaseResult, bytes | None]:
     def result(passed: bool | None, reason: str) -> CaseResult:
-        return CaseResult(task.path, transform.name, transform.klass.value, trial, passed, reason)
+        return CaseResult(task.path, transform.name, transform.klass, trial, passed, reason)
 
     relation = transform.relation
     blocked = not_applicable(relation, source.enabled)
@@ -215,11 +250,12 @@ def _case(
         produced = transform.apply(thaw(source.frozen), trial, task.config.seed)
     except NotApplicable as error:
         return result(None, f"not applicable: {error.reason}"), None
-    data = produced if isinstance(produced, bytes) else write_trace(produced)
+    data = produced if isinstance(produced, bytes) else write_draft(produced)
     del produced  # the transformed draft is as large as the source's; only its bytes are judged
-    report = verify_bytes(data, VerifyOptions(keep_events=True, check_sources=False))
+    rejects = relation.kind is RelationKind.VERIFY_REJECTS  # judged on verify alone: no events kept
+    report = verify_bytes(data, VerifyOptions(keep_events=not rejects, check_sources=False))
     replayed = None
-    if report.intact and relation.kind is not RelationKind.VERIFY_REJECTS:
+    if report.intact and not rejects:
         replayed = replay(report)
     verdict = judge(relation, source.outcome, source.trace_id, report, replayed)
     return result(verdict.passed, verdict.reason), data
@@ -230,5 +266,5 @@ def _skip(task: TraceTask, code: Code, cause: str) -> TraceResult:
     cases: tuple[CaseResult, ...] = ()
     if task.config.require_replayable:
         reason = f"source not swept: {code.value} ({cause})"
-        cases = (CaseResult(task.path, SOURCE_TRANSFORM, "invalid", 0, False, reason),)
+        cases = (CaseResult(task.path, SOURCE_TRANSFORM, Klass.INVALID, 0, False, reason),)
     return TraceResult(task.index, task.path, skipped, cases)

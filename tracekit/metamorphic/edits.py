@@ -1,9 +1,10 @@
 """Typed edits on a :class:`~tracekit.writer.DraftTrace` that the transforms share.
 
-Every helper works on parsed values and keeps the structural rules verify enforces (spec §7):
-events are inserted where their rank allows, a new file change is mirrored in the completion
-summary so the replay reconstruction stays consistent (spec §12), and no path is added twice.
-Nothing here hashes: the runner re-chains the finished draft with ``tracekit.writer``.
+Every helper works on parsed values and keeps the structural rules verify enforces
+(docs/trace-format.md step 6): events are inserted where their rank allows, a new file change is
+mirrored in the completion summary so the replay reconstruction stays consistent
+(docs/replay.md), and no path is added twice.
+Nothing here hashes: the runner re-chains the finished draft (metamorphic/rechain.py).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def changed_paths(draft: DraftTrace) -> set[str]:
 
 def insert_by_rank(draft: DraftTrace, event: DraftEvent) -> int:
     """Insert ``event`` after the last event whose rank does not exceed its own; return its
-    index. Ranks are verify's (spec §7 rule 14), so the result keeps a valid order."""
+    index. Ranks are verify's (docs/trace-format.md step 6), so the result keeps a valid order."""
     rank = EVENT_RANK[event.event_type]
     index = 0
     for position, existing in enumerate(draft.events):

@@ -1,4 +1,4 @@
-"""Judge one metamorphic case: does the declared relation hold? Pure (spec §14).
+"""Judge one metamorphic case: does the declared relation hold? Pure (docs/metamorphic.md).
 
 The comparison is between *recomputed* verdicts, as upstream's: the source trace's verdict as
 replay recomputes it, and the transformed trace's. Recorded check results never enter it.

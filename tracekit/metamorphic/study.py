@@ -1,6 +1,6 @@
 """A study's identity and its incremental aggregation (docs/metamorphic.md "Study id").
 
-**Study id** (spec §14): ``metamorphic-`` + the first 16 hex digits of
+**Study id** (docs/metamorphic.md): ``metamorphic-`` + the first 16 hex digits of
 ``sha256("|".join(paths + transforms + [str(trials)]))``, UTF-8 encoded, where
 
 * ``paths`` are the source trace paths in study order, each spelled by :func:`study_path`: the
@@ -22,12 +22,31 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any
+
+from msgspec import UNSET, UnsetType
 
 from tracekit import REPORT_VERSION
 from tracekit.metamorphic.base import Klass
-from tracekit.metamorphic.cases import SOURCE_TRANSFORM, CaseResult, StudyConfig, TraceResult
+from tracekit.metamorphic.cases import (
+    SOURCE_TRANSFORM,
+    CaseResult,
+    SkippedSource,
+    StudyConfig,
+    TraceResult,
+)
 from tracekit.metamorphic.registry import BY_NAME
+from tracekit.metamorphic.report import (
+    CLASSES,
+    BudgetStop,
+    Count,
+    FailedCase,
+    SkipCause,
+    Sources,
+    StudyHead,
+    StudyReport,
+    Summary,
+    TransformCount,
+)
 
 SAMPLE_LIMIT = 1000
 """How many failed cases and skipped sources a report lists in full (JSON lists them all)."""
@@ -60,12 +79,8 @@ class _Count:
         else:
             self.failed += 1
 
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "passed": self.passed,
-            "total": self.passed + self.failed,
-            "not_applicable": self.not_applicable,
-        }
+    def frozen(self) -> Count:
+        return Count(self.passed, self.passed + self.failed, self.not_applicable)
 
 
 @dataclass(slots=True)
@@ -74,11 +89,15 @@ class Tally:
 
     config: StudyConfig
     sources: int = 0
-    by_class: dict[str, _Count] = field(default_factory=lambda: {k.value: _Count() for k in Klass})
+    by_class: dict[Klass, _Count] = field(default_factory=lambda: {k: _Count() for k in Klass})
     by_transform: dict[str, _Count] = field(default_factory=dict)
     skipped: Counter[tuple[str, str]] = field(default_factory=Counter)
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    skipped_sample: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[CaseResult] = field(default_factory=list)
+    skipped_sample: list[SkippedSource] = field(default_factory=list)
+    budget_sources: int = 0
+    """Sources whose remaining cases the work budget stopped (cases.py, ``BudgetStop``)."""
+    budget_cases: int = 0
+    """Cases not run because of the work budget."""
 
     def __post_init__(self) -> None:
         self.by_transform = {name: _Count() for name in self.config.transforms}
@@ -89,12 +108,15 @@ class Tally:
         if result.skipped is not None:
             self.skipped[(result.skipped.code, result.skipped.cause)] += 1
             if len(self.skipped_sample) < SAMPLE_LIMIT:
-                self.skipped_sample.append(result.skipped.to_dict())
+                self.skipped_sample.append(result.skipped)
+        if result.not_run:
+            self.budget_sources += 1
+            self.budget_cases += result.not_run
         for case in result.cases:
             self.by_class[case.klass].add(case)
             self.by_transform.setdefault(case.transform, _Count()).add(case)
             if case.passed is False and len(self.failures) < SAMPLE_LIMIT:
-                self.failures.append(case.to_dict())
+                self.failures.append(case)
 
     @property
     def failed(self) -> int:
@@ -109,53 +131,40 @@ class Tally:
     def skipped_total(self) -> int:
         return sum(self.skipped.values())
 
-    def head(self, identity: str) -> dict[str, Any]:
+    def head(self, identity: str) -> StudyHead:
         """The report document without its ``cases`` and ``skipped_sources`` lists."""
         transforms = []
         for name, count in self.by_transform.items():
+            counted = count.frozen()
             if name == SOURCE_TRANSFORM:
-                entry = {"class": Klass.INVALID.value, "relation": "source is replayable",
-                         "upstream": True}
+                klass, relation, upstream = Klass.INVALID, "source is replayable", True
             else:
                 t = BY_NAME[name]
-                entry = {"class": t.klass.value, "relation": t.relation.describe(),
-                         "upstream": t.upstream}
-            transforms.append({"name": name, **entry, **count.to_dict()})
-        return {
-            "report_version": REPORT_VERSION,
-            "study_id": identity,
-            "trials": self.config.trials,
-            "seed": self.config.seed,
-            "transforms": transforms,
-            "summary": {klass: count.to_dict() for klass, count in self.by_class.items()},
-            "sources": {
-                "total": self.sources,
-                "swept": self.sources - self.skipped_total,
-                "skipped": self.skipped_total,
-                "skipped_by_cause": [
-                    {"code": code, "cause": cause, "count": n}
-                    for (code, cause), n in sorted(self.skipped.items())
-                ],
-            },
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class StudyReport:
-    """What the table and Markdown renderers show: the head plus bounded samples."""
-
-    head: dict[str, Any]
-    failures: tuple[dict[str, Any], ...]
-    failed_total: int
-    skipped: tuple[dict[str, Any], ...]
-    skipped_total: int
-
-    @classmethod
-    def of(cls, tally: Tally, identity: str) -> StudyReport:
-        return cls(
-            head=tally.head(identity),
-            failures=tuple(tally.failures),
-            failed_total=tally.failed,
-            skipped=tuple(tally.skipped_sample),
-            skipped_total=tally.skipped_total,
+                klass, relation, upstream = t.klass, t.relation.describe(), t.upstream
+            transforms.append(TransformCount(name, klass, relation, counted.passed, counted.total,
+                                             counted.not_applicable, upstream=upstream))
+        stop: BudgetStop | UnsetType = UNSET
+        if self.budget_sources:
+            stop = BudgetStop(self.budget_sources, self.budget_cases, self.config.budget_bytes)
+        return StudyHead(
+            report_version=REPORT_VERSION,
+            study_id=identity,
+            trials=self.config.trials,
+            seed=self.config.seed,
+            transforms=tuple(transforms),
+            summary=Summary(*(self.by_class[k].frozen() for k in CLASSES)),
+            sources=Sources(
+                total=self.sources,
+                swept=self.sources - self.skipped_total,
+                skipped=self.skipped_total,
+                skipped_by_cause=tuple(
+                    SkipCause(code, cause, n) for (code, cause), n in sorted(self.skipped.items())
+                ),
+            ),
+            work_budget_exceeded=stop,
         )
+
+    def report(self, identity: str) -> StudyReport:
+        """The head plus the bounded sample of failed cases."""
+        failures = tuple(FailedCase(c.trace, c.transform, c.trial, c.reason) for c in self.failures)
+        return StudyReport(self.head(identity), failures, self.failed)

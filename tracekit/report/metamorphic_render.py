@@ -14,27 +14,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tracekit.metamorphic.study import StudyReport
+import msgspec
+
+from tracekit.metamorphic.report import CLASSES, Count, StudyHead, StudyReport
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import md_table, table
 
 TABLE_FAILURES = 50
-CLASSES = ("preserving", "changing", "invalid")
 
 
-def json_chunks(
-    head: dict[str, Any], cases: Iterable[dict[str, Any]], skipped: Iterable[dict[str, Any]]
-) -> Iterator[str]:
+def json_chunks(head: StudyHead, cases: Iterable[msgspec.Struct], skipped: Iterable[msgspec.Struct]) -> Iterator[str]:
     """The study document in chunks: ``head`` plus the ``cases`` and ``skipped_sources`` lists.
 
-    Joined, the chunks equal ``jsonout.dumps({**head, "cases": [...], "skipped_sources": [...]})``.
+    Derived from the Structs (``msgspec.to_builtins``): joined, the chunks equal
+    ``jsonout.dumps({**to_builtins(head), "cases": [...], "skipped_sources": [...]})``.
     """
-    return dumps_chunks(head, {"cases": cases, "skipped_sources": skipped})
+    document: dict[str, Any] = msgspec.to_builtins(head)
+    return dumps_chunks(
+        document,
+        {"cases": (msgspec.to_builtins(c) for c in cases), "skipped_sources": (msgspec.to_builtins(s) for s in skipped)},
+    )
 
 
-def render_json(
-    head: dict[str, Any], cases: Iterable[dict[str, Any]], skipped: Iterable[dict[str, Any]]
-) -> str:
+def render_json(head: StudyHead, cases: Iterable[msgspec.Struct], skipped: Iterable[msgspec.Struct]) -> str:
     """The whole study document as one string."""
     return "".join(json_chunks(head, cases, skipped))
 
@@ -43,63 +45,73 @@ def _printable(text: str) -> str:
     return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
 
 
-def _ratio(count: dict[str, int]) -> str:
-    return f"{count['passed']}/{count['total']}"
+def _ratio(count: Count) -> str:
+    return f"{count.passed}/{count.total}"
 
 
 def summary_line(report: StudyReport) -> str:
     """One line for stderr: relations held, per class, skipped sources and the study id."""
     head = report.head
-    summary = head["summary"]
-    total = sum(summary[k]["total"] for k in CLASSES)
-    held = sum(summary[k]["passed"] for k in CLASSES)
-    na = sum(summary[k]["not_applicable"] for k in CLASSES)
-    classes = ", ".join(f"{k} {_ratio(summary[k])}" for k in CLASSES)
-    sources = head["sources"]
+    counts = [head.summary.of(k) for k in CLASSES]
+    total = sum(c.total for c in counts)
+    held = sum(c.passed for c in counts)
+    na = sum(c.not_applicable for c in counts)
+    classes = ", ".join(f"{k.value} {_ratio(head.summary.of(k))}" for k in CLASSES)
+    sources = head.sources
     return (
         f"tracekit metamorphic: {held}/{total} relation(s) hold ({classes}); {na} not applicable; "
-        f"{sources['skipped']} of {sources['total']} source trace(s) skipped; {head['study_id']}"
+        f"{sources.skipped} of {sources.total} source trace(s) skipped; {head.study_id}"
     )
 
 
-def _transform_rows(head: dict[str, Any]) -> list[list[Any]]:
-    return [
-        [t["name"], t["class"], t["relation"], t["passed"], t["total"], t["not_applicable"]]
-        for t in head["transforms"]
-    ]
+def _transform_rows(head: StudyHead) -> list[list[Any]]:
+    return [[t.name, t.klass.value, t.relation, t.passed, t.total, t.not_applicable] for t in head.transforms]
 
 
-def _class_rows(head: dict[str, Any]) -> list[list[Any]]:
-    summary = head["summary"]
-    return [[k, summary[k]["passed"], summary[k]["total"], summary[k]["not_applicable"]] for k in CLASSES]
+def _class_rows(head: StudyHead) -> list[list[Any]]:
+    rows = []
+    for k in CLASSES:
+        count = head.summary.of(k)
+        rows.append([k.value, count.passed, count.total, count.not_applicable])
+    return rows
 
 
 def _failure_rows(report: StudyReport, limit: int) -> list[list[Any]]:
+    return [[_printable(c.trace), c.transform, c.trial, c.reason] for c in report.failures[:limit]]
+
+
+def _budget_line(head: StudyHead) -> list[str]:
+    stop = head.work_budget_exceeded
+    if isinstance(stop, msgspec.UnsetType):
+        return []
     return [
-        [_printable(c["trace"]), c["transform"], c["trial"], c["reason"]]
-        for c in report.failures[:limit]
+        f"work budget reached: {stop.cases_not_run} case(s) of {stop.sources} source(s) not run "
+        f"(metamorphic.work_budget_exceeded; {stop.bytes_per_source} bytes per source)"
     ]
 
 
 def render_table(report: StudyReport) -> str:
     """The terminal table: per transform, per class, skipped sources, failed cases."""
     head = report.head
-    sources = head["sources"]
+    sources = head.sources
     parts = [
         (
-            f"study {head['study_id']}: {sources['total']} source trace(s), "
-            f"{sources['swept']} swept, {sources['skipped']} skipped; "
-            f"{head['trials']} trial(s), seed {head['seed']}"
+            f"study {head.study_id}: {sources.total} source trace(s), "
+            f"{sources.swept} swept, {sources.skipped} skipped; "
+            f"{head.trials} trial(s), seed {head.seed}"
         ),
         "",
         table(_transform_rows(head), ["transform", "class", "relation", "passed", "total", "n/a"]),
         "",
         table(_class_rows(head), ["class", "passed", "total", "n/a"]),
     ]
-    causes = sources["skipped_by_cause"]
+    causes = sources.skipped_by_cause
     if causes:
-        rows = [[c["code"], c["cause"], c["count"]] for c in causes]
+        rows = [[c.code, c.cause, c.count] for c in causes]
         parts += ["", "skipped sources (not swept):", table(rows, ["code", "cause", "count"])]
+    budget = _budget_line(head)
+    if budget:
+        parts += ["", *budget]
     if report.failed_total:
         shown = min(TABLE_FAILURES, len(report.failures))
         parts += [
@@ -117,12 +129,13 @@ def _md_table(header: list[str], rows: list[list[Any]]) -> list[str]:
 def render_markdown(report: StudyReport) -> str:
     """metamorphic.md: the study summary for humans."""
     head = report.head
-    sources = head["sources"]
+    sources = head.sources
     lines = [
-        f"# Metamorphic study {head['study_id']}",
+        f"# Metamorphic study {head.study_id}",
         "",
-        f"- Source traces: {sources['total']} ({sources['swept']} swept, {sources['skipped']} skipped)",
-        f"- Trials: {head['trials']}; seed: {head['seed']}",
+        f"- Source traces: {sources.total} ({sources.swept} swept, {sources.skipped} skipped)",
+        f"- Trials: {head.trials}; seed: {head.seed}",
+        *(f"- {line[0].upper()}{line[1:]}" for line in _budget_line(head)),
         "- External execution: none (traces are rewritten, verified and replayed offline)",
         "",
         "## Relations by class",
@@ -135,8 +148,8 @@ def render_markdown(report: StudyReport) -> str:
         *_md_table(["transform", "class", "relation", "passed", "total", "not applicable"],
                    _transform_rows(head)),
     ]
-    if sources["skipped_by_cause"]:
-        rows = [[c["code"], c["cause"], c["count"]] for c in sources["skipped_by_cause"]]
+    if sources.skipped_by_cause:
+        rows = [[c.code, c.cause, c.count] for c in sources.skipped_by_cause]
         lines += ["", "## Skipped sources", "", *_md_table(["code", "cause", "count"], rows)]
     if report.failed_total:
         lines += [

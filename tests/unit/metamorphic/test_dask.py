@@ -55,12 +55,18 @@ def test_cli_dask_report_is_byte_identical_to_jobs_2(scheduler: str, runs: Path,
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(dask_traces, local_traces, strict=True))
 
 
-def test_library_results_are_identical_across_executors(scheduler: str, runs: Path) -> None:
+def test_library_results_are_identical_across_executors(scheduler: str, runs: Path, tmp_path: Path) -> None:
     paths = sorted(str(p) for p in runs.rglob("*.jsonl"))
-    config = StudyConfig(transforms=NAMES, trials=1, seed=3, keep_transformed=True)
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    config = StudyConfig(transforms=NAMES, trials=1, seed=3, transformed_dir=str(tmp_path / "here"))
     here = list(run_study(paths, config, LocalExecutor(1)))
-    there = list(run_study(paths, config, DaskExecutor(scheduler)))
+    there_config = StudyConfig(transforms=NAMES, trials=1, seed=3, transformed_dir=str(tmp_path / "there"))
+    there = list(run_study(paths, there_config, DaskExecutor(scheduler)))
     assert there == here
+    written = sorted(p.name for p in (tmp_path / "here").iterdir())
+    assert written == sorted(name for r in here for name in r.transformed) != []
+    assert all((tmp_path / "here" / n).read_bytes() == (tmp_path / "there" / n).read_bytes() for n in written)
     assert sum(len(r.cases) for r in here) > 100
     assert any(r.skipped is not None for r in here)
 

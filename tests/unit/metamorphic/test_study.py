@@ -5,12 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 
+import msgspec
 import pytest
 
 from tests.helpers import CORPUS
 from tests.unit.metamorphic.support import clean_bytes, sweep
 from tracekit.metamorphic import (
     NAMES,
+    CaseResult,
+    Klass,
+    SkippedSource,
     StudyConfig,
     StudyReport,
     Tally,
@@ -20,6 +24,7 @@ from tracekit.metamorphic import (
 )
 from tracekit.metamorphic.cases import SOURCE_TRANSFORM, TraceTask, run_trace
 from tracekit.metamorphic.cases import StudyConfig as Config
+from tracekit.metamorphic.report import FailedCase
 from tracekit.report import metamorphic_render as render
 from tracekit.report.jsonout import dumps
 
@@ -58,16 +63,20 @@ def test_tally_counts_classes_transforms_and_skipped_sources() -> None:
     tally.add(swept)
     v1 = CORPUS / "valid" / "v1__minimal_run.jsonl"
     tally.add(run_trace(TraceTask(2, "v1.jsonl", str(v1), config)))
-    head = tally.head("metamorphic-0123456789abcdef")
+    head = json.loads(msgspec.json.encode(tally.head("metamorphic-0123456789abcdef")))
     assert head["sources"] == {
         "total": 2, "swept": 1, "skipped": 1,
         "skipped_by_cause": [{"code": "metamorphic.source_not_replayable",
                               "cause": "replay.not_replayable_v1", "count": 1}],
     }
+    assert list(head["summary"]) == ["preserving", "changing", "invalid"]
     total = sum(c["total"] + c["not_applicable"] for c in head["summary"].values())
     assert total == len(swept.cases) == 2 * len(NAMES)
     assert tally.failed == 0 and tally.total == sum(c["total"] for c in head["summary"].values())
     assert [t["name"] for t in head["transforms"]] == list(NAMES)
+    assert set(head["transforms"][0]) == {"name", "class", "relation", "upstream", "passed", "total",
+                                          "not_applicable"}
+    assert "work_budget_exceeded" not in head and "scenario" not in head
 
 
 def test_require_replayable_turns_a_skipped_source_into_upstreams_failed_case() -> None:
@@ -79,7 +88,7 @@ def test_require_replayable_turns_a_skipped_source_into_upstreams_failed_case() 
     assert (case.transform, case.klass, case.trial, case.passed) == (SOURCE_TRANSFORM, "invalid", 0, False)
     tally = Tally(config)
     tally.add(result)
-    assert tally.failed == 1 and tally.head("x")["transforms"][-1]["name"] == SOURCE_TRANSFORM
+    assert tally.failed == 1 and tally.head("x").transforms[-1].name == SOURCE_TRANSFORM
 
 
 def test_an_unreadable_source_is_skipped_not_raised(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -93,14 +102,20 @@ def test_an_unreadable_source_is_skipped_not_raised(tmp_path) -> None:  # type: 
 @pytest.mark.parametrize("skipped", [0, 2])
 def test_streamed_json_equals_the_whole_document(cases: int, skipped: int) -> None:
     head = Tally(StudyConfig(transforms=("add_test_file",))).head("metamorphic-0000000000000000")
+    case_structs = [
+        CaseResult(f"t{i}\u00e9.jsonl", "add_test_file", Klass.CHANGING, i, i % 2 == 0, "test-tampering fails")
+        for i in range(cases)
+    ]
     case_list = [
         {"trace": f"t{i}\u00e9.jsonl", "transform": "add_test_file", "class": "changing",
          "trial": i, "passed": i % 2 == 0, "reason": "test-tampering fails"}
         for i in range(cases)
     ]
     skipped_list = [{"trace": f"s{i}", "code": "c", "cause": "d"} for i in range(skipped)]
-    streamed = "".join(render.json_chunks(head, iter(case_list), iter(skipped_list)))
-    assert streamed == dumps({**head, "cases": case_list, "skipped_sources": skipped_list})
+    skipped_structs = [SkippedSource(f"s{i}", "c", "d") for i in range(skipped)]
+    streamed = "".join(render.json_chunks(head, iter(case_structs), iter(skipped_structs)))
+    document = {**msgspec.to_builtins(head), "cases": case_list, "skipped_sources": skipped_list}
+    assert streamed == dumps(document)
     assert json.loads(streamed)["cases"] == case_list
 
 
@@ -113,10 +128,9 @@ def test_run_study_streams_in_path_order() -> None:
 
 def test_renderers_show_failures_and_escape_paths() -> None:
     tally = Tally(StudyConfig(transforms=("add_test_file",)))
-    report = StudyReport.of(tally, "metamorphic-0000000000000000")
-    report = StudyReport(report.head, ({"trace": "a\x1b[31m|b.jsonl", "transform": "add_test_file",
-                                        "class": "changing", "trial": 1, "passed": False,
-                                        "reason": "test-tampering did not fail"},), 1, (), 0)
+    report = tally.report("metamorphic-0000000000000000")
+    failed = FailedCase("a\x1b[31m|b.jsonl", "add_test_file", 1, "test-tampering did not fail")
+    report = StudyReport(report.head, (failed,), 1)
     table = render.render_table(report)
     markdown = render.render_markdown(report)
     for text in (table, markdown):

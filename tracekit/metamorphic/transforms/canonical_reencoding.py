@@ -1,7 +1,7 @@
 """``canonical_reencoding`` (preserving, tracekit): the same trace, spelled differently.
 
 Upstream hashes parsed values, so whitespace, key order and escape spelling are malleable
-without changing any hash (spec §1, §17.3). This transform writes the canonical trace, parses
+without changing any hash (docs/trace-format.md step 3). This transform writes the canonical trace, parses
 each line back and re-encodes the *parsed values* in one of three valid but non-canonical
 styles, chosen by (trial + seed) mod 3:
 

@@ -1,7 +1,7 @@
 """``change_test_exit`` (changing, upstream): the task's tests now fail.
 
 As upstream: the test_result's ``exit_code`` becomes 1 and ``functional_pass`` false, so the
-record stays self-consistent (spec §17.5). Expected: ``tests-passed`` fails.
+record stays self-consistent (docs/replay.md). Expected: ``tests-passed`` fails.
 """
 
 from __future__ import annotations
