@@ -113,6 +113,7 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
     from tracekit.cli import check_io, findings_io
     from tracekit.cli.check_findings import Campaign, split_suite
     from tracekit.harness import gates, run_suite
+    from tracekit.harness.evaluate import INVALID_INPUT
     from tracekit.report.findings_render import suite_document
     from tracekit.report.harness_json import render as render_result
 
@@ -139,7 +140,8 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
             walked, _, _ = findings_io.campaign_files([str(folder)])
             campaign.fold(scenario, walked.files, set())
             deep = worst(deep, walked.note())
-    done = [e.outcome for e in suite.entries if e.outcome is not None] if suite is not None else []
+    entries = suite.scenarios if suite is not None else ()
+    done = [outcome for e in entries if (outcome := e.outcome(strict)) is not None]
     if out_dir is not None:
         names = [f"{outcome.scenario_id}.json" for outcome in done]
         if SUMMARY_NAME in names:
@@ -152,10 +154,10 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
         files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in done]
         files.append((out_dir / SUMMARY_NAME, suite_document(suite, report, "json").encode("utf-8")))
         write_files(files, force)
-    entries = suite.entries if suite is not None else ()
     for entry in entries:
-        if entry.finding is not None and entry.error_reason in ("invalid_scenario", "invalid_trace"):
-            diag(entry.finding, "suite")
+        problem = entry.problem
+        if problem is not None and entry.error_reason in INVALID_INPUT:
+            diag(problem, "suite")
     if not opts.quiet:
         if suite is not None:
             print(_counts_line("scenarios", [e.result for e in entries]), file=sys.stderr)
