@@ -19,15 +19,21 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import typer
 
 from tracekit.cli.common import (
+    CONNECT_TIMEOUT,
+    EXECUTOR,
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    JOBS,
+    SCHEDULER,
     Command,
+    ExecutorName,
+    ExecutorOptions,
     diag,
     fail,
     refuse_folder,
@@ -35,9 +41,6 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, TracekitError, finding
-
-if TYPE_CHECKING:
-    pass
 
 SUMMARY_NAME = "summary.json"
 
@@ -55,6 +58,8 @@ class CheckOptions:
     quiet: bool
     input_format: str | None = None
     episode: str | None = None
+    run: ExecutorOptions = ExecutorOptions()
+    """Where a campaign's or suite's files are judged (docs/cli.md, "Executors")."""
 
 
 T = TypeVar("T")
@@ -111,9 +116,9 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
 
 def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckOptions) -> int:
     from tracekit.cli import check_io, findings_io
-    from tracekit.cli.check_findings import Campaign, split_suite
-    from tracekit.harness import gates, run_suite
-    from tracekit.harness.evaluate import INVALID_INPUT
+    from tracekit.cli.check_findings import Campaign, split_suite, stream
+    from tracekit.harness import gates
+    from tracekit.harness.evaluate import INVALID_INPUT, SuiteEntry, SuiteResult, plan_suite
     from tracekit.report.findings_render import suite_document
     from tracekit.report.harness_json import render as render_result
 
@@ -131,19 +136,31 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
     if out_dir is not None:
         check_folder(out_dir, [SUMMARY_NAME], force)
     pairs, third = split_suite(inputs.files, trace_dir)
-    suite = run_suite(pairs, str(trace_dir), check_io.suite_trace, strict) if pairs or not third else None
+    harness = bool(pairs) or not third
+    jobs: list[check_io.SuiteJob | findings_io.CheckJob] = []
+    if harness:
+        for step in plan_suite(pairs, str(trace_dir)):
+            source = "" if isinstance(step, SuiteEntry) else os.path.abspath(step.trace_path)
+            jobs.append(check_io.SuiteJob(step, source, strict))
     campaign: Campaign | None = None
     deep = inputs.note()
     if third:
         campaign = Campaign(opts)
-        for scenario, folder in third:
+        for scenario, data, folder in third:
             walked, _, _ = findings_io.campaign_files([str(folder)])
-            campaign.fold(scenario, walked.files, set())
+            jobs.extend(campaign.jobs(scenario, data, walked.files, set()))
             deep = worst(deep, walked.note())
-    entries = suite.scenarios if suite is not None else ()
-    done = [outcome for e in entries if (outcome := e.outcome(strict)) is not None]
+    # One executor for the whole suite (docs/cli.md, "Executors"): results in job order.
+    entries: list[SuiteEntry] = []
+    for done in stream(opts, check_io.suite_work, jobs):
+        if isinstance(done, SuiteEntry):
+            entries.append(done)
+        elif campaign is not None:
+            campaign.fold(done)
+    suite = SuiteResult.of(entries, strict) if harness else None
+    outcomes = [outcome for e in entries if (outcome := e.outcome(strict)) is not None]
     if out_dir is not None:
-        names = [f"{outcome.scenario_id}.json" for outcome in done]
+        names = [f"{outcome.scenario_id}.json" for outcome in outcomes]
         if SUMMARY_NAME in names:
             fail(Code.HARNESS_OUTPUT_NAME_COLLISION)
         check_folder(out_dir, [*names, SUMMARY_NAME], force)
@@ -151,7 +168,7 @@ def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckO
     emit(suite_document(suite, report, opts.format), opts.output, force)
     if out_dir is not None:
         make_folder(out_dir)
-        files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in done]
+        files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in outcomes]
         files.append((out_dir / SUMMARY_NAME, suite_document(suite, report, "json").encode("utf-8")))
         write_files(files, force)
     for entry in entries:
@@ -260,8 +277,13 @@ def check(
     ),
     episode: str = typer.Option(None, "--episode", metavar="ID", help="Judge only this episode of TRACE."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    jobs: int = JOBS,
+    executor: ExecutorName = EXECUTOR,
+    scheduler: str = SCHEDULER,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> None:
     """Judge harness traces against scenario assertions: exit 0 ran, 1 gated verdict, 2 bad input."""
+    run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     suite_mode = bool(suite)
     folder = output_dir if output_dir is not None else out_dir
     traces = list(traces or [])
@@ -271,7 +293,7 @@ def check(
     if output is not None:
         check_target(output, force)
     opts = CheckOptions(
-        strict, format.value, output, force, exit_on_fail, include_trace, quiet, input_format, episode
+        strict, format.value, output, force, exit_on_fail, include_trace, quiet, input_format, episode, run
     )
     code = _suite(suite, trace_dir, folder, opts) if suite_mode else _route(scenario, traces, opts)
     raise typer.Exit(code)

@@ -11,8 +11,12 @@ import os
 import stat
 import sys
 
+from msgspec import Struct
+
 from tracekit.cli.common import Inputs, collect_inputs, is_regular_file
+from tracekit.cli.findings_io import CheckJob, CheckPart
 from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.harness.evaluate import SuiteEntry, SuitePair
 from tracekit.harness.scenario import SUFFIXES
 from tracekit.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
 
@@ -91,3 +95,25 @@ def discover(paths: list[str]) -> Inputs:
     ``*.yaml``/``*.yml``; files named on the command line are kept whatever their suffix."""
     return collect_inputs(paths, SUFFIXES)
 
+
+
+class SuiteJob(Struct, frozen=True):
+    """One step of a suite, for an executor: a scenario to pair with its trace (read from
+    ``source``, the trace's absolute path), or an entry already decided (passed through)."""
+
+    step: SuiteEntry | SuitePair
+    source: str = ""
+    strict: bool = False
+
+
+def suite_work(job: SuiteJob | CheckJob) -> SuiteEntry | CheckPart:
+    """Suite mode's one worker function: a harness scenario's entry (docs/harness.md, "Suite
+    mode"), or one file of a scenario paired with a folder (docs/findings.md, "Command line")."""
+    from tracekit.cli.findings_io import check_job
+    from tracekit.harness.evaluate import evaluate_pair
+
+    if not isinstance(job, SuiteJob):
+        return check_job(job)
+    if isinstance(job.step, SuiteEntry):
+        return job.step
+    return evaluate_pair(job.step, suite_trace(job.source), job.strict)
