@@ -52,18 +52,14 @@ INVALID_INPUT: tuple[ErrorReason, ...] = ("invalid_scenario", "invalid_trace")
 """Error reasons that mean unreadable or invalid input (exit 2)."""
 
 
-class ErrorDetail(msgspec.Struct, frozen=True):
-    """``detail`` of an entry that could not be evaluated: the tracekit code behind it."""
+class EntryDetail(msgspec.Struct, frozen=True, omit_defaults=True):
+    """``detail`` of a suite entry: ``{code}`` for an entry that could not be evaluated, or
+    ``{assertions}`` for an evaluated one (one Struct, so a spooled entry decodes typed)."""
 
-    code: str
-    """A stable :class:`~tracekit.errors.Code` value."""
-
-
-class AssertionsDetail(msgspec.Struct, frozen=True):
-    """``detail`` of an evaluated entry: its assertions' results, as upstream reports them."""
-
-    assertions: tuple[AssertionResult, ...]
-    """One per assertion, in file order."""
+    code: str | None = None
+    """A stable :class:`~tracekit.errors.Code` value: why the entry could not be evaluated."""
+    assertions: tuple[AssertionResult, ...] | None = None
+    """One per assertion, in file order, as upstream reports them."""
 
 
 class SuiteEntry(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -87,27 +83,32 @@ class SuiteEntry(msgspec.Struct, frozen=True, omit_defaults=True):
     """Why the scenario could not be evaluated."""
     evidence: str | None = None
     """The fixed text of the finding behind ``error_reason``."""
-    detail: ErrorDetail | AssertionsDetail | None = None
+    detail: EntryDetail | None = None
     """The finding's code, or the assertions' results."""
+
+    @property
+    def assertions(self) -> tuple[AssertionResult, ...] | None:
+        """The assertions' results of an evaluated entry, else None."""
+        return self.detail.assertions if self.detail is not None and self.scenario_id is not None else None
 
     @property
     def problem(self) -> Finding | None:
         """The finding behind an error (its code and fixed text), or None."""
-        if not isinstance(self.detail, ErrorDetail) or self.evidence is None:
+        if self.detail is None or self.detail.code is None or self.evidence is None:
             return None
         code = Code(self.detail.code)
         return Finding(code, CODE_INFO[code].severity, self.evidence)
 
     def outcome(self, strict: bool) -> HarnessResult | None:
         """The scenario's own result document (``--output-dir``'s ``<id>.json``), when evaluated."""
-        if not isinstance(self.detail, AssertionsDetail) or self.scenario_id is None:
+        if self.assertions is None or self.scenario_id is None:
             return None
-        return HarnessResult(self.scenario_id, "trace", self.result, self.detail.assertions, semantics(strict))
+        return HarnessResult(self.scenario_id, "trace", self.result, self.assertions, semantics(strict))
 
 
 def _failed(path: str, reason: ErrorReason, problem: Finding, scenario: Scenario | None = None,
             trace_path: str | None = None) -> SuiteEntry:
-    detail = ErrorDetail(problem.code.value)
+    detail = EntryDetail(code=problem.code.value)
     if scenario is None:
         return SuiteEntry(path, ERROR, error_reason=reason, evidence=problem.message, detail=detail)
     return SuiteEntry(
@@ -236,7 +237,7 @@ def evaluate_pair(pair: SuitePair, data: bytes | Finding | None, strict: bool) -
     outcome = evaluate(scenario, trace, strict)
     return SuiteEntry(
         path, outcome.result, scenario.id, scenario.category, scenario.severity, trace_path,
-        detail=AssertionsDetail(outcome.assertions),
+        detail=EntryDetail(assertions=outcome.assertions),
     )
 
 

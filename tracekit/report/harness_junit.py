@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element, SubElement, tostring
 
-from tracekit.harness.evaluate import AssertionsDetail, SuiteEntry, SuiteResult
+from tracekit.harness.evaluate import SuiteEntry, SuiteResult
 from tracekit.harness.model import AssertionResult, HarnessResult
 from tracekit.report.harness_text import xml_safe
 
@@ -46,8 +46,8 @@ def render(result: HarnessResult) -> str:
 
 
 def _entry_element(entry: SuiteEntry) -> Element:
-    if isinstance(entry.detail, AssertionsDetail) and entry.scenario_id is not None:
-        return _suite_element(entry.scenario_id, entry.detail.assertions)
+    if entry.assertions is not None and entry.scenario_id is not None:
+        return _suite_element(entry.scenario_id, entry.assertions)
     name = entry.scenario_id if entry.scenario_id is not None else entry.scenario_path
     evidence = entry.evidence if entry.evidence is not None else str(entry.error_reason)
     return _suite_element(name, (AssertionResult(str(entry.error_reason), "error", evidence),))

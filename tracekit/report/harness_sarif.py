@@ -19,7 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from tracekit import __version__
-from tracekit.harness.evaluate import AssertionsDetail, SuiteCounts, SuiteResult
+from tracekit.harness.evaluate import SuiteCounts, SuiteResult
 from tracekit.harness.model import AssertionResult, HarnessResult, Mode, Outcome
 
 SCHEMA = "https://schemastore.azurewebsites.net/schemas/json/sarif-2.1.0-rtm.5.json"
@@ -211,8 +211,8 @@ def suite_run(suite: SuiteResult) -> Run:
     rules: dict[str, Rule] = {}
     results: list[Result] = []
     for entry in suite.scenarios:
-        if isinstance(entry.detail, AssertionsDetail) and entry.scenario_id is not None:
-            results += _results(entry.scenario_id, entry.detail.assertions, rules)
+        if entry.assertions is not None and entry.scenario_id is not None:
+            results += _results(entry.scenario_id, entry.assertions, rules)
             continue
         name = entry.scenario_id if entry.scenario_id is not None else entry.scenario_path
         failed = AssertionResult(str(entry.error_reason), "error", entry.evidence)

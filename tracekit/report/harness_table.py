@@ -6,7 +6,7 @@ carry terminal escapes or invisible characters to the reader.
 
 from __future__ import annotations
 
-from tracekit.harness.evaluate import AssertionsDetail, SuiteResult
+from tracekit.harness.evaluate import SuiteResult
 from tracekit.harness.model import HarnessResult
 from tracekit.report.harness_text import terminal_safe
 from tracekit.report.text import table
@@ -33,8 +33,8 @@ def suite_rows(suite: SuiteResult) -> list[list[str]]:
     rows: list[list[str]] = []
     for entry in suite.scenarios:
         scenario_id = entry.scenario_id or ""
-        if isinstance(entry.detail, AssertionsDetail):
-            note = "; ".join(f"{a.id}: {a.result}" for a in entry.detail.assertions if a.result != "pass")
+        if entry.assertions is not None:
+            note = "; ".join(f"{a.id}: {a.result}" for a in entry.assertions if a.result != "pass")
         else:
             note = f"{entry.error_reason}: {entry.evidence or ''}"
         rows.append([entry.scenario_path, scenario_id, entry.result, note])

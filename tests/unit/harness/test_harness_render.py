@@ -8,7 +8,7 @@ from xml.etree.ElementTree import fromstring
 
 from tests.unit.harness.harness_data import UPSTREAM
 from tracekit.harness import evaluate, parse_scenario, parse_trace
-from tracekit.harness.evaluate import AssertionsDetail, SuiteEntry, SuiteResult
+from tracekit.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
 from tracekit.harness.model import AssertionResult, HarnessResult
 from tracekit.report import harness_json, harness_junit, harness_sarif, harness_table
 from tracekit.report.harness_render import RENDERERS
@@ -93,7 +93,7 @@ def test_every_renderer_renders_results_and_suites() -> None:
     result = _basic()
     suite = SuiteResult.of(
         (
-            SuiteEntry("a.yaml", result.result, result.scenario_id, detail=AssertionsDetail(result.assertions)),
+            SuiteEntry("a.yaml", result.result, result.scenario_id, detail=EntryDetail(assertions=result.assertions)),
             SuiteEntry("b.yaml", "error", error_reason="invalid_scenario"),
         )
     )
@@ -132,9 +132,12 @@ def test_suite_json_is_derived_from_the_typed_report() -> None:
     assert suite.scenarios[2].problem == unreadable
     assert suite.scenarios[0].problem is None
     outcome = suite.scenarios[0].outcome(True)
-    assert outcome is not None and outcome.strict and outcome.assertions == suite.scenarios[0].detail.assertions  # type: ignore[union-attr]
-    # Worker results cross process boundaries: a suite entry pickles to an equal Struct.
+    assert outcome is not None and outcome.strict and outcome.assertions == suite.scenarios[0].assertions
+    # Worker results cross process boundaries and spools: an entry pickles, and its JSON decodes
+    # back to an equal Struct.
     assert pickle.loads(pickle.dumps(suite)) == suite
+    for entry in suite.scenarios:
+        assert msgspec.json.decode(msgspec.json.encode(entry), type=SuiteEntry) == entry
 
 
 def test_result_json_is_derived_and_omits_what_upstream_omits() -> None:
