@@ -10,8 +10,8 @@ path (display_path) and bounds their length, so no input can drive a terminal or
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -19,7 +19,7 @@ from tracekit import REPORT_VERSION
 from tracekit.findings.campaign import Demonstration, PolicyCount
 from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
 from tracekit.findings.provenance import CallRef, Origin
-from tracekit.harness.evaluate import SuiteResult
+from tracekit.harness.evaluate import SuiteEntry, SuiteResult
 from tracekit.harness.model import FAIL, PASS, Outcome, gates
 from tracekit.report.harness_json import document
 from tracekit.report.harness_junit import suite_testsuites
@@ -41,6 +41,7 @@ from tracekit.report.harness_sarif import (
     suite_run,
 )
 from tracekit.report.harness_text import xml_safe
+from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_table, table
 
 if TYPE_CHECKING:
@@ -376,6 +377,17 @@ class SuiteDocument(SuiteResult, frozen=True, omit_defaults=True):
 
     findings: CampaignReport | None = None
     """The campaign over the folders paired with scenarios (docs/findings.md, "Command line")."""
+
+
+def suite_json_chunks(
+    head: SuiteResult, entries: Iterable[SuiteEntry], report: CampaignReport | None
+) -> Iterator[str]:
+    """:func:`suite_document`'s JSON in chunks, streaming ``entries`` (the suite's scenarios,
+    from a spool) without holding them: joined, byte-identical (report/jsonout.py)."""
+    whole = head if report is None else SuiteDocument(**msgspec.structs.asdict(head), findings=report)
+    data: dict[str, Any] = msgspec.to_builtins(whole)
+    del data["scenarios"]
+    return dumps_chunks(data, {"scenarios": (msgspec.to_builtins(entry) for entry in entries)})
 
 
 def suite_document(suite: SuiteResult | None, report: CampaignReport | None, fmt: str) -> str:
