@@ -79,7 +79,7 @@ def read_capped(path: str | Path, cap: int) -> bytes:
     ``format.too_large`` (``limit`` = ``cap``) beyond ``cap`` bytes."""
     too_large = FormatError(finding(Code.FORMAT_TOO_LARGE, limit=cap))
     if str(path) == STDIN:
-        data = sys.stdin.buffer.read(cap + 1)
+        data = _read_upto(sys.stdin.buffer, cap + 1)
     else:
         handle, info = _open(path)
         with handle:
@@ -88,12 +88,23 @@ def read_capped(path: str | Path, cap: int) -> bytes:
             if stat.S_ISREG(info.st_mode) and info.st_size > cap:
                 raise too_large
             try:
-                data = handle.read(cap + 1)
+                data = _read_upto(handle, cap + 1)
             except OSError:
                 raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
     if len(data) > cap:
         raise too_large
     return data
+
+
+def _read_upto(stream: BinaryIO, most: int) -> bytes:
+    """At most ``most`` bytes of ``stream``, read in chunks: a small file never costs a buffer
+    of ``most`` bytes (``read(n)`` allocates ``n`` before it knows the size)."""
+    parts: list[bytes] = []
+    size = 0
+    while size < most and (chunk := stream.read(min(_CHUNK, most - size))):
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
 
 
 @contextmanager
