@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -24,20 +24,26 @@ from typing import TYPE_CHECKING, TypeVar
 import typer
 
 from tracekit.cli.common import (
+    CONNECT_TIMEOUT,
+    EXECUTOR,
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    JOBS,
+    SCHEDULER,
     Command,
+    ExecutorName,
+    ExecutorOptions,
     diag,
     fail,
     refuse_folder,
-    worst,
 )
-from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.cli.sink import check_target, emit
+from tracekit.errors import Code, TracekitError
 
 if TYPE_CHECKING:
-    pass
+    from tracekit.harness.evaluate import SuiteCounts
+    from tracekit.harness.model import Outcome
 
 SUMMARY_NAME = "summary.json"
 
@@ -55,6 +61,8 @@ class CheckOptions:
     quiet: bool
     input_format: str | None = None
     episode: str | None = None
+    run: ExecutorOptions = ExecutorOptions()
+    """Where a campaign's or suite's files are judged (docs/cli.md, "Executors")."""
 
 
 T = TypeVar("T")
@@ -70,11 +78,21 @@ class CheckFormat(enum.StrEnum):
     sarif = "sarif"
 
 
-def _counts_line(noun: str, results: list[str]) -> str:
-    tally = {kind: results.count(kind) for kind in ("pass", "fail", "error", "not_run")}
+def _counts_line(noun: str, results: Iterable[Outcome]) -> str:
+    """The summary line for ``results`` (assertions, episodes)."""
+    from tracekit.harness.evaluate import SuiteCounts
+
+    counts = SuiteCounts()
+    for result in results:
+        counts = counts.add(result)
+    return tally_line(noun, counts)
+
+
+def tally_line(noun: str, counts: SuiteCounts) -> str:
+    """``tracekit check: N <noun>, a pass, b fail, c error, d not_run`` (docs/harness.md)."""
     return (
-        f"tracekit check: {len(results)} {noun}, {tally['pass']} pass, {tally['fail']} fail, "
-        f"{tally['error']} error, {tally['not_run']} not_run"
+        f"tracekit check: {counts.total} {noun}, {counts.passed} pass, {counts.fail} fail, "
+        f"{counts.error} error, {counts.not_run} not_run"
     )
 
 
@@ -107,71 +125,6 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
     if not opts.quiet:
         print(_counts_line("assertions", [a.result for a in result.assertions]), file=sys.stderr)
     return EXIT_FAIL if opts.exit_on_fail and gates(result.result, strict) else EXIT_OK
-
-
-def _suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: CheckOptions) -> int:
-    from tracekit.cli import check_io, findings_io
-    from tracekit.cli.check_findings import Campaign, split_suite
-    from tracekit.harness import gates, run_suite
-    from tracekit.report.findings_render import suite_document
-    from tracekit.report.harness_json import render as render_result
-
-    for raw in paths:
-        if not os.path.exists(raw):
-            fail(Code.CLI_FOLDER_MISSING, option="--suite")
-    if not trace_dir.is_dir():
-        fail(Code.HARNESS_TRACE_DIR_MISSING)
-    inputs = check_io.discover(paths)
-    if not inputs.files:
-        inputs.note()
-        fail(Code.CLI_NO_INPUT)
-    strict = opts.strict
-    force = opts.force
-    if out_dir is not None:
-        check_folder(out_dir, [SUMMARY_NAME], force)
-    pairs, third = split_suite(inputs.files, trace_dir)
-    suite = run_suite(pairs, str(trace_dir), check_io.suite_trace, strict) if pairs or not third else None
-    campaign: Campaign | None = None
-    deep = inputs.note()
-    if third:
-        campaign = Campaign(opts)
-        for scenario, folder in third:
-            walked, _, _ = findings_io.campaign_files([str(folder)])
-            campaign.fold(scenario, walked.files, set())
-            deep = worst(deep, walked.note())
-    done = [e.outcome for e in suite.entries if e.outcome is not None] if suite is not None else []
-    if out_dir is not None:
-        names = [f"{outcome.scenario_id}.json" for outcome in done]
-        if SUMMARY_NAME in names:
-            fail(Code.HARNESS_OUTPUT_NAME_COLLISION)
-        check_folder(out_dir, [*names, SUMMARY_NAME], force)
-    report = campaign.report() if campaign is not None else None
-    emit(suite_document(suite, report, opts.format), opts.output, force)
-    if out_dir is not None:
-        make_folder(out_dir)
-        files = [(out_dir / f"{o.scenario_id}.json", render_result(o).encode("utf-8")) for o in done]
-        files.append((out_dir / SUMMARY_NAME, suite_document(suite, report, "json").encode("utf-8")))
-        write_files(files, force)
-    entries = suite.entries if suite is not None else ()
-    for entry in entries:
-        if entry.finding is not None and entry.error_reason in ("invalid_scenario", "invalid_trace"):
-            diag(entry.finding, "suite")
-    if not opts.quiet:
-        if suite is not None:
-            print(_counts_line("scenarios", [e.result for e in entries]), file=sys.stderr)
-        if campaign is not None and report is not None:
-            print(campaign.summary(report), file=sys.stderr)
-    found = campaign.exit_code() if campaign is not None else EXIT_OK
-    if suite is None:
-        return worst(found, deep)
-    if suite.invalid_input:
-        return EXIT_ERROR
-    if campaign is None and entries and all(e.error_reason == "missing_trace" for e in entries):
-        # Nothing was checked at all: a CI job must not stay green (docs/cli.md, "check").
-        diag(finding(Code.CLI_NOTHING_CHECKED, count=len(entries)))
-        return EXIT_ERROR
-    gated = EXIT_FAIL if opts.exit_on_fail and gates(suite.result, strict) else EXIT_OK
-    return worst(gated, found, deep)
 
 
 def _check_usage(
@@ -258,8 +211,13 @@ def check(
     ),
     episode: str = typer.Option(None, "--episode", metavar="ID", help="Judge only this episode of TRACE."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    jobs: int = JOBS,
+    executor: ExecutorName = EXECUTOR,
+    scheduler: str = SCHEDULER,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> None:
     """Judge harness traces against scenario assertions: exit 0 ran, 1 gated verdict, 2 bad input."""
+    run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     suite_mode = bool(suite)
     folder = output_dir if output_dir is not None else out_dir
     traces = list(traces or [])
@@ -269,9 +227,14 @@ def check(
     if output is not None:
         check_target(output, force)
     opts = CheckOptions(
-        strict, format.value, output, force, exit_on_fail, include_trace, quiet, input_format, episode
+        strict, format.value, output, force, exit_on_fail, include_trace, quiet, input_format, episode, run
     )
-    code = _suite(suite, trace_dir, folder, opts) if suite_mode else _route(scenario, traces, opts)
+    if suite_mode:
+        from tracekit.cli.check_suite import run_suite
+
+        code = run_suite(suite, trace_dir, folder, opts)
+    else:
+        code = _route(scenario, traces, opts)
     raise typer.Exit(code)
 
 

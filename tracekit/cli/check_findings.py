@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -17,20 +18,20 @@ from tracekit.cli.sink import emit
 from tracekit.errors import Code, Finding, TracekitError, finding
 
 if TYPE_CHECKING:
+    from tracekit.cli.findings_io import CheckJob, CheckPart
     from tracekit.evidence import Episode
     from tracekit.findings.judge import EpisodeVerdict
     from tracekit.harness.scenario import Scenario
     from tracekit.report.findings_render import CampaignReport, EpisodeEntry
 
+T = TypeVar("T")
+R = TypeVar("R")
 
-def judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:
-    """One episode judged, or the consistency code that refuses it (docs/findings.md,
-    "Consistency")."""
-    from tracekit.findings.consistency import check_episode
-    from tracekit.findings.judge import judge_episode
-
-    refused = check_episode(episode)
-    return refused[0].code if refused else judge_episode(scenario, episode, strict)
+WORKER_MODULES = (
+    "tracekit.cli.check_io", "tracekit.cli.findings_io", "tracekit.formats.registry", "tracekit.findings.judge",
+    "tracekit.findings.campaign", "tracekit.harness",
+)
+"""What a worker judging check's files imports (forked with them loaded: executors/local.py)."""
 
 
 def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
@@ -55,7 +56,7 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     chosen = [e for e in evidence.episodes if opts.episode is None or e.id == opts.episode]
     if opts.episode is not None and not chosen:
         fail(Code.FINDINGS_NO_EPISODE)
-    entries = tuple(entry(e, judge(scenario, e, opts.strict)) for e in chosen)
+    entries = tuple(entry(e, findings_io.judge(scenario, e, opts.strict)) for e in chosen)
     report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
     emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     refused = [e.refused for e in entries if e.refused is not None]
@@ -68,8 +69,9 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
 
 
 class Campaign:
-    """A findings campaign folded one file at a time (docs/findings.md, "Campaigns"): memory
-    holds one file's evidence plus the bounded tally and skipped-file sample."""
+    """A findings campaign folded one file at a time (docs/findings.md, "Campaigns"): the files
+    are judged by the executor, a bounded window of them in flight; memory here holds the
+    bounded tally and skipped-file sample, never a file's evidence."""
 
     def __init__(self, opts: CheckOptions) -> None:
         from tracekit.findings.campaign import FindingsTally
@@ -89,38 +91,39 @@ class Campaign:
         if len(self.skipped) < SAMPLE_LIMIT:
             self.skipped.append(SkippedFile(path, why))
 
-    def fold(self, scenario: Scenario, files: list[str], named: set[str]) -> None:
-        """Judge every episode of ``files`` under ``scenario``. A walked file no format accepts
-        is skipped (not a trace); a named file, or one a format accepts but cannot read, is an
-        error (exit 2)."""
-        from tracekit.cli import findings_io
+    def jobs(self, scenario: Scenario, data: bytes, files: list[str], named: set[str]) -> Iterator[CheckJob]:
+        """One executor job per file of ``files`` under ``scenario`` (its bytes ``data``)."""
+        from tracekit.cli.findings_io import CheckJob
+
+        self.scenarios.append(scenario.id)
+        opts = self.opts
+        for path in files:
+            source = path if path == "-" else os.path.abspath(path)
+            yield CheckJob(source, path, path in named, data, scenario.id, opts.strict, opts.input_format)
+
+    def fold(self, part: CheckPart) -> None:
+        """Fold one judged file in. A walked file no format accepts is skipped (not a trace); a
+        named file, or one a format accepts but cannot read, is an error (exit 2)."""
         from tracekit.harness import gates
         from tracekit.harness.model import FAIL
 
-        opts = self.opts
-        self.scenarios.append(scenario.id)
-        for path in files:
-            self.files += 1
-            if path not in named and opts.input_format is None and findings_io.sniffed_format(path) is None:
-                self.skip(path, Code.FORMAT_UNKNOWN.value)
-                continue
-            try:
-                evidence = findings_io.load(path, opts.input_format)
-            except TracekitError as error:
-                diag(error.finding, "trace")
-                self.skip(path, error.finding.code.value)
-                self.code = EXIT_ERROR
-                continue
-            for episode in evidence.episodes:
-                verdict = judge(scenario, episode, opts.strict)
-                if isinstance(verdict, Code):
-                    diag(finding(verdict), "trace")
-                    self.code = EXIT_ERROR
-                    continue
-                self.tally.add(evidence.format, scenario.id, path, episode, verdict)
-                self.judged += 1
-                self.failed += int(verdict.result == FAIL)
-                self.gated = self.gated or gates(verdict.result, opts.strict)
+        self.files += 1
+        if part.skipped:
+            self.skip(part.name, Code.FORMAT_UNKNOWN.value)
+            return
+        if part.error is not None:
+            diag(part.error, "trace")
+            self.skip(part.name, part.error.code.value)
+            self.code = EXIT_ERROR
+            return
+        for code in part.refused:
+            diag(finding(code), "trace")
+            self.code = EXIT_ERROR
+        for episode in part.judged:
+            self.tally.fold(part.format, part.policy, part.name, episode)
+            self.judged += 1
+            self.failed += int(episode.result == FAIL)
+            self.gated = self.gated or gates(episode.result, self.opts.strict)
 
     def report(self) -> CampaignReport:
         from tracekit import REPORT_VERSION
@@ -143,6 +146,17 @@ class Campaign:
         return worst(self.code, EXIT_FAIL if self.opts.exit_on_fail and self.gated else EXIT_OK)
 
 
+def stream(opts: CheckOptions, work: Callable[[T], R], tasks: list[T], stdin: bool = False) -> Iterator[R]:
+    """``work`` over ``tasks`` on the executor the command line chose (docs/cli.md,
+    "Executors"), results in task order; an unavailable executor is a diagnostic and exit 2."""
+    executor = opts.run.make(len(tasks), stdin=stdin, preload=WORKER_MODULES)
+    try:
+        yield from executor.map_ordered(work, tasks)
+    except TracekitError as error:
+        diag(error.finding)
+        raise typer.Exit(EXIT_ERROR) from None
+
+
 def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     """Several files or folders under one scenario: per format and policy, and each distinct
     demonstration once (docs/findings.md, "Campaigns")."""
@@ -155,13 +169,16 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
         if raw != "-" and not os.path.exists(raw):
             diag(finding(Code.FORMAT_UNREADABLE), "trace")
             raise typer.Exit(EXIT_ERROR)
-    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
+    data = _or_exit("scenario", lambda: check_io.read_scenario(scenario_path))
+    scenario = _or_exit("scenario", lambda: parse_scenario(data))
     inputs, named, _ = findings_io.campaign_files(paths)
     if not inputs.files:
         inputs.note()
         fail(Code.CLI_NO_INPUT)
     campaign = Campaign(opts)
-    campaign.fold(scenario, inputs.files, named)
+    jobs = list(campaign.jobs(scenario, data, inputs.files, named))
+    for part in stream(opts, findings_io.check_job, jobs, stdin="-" in inputs.files):
+        campaign.fold(part)
     report = campaign.report()
     emit(render_campaign(report, opts.format), opts.output, opts.force)
     if not opts.quiet:
@@ -169,10 +186,9 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     return worst(campaign.exit_code(), inputs.note())
 
 
-
 def split_suite(
     files: list[str], trace_dir: Path
-) -> tuple[list[tuple[str, bytes | Finding]], list[tuple[Scenario, Path]]]:
+) -> tuple[list[tuple[str, bytes | Finding]], list[tuple[Scenario, bytes, Path]]]:
     """Suite pairing (docs/findings.md, "Command line"): a scenario whose id has no
     ``<trace-dir>/<id>.json`` but a folder ``<trace-dir>/<id>/`` (not a symlink) is judged as a
     findings campaign over that folder's files of any format; every other scenario goes to the
@@ -182,7 +198,7 @@ def split_suite(
     from tracekit.harness.evaluate import trace_path_for
 
     pairs: list[tuple[str, bytes | Finding]] = []
-    third: list[tuple[Scenario, Path]] = []
+    third: list[tuple[Scenario, bytes, Path]] = []
     claimed: set[str] = set()
     for path in files:
         data = check_io.suite_scenario(path)
@@ -196,7 +212,7 @@ def split_suite(
                 if (not os.path.lexists(trace_path_for(str(trace_dir), scenario.id))
                         and folder.is_dir() and not folder.is_symlink()):
                     claimed.add(scenario.id)
-                    third.append((scenario, folder))
+                    third.append((scenario, data, folder))
                     continue
         pairs.append((path, data))
     return pairs, third

@@ -1,48 +1,45 @@
-"""File access for ``tracekit check``: bounded reads and suite discovery.
+"""File access for ``tracekit check``: bounded reads, suite discovery and suite jobs.
 
-A scenario or trace is read through :func:`read_bounded`, which never reads more than the cap
-plus one byte, so an oversized or endless file is refused without being buffered whole. Folders
-and sockets are refused before reading. Failures are findings with fixed text.
+A scenario or trace is read through the format layer's one bounded reader
+(:func:`tracekit.formats.reading.read_capped`), which never reads more than the cap plus one
+byte, so an oversized or endless file is refused without being buffered whole; folders and
+sockets are refused before reading. Its codes become check's own (``harness.*``), as the user
+has always seen them. Failures are findings with fixed text.
 """
 
 from __future__ import annotations
 
 import os
-import stat
-import sys
+
+from msgspec import Struct
 
 from tracekit.cli.common import Inputs, collect_inputs, is_regular_file
+from tracekit.cli.findings_io import CheckJob, CheckPart
 from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.harness.evaluate import SuiteEntry, SuitePair
 from tracekit.harness.scenario import SUFFIXES
 from tracekit.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
 
 
 def read_bounded(path: str, cap: int, unreadable: Code, too_large: Code) -> bytes:
-    """Up to ``cap`` bytes of ``path``; raise :class:`TracekitError` (``unreadable`` when it
-    cannot be opened or is a folder or socket, ``too_large`` beyond ``cap``)."""
+    """Up to ``cap`` bytes of the file ``path`` (a file named ``-`` too: never standard input)
+    through the one bounded reader; see :func:`read_input`."""
+    return read_input(f"./{path}" if path == "-" else path, cap, unreadable, too_large)
+
+
+def read_input(path: str, cap: int, unreadable: Code, too_large: Code) -> bytes:
+    """Up to ``cap`` bytes of ``path`` (``-``: standard input) through the one bounded reader
+    (:func:`tracekit.formats.reading.read_capped`); raise :class:`TracekitError` with the
+    caller's codes: ``unreadable`` when it cannot be opened or is a folder or socket,
+    ``too_large`` beyond ``cap``."""
+    from tracekit.formats.reading import read_capped
+
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError:
+        return read_capped(path, cap)
+    except TracekitError as error:
+        if error.finding.code is Code.FORMAT_TOO_LARGE:
+            raise TracekitError(finding(too_large, limit=cap)) from None
         raise TracekitError(finding(unreadable)) from None
-    with handle:
-        try:
-            mode = os.fstat(handle.fileno()).st_mode
-            if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
-                raise TracekitError(finding(unreadable))
-            data = handle.read(cap + 1)
-        except OSError:
-            raise TracekitError(finding(unreadable)) from None
-    if len(data) > cap:
-        raise TracekitError(finding(too_large, limit=cap))
-    return data
-
-
-def read_stdin(cap: int, too_large: Code) -> bytes:
-    """Standard input, at most ``cap`` bytes (``too_large`` beyond), never buffered whole."""
-    data = sys.stdin.buffer.read(cap + 1)
-    if len(data) > cap:
-        raise TracekitError(finding(too_large, limit=cap))
-    return data
 
 
 def read_scenario(path: str) -> bytes:
@@ -59,9 +56,7 @@ def read_scenario(path: str) -> bytes:
 
 def read_trace(path: str) -> bytes:
     """A harness trace's bytes (``-``: standard input), capped at ``HARNESS_LIMITS.total_bytes``."""
-    if path == "-":
-        return read_stdin(HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
-    return read_bounded(
+    return read_input(
         path, HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_UNREADABLE, Code.HARNESS_TRACE_TOO_LARGE
     )
 
@@ -91,3 +86,25 @@ def discover(paths: list[str]) -> Inputs:
     ``*.yaml``/``*.yml``; files named on the command line are kept whatever their suffix."""
     return collect_inputs(paths, SUFFIXES)
 
+
+
+class SuiteJob(Struct, frozen=True):
+    """One step of a suite, for an executor: a scenario to pair with its trace (read from
+    ``source``, the trace's absolute path), or an entry already decided (passed through)."""
+
+    step: SuiteEntry | SuitePair
+    source: str = ""
+    strict: bool = False
+
+
+def suite_work(job: SuiteJob | CheckJob) -> SuiteEntry | CheckPart:
+    """Suite mode's one worker function: a harness scenario's entry (docs/harness.md, "Suite
+    mode"), or one file of a scenario paired with a folder (docs/findings.md, "Command line")."""
+    from tracekit.cli.findings_io import check_job
+    from tracekit.harness.evaluate import evaluate_pair
+
+    if not isinstance(job, SuiteJob):
+        return check_job(job)
+    if isinstance(job.step, SuiteEntry):
+        return job.step
+    return evaluate_pair(job.step, suite_trace(job.source), job.strict)

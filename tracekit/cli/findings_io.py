@@ -11,14 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
 from tracekit.cli.common import Inputs, collect_inputs
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.evidence import EvidenceFile
+from tracekit.findings.campaign import JudgedEpisode
 from tracekit.findings.sweep import SkippedEpisode, SweepCase
 from tracekit.formats.base import FormatError
+
+if TYPE_CHECKING:
+    from tracekit.evidence import Episode
+    from tracekit.findings.judge import EpisodeVerdict
+    from tracekit.harness.scenario import Scenario
 
 EVIDENCE_SUFFIXES = (".json", ".jsonl", ".eval")
 """Files a folder walk picks up; a file named on the command line is read whatever its name."""
@@ -106,3 +113,69 @@ def sweep_job(job: SweepJob) -> SweepPart:
     tally = SweepTally.new(transforms)
     cases = sweep_file(job.name, evidence.episodes, parse_scenario(job.scenario), tally, transforms, job.trials, job.strict)
     return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total)
+
+
+class CheckJob(Struct, frozen=True):
+    """One file of a ``check`` findings campaign, for an executor (picklable, reads from an
+    absolute path, or ``-`` for standard input in-process)."""
+
+    path: str
+    name: str
+    """The path as the user spelled it, used in reports."""
+    named: bool
+    """Named on the command line: a file no format accepts is then an error, not skipped."""
+    scenario: bytes
+    """The scenario's YAML, already known to parse."""
+    policy: str
+    """The scenario's id."""
+    strict: bool
+    input_format: str | None = None
+
+
+class CheckPart(Struct, frozen=True):
+    """One file judged: its format and judged episodes, the consistency codes of the episodes
+    it refused (in order), or why it was not read."""
+
+    name: str
+    policy: str
+    skipped: bool = False
+    """Found by walking a folder and no format accepts it: not a trace."""
+    error: Finding | None = None
+    """It could not be loaded (exit 2)."""
+    format: str = ""
+    judged: tuple[JudgedEpisode, ...] = ()
+    refused: tuple[Code, ...] = ()
+
+
+def check_job(job: CheckJob) -> CheckPart:
+    """Load one file and judge every episode under the scenario (docs/findings.md, "Campaigns"):
+    an episode that fails the consistency checks is refused, not judged."""
+    from tracekit.findings.campaign import judged
+    from tracekit.harness.scenario import parse_scenario
+
+    if not job.named and job.input_format is None and sniffed_format(job.path) is None:
+        return CheckPart(job.name, job.policy, skipped=True)
+    try:
+        evidence = load(job.path, job.input_format)
+    except TracekitError as error:
+        return CheckPart(job.name, job.policy, error=error.finding)
+    scenario = parse_scenario(job.scenario)
+    done: list[JudgedEpisode] = []
+    refused: list[Code] = []
+    for episode in evidence.episodes:
+        verdict = judge(scenario, episode, job.strict)
+        if isinstance(verdict, Code):
+            refused.append(verdict)
+        else:
+            done.append(judged(episode, verdict))
+    return CheckPart(job.name, job.policy, format=evidence.format, judged=tuple(done), refused=tuple(refused))
+
+
+def judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:
+    """One episode judged, or the consistency code that refuses it (docs/findings.md,
+    "Consistency")."""
+    from tracekit.findings.consistency import check_episode
+    from tracekit.findings.judge import judge_episode
+
+    refused = check_episode(episode)
+    return refused[0].code if refused else judge_episode(scenario, episode, strict)

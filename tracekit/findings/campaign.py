@@ -18,7 +18,7 @@ from msgspec import Struct
 
 from tracekit.evidence import Arguments, Episode
 from tracekit.findings.judge import EpisodeVerdict
-from tracekit.harness.model import FAIL
+from tracekit.harness.model import FAIL, Outcome
 
 DISTINCT_LIMIT = 10_000
 
@@ -58,6 +58,42 @@ class Demonstration(Struct):
     episodes: int = 1
 
 
+class FailedCall(Struct, frozen=True):
+    """One failing assertion of an episode, reduced to what makes a demonstration distinct. It is
+    computed where the episode is (an executor's worker) and folded where the tally is."""
+
+    assertion: str
+    tool: str | None
+    """The offending call's tool name, when provenance found the call."""
+    arguments_sha256: str | None
+    """:func:`arguments_digest` of the call's arguments, when provenance found the call."""
+    evidence: str | None
+    """The assertion's evidence (part of what makes the demonstration distinct)."""
+
+
+class JudgedEpisode(Struct, frozen=True):
+    """An episode's verdict as the campaign tally needs it: small, with no evidence content."""
+
+    episode: str
+    result: Outcome
+    disagrees: bool
+    failures: tuple[FailedCall, ...]
+
+
+def judged(episode: Episode, verdict: EpisodeVerdict) -> JudgedEpisode:
+    """``verdict`` reduced for the tally; reads the offending calls' names and arguments from
+    ``episode``."""
+    by_index = {call.index: call for call in episode.calls}
+    failures: list[FailedCall] = []
+    for assertion in verdict.assertions:
+        if assertion.result != FAIL:
+            continue
+        call = by_index.get(assertion.provenance.call.index) if assertion.provenance else None
+        digest = arguments_digest(call.arguments) if call is not None else None
+        failures.append(FailedCall(assertion.id, call.name if call is not None else None, digest, assertion.evidence))
+    return JudgedEpisode(verdict.episode, verdict.result, verdict.disagrees, tuple(failures))
+
+
 class FindingsTally(Struct):
     """A campaign's findings, folded one episode verdict at a time."""
 
@@ -67,22 +103,21 @@ class FindingsTally(Struct):
 
     def add(self, fmt: str, policy: str, trace: str, episode: Episode, verdict: EpisodeVerdict) -> None:
         """Fold one episode's verdict under ``policy`` (a scenario id) in."""
+        self.fold(fmt, policy, trace, judged(episode, verdict))
+
+    def fold(self, fmt: str, policy: str, trace: str, episode: JudgedEpisode) -> None:
+        """Fold one judged episode of ``trace`` under ``policy`` in."""
         count = self.counts.setdefault(f"{fmt}\0{policy}", PolicyCount(fmt, policy))
         count.episodes += 1
-        count.failed += int(verdict.result == FAIL)
-        count.disagreements += int(verdict.disagrees)
-        by_index = {call.index: call for call in episode.calls}
-        for assertion in verdict.assertions:
-            if assertion.result != FAIL:
-                continue
-            call = by_index.get(assertion.provenance.call.index) if assertion.provenance else None
-            digest = arguments_digest(call.arguments) if call is not None else None
-            tool = call.name if call is not None else None
-            key = "\0".join([fmt, policy, assertion.id, tool or "", digest or "", assertion.evidence or ""])
+        count.failed += int(episode.result == FAIL)
+        count.disagreements += int(episode.disagrees)
+        for failure in episode.failures:
+            tool, digest = failure.tool, failure.arguments_sha256
+            key = "\0".join([fmt, policy, failure.assertion, tool or "", digest or "", failure.evidence or ""])
             key = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
             if key in self.distinct:
                 self.distinct[key].episodes += 1
             elif len(self.distinct) < DISTINCT_LIMIT:
-                self.distinct[key] = Demonstration(fmt, policy, assertion.id, tool, digest, trace, verdict.episode)
+                self.distinct[key] = Demonstration(fmt, policy, failure.assertion, tool, digest, trace, episode.episode)
             else:
                 self.distinct_overflow += 1

@@ -44,15 +44,8 @@ def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) 
         with _spool(sys.stdin.buffer, limits) as spooled:
             yield spooled
         return
+    handle, info = _open(path)
     try:
-        handle = open(path, "rb")  # noqa: SIM115
-    except OSError:
-        raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
-    try:
-        try:
-            info = os.fstat(handle.fileno())
-        except OSError:
-            raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
         if not stat.S_ISREG(info.st_mode):
             raise FormatError(finding(Code.FORMAT_UNREADABLE))
         if info.st_size > limits.total_bytes:
@@ -60,6 +53,58 @@ def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) 
         yield Source(handle, info.st_size, _suffix(path), path_context(Path(path).parts))
     finally:
         handle.close()
+
+
+def _open(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
+    """``path`` opened read-only, with its status; ``format.unreadable`` when it cannot be."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    except OSError:
+        raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
+    try:
+        return handle, os.fstat(handle.fileno())
+    except OSError:
+        handle.close()
+        raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
+
+
+def read_capped(path: str | Path, cap: int) -> bytes:
+    """The whole of ``path`` (``-``: standard input) as bytes, for a reader that needs a document
+    at once (a harness scenario or trace, docs/harness.md "Loading a trace"). At most ``cap + 1``
+    bytes are ever read, so an endless or oversized input is refused without being buffered
+    whole. A FIFO or character device named by the user is read as a stream (process
+    substitution, ``/dev/stdin``); a folder or socket never is.
+
+    Raises :class:`FormatError`: ``format.unreadable`` for what cannot be opened or read,
+    ``format.too_large`` (``limit`` = ``cap``) beyond ``cap`` bytes."""
+    too_large = FormatError(finding(Code.FORMAT_TOO_LARGE, limit=cap))
+    if str(path) == STDIN:
+        data = _read_upto(sys.stdin.buffer, cap + 1)
+    else:
+        handle, info = _open(path)
+        with handle:
+            if stat.S_ISDIR(info.st_mode) or stat.S_ISSOCK(info.st_mode):
+                raise FormatError(finding(Code.FORMAT_UNREADABLE))
+            if stat.S_ISREG(info.st_mode) and info.st_size > cap:
+                raise too_large
+            try:
+                data = _read_upto(handle, cap + 1)
+            except OSError:
+                raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
+    if len(data) > cap:
+        raise too_large
+    return data
+
+
+def _read_upto(stream: BinaryIO, most: int) -> bytes:
+    """At most ``most`` bytes of ``stream``, read in chunks: a small file never costs a buffer
+    of ``most`` bytes (``read(n)`` allocates ``n`` before it knows the size)."""
+    parts: list[bytes] = []
+    size = 0
+    while size < most and (chunk := stream.read(min(_CHUNK, most - size))):
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
 
 
 @contextmanager

@@ -7,11 +7,14 @@ assertion and ``{scenario_id, mode, result, assertions}`` per run (docs/harness.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 Outcome = Literal["pass", "fail", "error", "not_run"]
 Mode = Literal["trace", "dry_run"]
+Semantics = Literal["strict"]
+"""The one ``semantics`` value a result carries; compatible results carry none (as upstream's)."""
 
 PASS: Outcome = "pass"
 FAIL: Outcome = "fail"
@@ -22,33 +25,50 @@ OUTCOMES: tuple[Outcome, ...] = (PASS, FAIL, ERROR, NOT_RUN)
 DRY_RUN_EVIDENCE = "dry-run mode does not execute assertions"
 
 
-@dataclass(frozen=True, slots=True)
-class AssertionResult:
+class AssertionResult(msgspec.Struct, frozen=True, omit_defaults=True):
     """The verdict of one assertion. ``id`` is the assertion type, as upstream reports it, so
     two assertions of one type share an id. ``evidence`` is upstream's documented text (it may
-    quote trace values by design; it is result content, never a diagnostic)."""
+    quote trace values by design; it is result content, never a diagnostic). In JSON,
+    ``evidence`` is left out when there is none, as upstream does."""
 
     id: str
+    """The assertion type."""
     result: Outcome
+    """pass, fail, error or not_run."""
     evidence: str | None = None
+    """Upstream's evidence text, or None."""
 
     def as_dict(self) -> dict[str, str]:
-        """The JSON form: ``evidence`` is left out when there is none, as upstream does."""
-        data = {"id": self.id, "result": self.result}
-        if self.evidence is not None:
-            data["evidence"] = self.evidence
+        """The JSON form, derived from the Struct (kept for callers that still build dicts)."""
+        data: dict[str, str] = msgspec.to_builtins(self)
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class HarnessResult:
-    """The verdict of one scenario against one trace (or a dry run)."""
+class HarnessResult(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The verdict of one scenario against one trace (or a dry run): upstream's result
+    document, ``{scenario_id, mode, result, assertions}``, plus ``semantics: "strict"`` for a
+    strict result so it cannot be mistaken for upstream's verdict (docs/harness.md, "Results")."""
 
     scenario_id: str
+    """The scenario's id."""
     mode: Mode
+    """trace, or dry_run."""
     result: Outcome
+    """The aggregate of the assertions' results (:func:`aggregate`)."""
     assertions: tuple[AssertionResult, ...]
-    strict: bool = False
+    """One per assertion of the scenario, in file order."""
+    semantics: Semantics | None = None
+    """``strict`` for tracekit's strict semantics; None (left out) for compatible mode."""
+
+    @property
+    def strict(self) -> bool:
+        """True for a result judged with strict semantics."""
+        return self.semantics is not None
+
+
+def semantics(strict: bool) -> Semantics | None:
+    """The ``semantics`` field for a run in strict (or compatible) mode."""
+    return "strict" if strict else None
 
 
 def aggregate(results: Iterable[Outcome]) -> Outcome:

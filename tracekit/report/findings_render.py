@@ -10,9 +10,8 @@ path (display_path) and bounds their length, so no input can drive a terminal or
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -20,11 +19,33 @@ from tracekit import REPORT_VERSION
 from tracekit.findings.campaign import Demonstration, PolicyCount
 from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
 from tracekit.findings.provenance import CallRef, Origin
-from tracekit.harness.evaluate import SuiteResult
+from tracekit.harness.evaluate import SuiteEntry, SuiteResult
 from tracekit.harness.model import FAIL, PASS, Outcome, gates
+from tracekit.report.harness_json import document
+from tracekit.report.harness_junit import suite_testsuites
+from tracekit.report.harness_sarif import (
+    FINDINGS_SCHEMA,
+    ArtifactLocation,
+    FindingResult,
+    FindingRule,
+    FindingsDriver,
+    FindingsRun,
+    FindingsRunProperties,
+    FindingsTool,
+    Location,
+    Log,
+    LogicalLocation,
+    PhysicalLocation,
+    Text,
+    dumps_log,
+    suite_run,
+)
 from tracekit.report.harness_text import xml_safe
-from tracekit.report.jsonout import dumps
+from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_table, table
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 SHOWN_LIMIT = 64
 """Longest input-supplied name (tool, call id, episode id) shown in a table, Markdown, JUnit or
@@ -98,8 +119,7 @@ class CampaignReport(msgspec.Struct, frozen=True):
 
 
 def _json(report: msgspec.Struct) -> str:
-    document: dict[str, Any] = msgspec.to_builtins(report)
-    return dumps(document)
+    return document(report)
 
 
 def call_words(call: CallRef) -> str:
@@ -204,58 +224,36 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
     """One SARIF result per assertion that did not pass, located at the file, the episode named
     as a logical location; one rule per assertion id."""
     rules: set[str] = set()
-    results: list[dict[str, Any]] = []
+    results: list[FindingResult] = []
     for entry in report.episodes:
-        items: list[tuple[str, str, str]] = []
+        items: list[tuple[str, Literal["error", "note"], str]] = []
         if entry.refused is not None:
             items.append((entry.refused, "error", "The episode's calls and results are inconsistent; not judged."))
         for a in _failing(entry):
             text = f"{a.id} {a.result}"
             if a.provenance is not None:
                 text += f": {call_words(a.provenance.call)}; value from {origin_words(a.provenance.origin)}"
-            level = "error" if a.result in (FAIL, "error") else "note"
-            items.append((a.id, level, text))
+            items.append((a.id, "error" if a.result in (FAIL, "error") else "note", text))
         for rule, level, text in items:
             rules.add(rule)
-            results.append(
-                {
-                    "ruleId": rule,
-                    "level": level,
-                    "message": {"text": text},
-                    "locations": [_location(trace, entry.episode)],
-                }
-            )
-    return _sarif(sorted(rules), results, {"command": "check", "scenario": shown(report.scenario)})
+            results.append(FindingResult(rule, level, Text(text), (_location(trace, entry.episode),)))
+    return _sarif(_run(sorted(rules), results, FindingsRunProperties("check", shown(report.scenario))))
 
 
-def _location(trace: str, episode: str) -> dict[str, Any]:
-    return {
-        "physicalLocation": {"artifactLocation": {"uri": display_path(trace)}},
-        "logicalLocations": [{"name": shown(episode), "kind": "episode"}],
-    }
+def _location(trace: str, episode: str) -> Location:
+    return Location(PhysicalLocation(ArtifactLocation(display_path(trace))), (LogicalLocation(shown(episode)),))
 
 
-def _sarif(rules: Sequence[str], results: list[dict[str, Any]], properties: dict[str, str]) -> str:
+def _run(rules: Sequence[str], results: Sequence[FindingResult], properties: FindingsRunProperties) -> FindingsRun:
     """One SARIF 2.1.0 run of tracekit check: one rule per assertion id (or consistency code)."""
     from tracekit import __version__
 
-    document = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "tracekit", "version": __version__, "informationUri": "docs/findings.md",
-                        "rules": [{"id": r, "shortDescription": {"text": f"tracekit check: {r}"}} for r in rules],
-                    }
-                },
-                "properties": properties,
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+    described = tuple(FindingRule(r, Text(f"tracekit check: {r}")) for r in rules)
+    return FindingsRun(FindingsTool(FindingsDriver(version=__version__, rules=described)), properties, tuple(results))
+
+
+def _sarif(run: FindingsRun) -> str:
+    return dumps_log(Log(schema=FINDINGS_SCHEMA, runs=(run,)), sort_keys=True)
 
 
 def render_one(report: FindingsReport, fmt: str, trace: str) -> str:
@@ -321,32 +319,44 @@ def campaign_markdown(report: CampaignReport) -> str:
 
 def campaign_junit(report: CampaignReport) -> str:
     """One testcase per format and policy: a failure when any of its episodes failed."""
-    from xml.etree.ElementTree import Element, SubElement, tostring
+    from xml.etree.ElementTree import Element, tostring
+
+    root = Element("testsuites", name="tracekit check")
+    root.append(campaign_testsuite(report))
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+
+
+def campaign_testsuite(report: CampaignReport) -> Element:
+    """The campaign's ``<testsuite>``: one testcase per format and policy."""
+    from xml.etree.ElementTree import Element, SubElement
 
     failing = [c for c in report.counts if c.failed]
-    root = Element("testsuites", name="tracekit check")
-    suite = SubElement(root, "testsuite", name="tracekit check", tests=str(len(report.counts)),
-                       failures=str(len(failing)), errors="0")
+    suite = Element("testsuite", name="tracekit check", tests=str(len(report.counts)),
+                    failures=str(len(failing)), errors="0")
     for count in report.counts:
         case = SubElement(suite, "testcase", classname=f"tracekit.check.{count.format}", name=xml_safe(shown(count.policy)))
         if count.failed:
             node = SubElement(case, "failure", type="policy", message=f"{count.failed} of {count.episodes} episode(s) failed")
             node.text = f"{count.failed} of {count.episodes} episode(s) failed; {count.disagreements} disagreement(s)"
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+    return suite
+
+
+def campaign_run(report: CampaignReport) -> FindingsRun:
+    """One SARIF result per distinct demonstration, at the file where it was first seen."""
+    results = [
+        FindingResult(
+            d.assertion, "error",
+            Text(f"{d.assertion} fails through {shown(d.tool)} in {d.episodes} episode(s) ({d.format})"),
+            (_location(d.first_trace, d.first_episode),),
+        )
+        for d in report.distinct
+    ]
+    return _run(sorted({d.assertion for d in report.distinct}), results, FindingsRunProperties("check"))
 
 
 def campaign_sarif(report: CampaignReport) -> str:
-    """One SARIF result per distinct demonstration, at the file where it was first seen."""
-    results = [
-        {
-            "ruleId": d.assertion,
-            "level": "error",
-            "message": {"text": f"{d.assertion} fails through {shown(d.tool)} in {d.episodes} episode(s) ({d.format})"},
-            "locations": [_location(d.first_trace, d.first_episode)],
-        }
-        for d in report.distinct
-    ]
-    return _sarif(sorted({d.assertion for d in report.distinct}), results, {"command": "check"})
+    """The campaign as a SARIF log of one run (:func:`campaign_run`)."""
+    return _sarif(campaign_run(report))
 
 
 def render_campaign(report: CampaignReport, fmt: str) -> str:
@@ -361,6 +371,25 @@ def render_campaign(report: CampaignReport, fmt: str) -> str:
     return campaign_table(report)
 
 
+class SuiteDocument(SuiteResult, frozen=True, omit_defaults=True):
+    """Suite mode's JSON when some scenarios were judged as findings campaigns: upstream's suite
+    result plus the campaign report under ``findings``."""
+
+    findings: CampaignReport | None = None
+    """The campaign over the folders paired with scenarios (docs/findings.md, "Command line")."""
+
+
+def suite_json_chunks(
+    head: SuiteResult, entries: Iterable[SuiteEntry], report: CampaignReport | None
+) -> Iterator[str]:
+    """:func:`suite_document`'s JSON in chunks, streaming ``entries`` (the suite's scenarios,
+    from a spool) without holding them: joined, byte-identical (report/jsonout.py)."""
+    whole = head if report is None else SuiteDocument(**msgspec.structs.asdict(head), findings=report)
+    data: dict[str, Any] = msgspec.to_builtins(whole)
+    del data["scenarios"]
+    return dumps_chunks(data, {"scenarios": (msgspec.to_builtins(entry) for entry in entries)})
+
+
 def suite_document(suite: SuiteResult | None, report: CampaignReport | None, fmt: str) -> str:
     """Suite mode's output (docs/findings.md, "Command line"): upstream's suite rendering
     unchanged when no scenario was paired with a folder; the campaign alone when every one was;
@@ -372,22 +401,17 @@ def suite_document(suite: SuiteResult | None, report: CampaignReport | None, fmt
         return render_campaign(report, fmt) if report is not None else ""
     if report is None:
         return RENDERERS[fmt].suite(suite)
-    upstream = RENDERERS[fmt].suite(suite)
     if fmt == "json":
-        document: dict[str, Any] = json.loads(upstream)
-        document["findings"] = msgspec.to_builtins(report)
-        return dumps(document)
+        return _json(SuiteDocument(**msgspec.structs.asdict(suite), findings=report))
     if fmt == "sarif":
-        merged = json.loads(upstream)
-        merged["runs"].extend(json.loads(campaign_sarif(report))["runs"])
-        return json.dumps(merged, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+        return dumps_log(Log(runs=(suite_run(suite), campaign_run(report))), sort_keys=True)
     if fmt == "junit":
-        from xml.etree.ElementTree import fromstring, tostring
+        from xml.etree.ElementTree import tostring
 
-        root = fromstring(upstream)
-        root.extend(list(fromstring(campaign_junit(report))))
+        root = suite_testsuites(suite)
+        root.append(campaign_testsuite(report))
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
-    return upstream.rstrip("\n") + "\n\n" + render_campaign(report, fmt)
+    return RENDERERS[fmt].suite(suite).rstrip("\n") + "\n\n" + render_campaign(report, fmt)
 
 
 __all__ = ["REPORT_VERSION", "CampaignReport", "EpisodeEntry", "FindingsReport", "SkippedFile",

@@ -46,17 +46,22 @@ def render(result: HarnessResult) -> str:
 
 
 def _entry_element(entry: SuiteEntry) -> Element:
-    if entry.outcome is not None:
-        return _suite_element(entry.outcome.scenario_id, entry.outcome.assertions)
-    name = entry.scenario.id if entry.scenario else entry.scenario_path
-    evidence = entry.finding.message if entry.finding else str(entry.error_reason)
+    if entry.assertions is not None and entry.scenario_id is not None:
+        return _suite_element(entry.scenario_id, entry.assertions)
+    name = entry.scenario_id if entry.scenario_id is not None else entry.scenario_path
+    evidence = entry.evidence if entry.evidence is not None else str(entry.error_reason)
     return _suite_element(name, (AssertionResult(str(entry.error_reason), "error", evidence),))
 
 
-def render_suite(suite: SuiteResult) -> str:
+def suite_testsuites(suite: SuiteResult) -> Element:
     """A suite as ``<testsuites>`` holding one ``<testsuite>`` per scenario; a scenario that
     could not be evaluated is one errored testcase named after its ``error_reason``."""
     root = Element("testsuites", {"name": "tracekit check"})
-    for entry in suite.entries:
+    for entry in suite.scenarios:
         root.append(_entry_element(entry))
-    return tostring(root, encoding="unicode") + "\n"
+    return root
+
+
+def render_suite(suite: SuiteResult) -> str:
+    """A suite as JUnit XML (:func:`suite_testsuites`)."""
+    return tostring(suite_testsuites(suite), encoding="unicode") + "\n"

@@ -31,12 +31,12 @@ def result_rows(result: HarnessResult) -> list[list[str]]:
 def suite_rows(suite: SuiteResult) -> list[list[str]]:
     """One row per scenario: path, id, result, and the failing assertions or the error reason."""
     rows: list[list[str]] = []
-    for entry in suite.entries:
-        scenario_id = entry.scenario.id if entry.scenario else ""
-        if entry.outcome is not None:
-            note = "; ".join(f"{a.id}: {a.result}" for a in entry.outcome.assertions if a.result != "pass")
+    for entry in suite.scenarios:
+        scenario_id = entry.scenario_id or ""
+        if entry.assertions is not None:
+            note = "; ".join(f"{a.id}: {a.result}" for a in entry.assertions if a.result != "pass")
         else:
-            note = f"{entry.error_reason}: {entry.finding.message if entry.finding else ''}"
+            note = f"{entry.error_reason}: {entry.evidence or ''}"
         rows.append([entry.scenario_path, scenario_id, entry.result, note])
     return rows
 
@@ -45,8 +45,8 @@ def suite_tail(suite: SuiteResult) -> str:
     """The suite's counts line."""
     counts = suite.counts
     return (
-        f"suite: {suite.result} ({counts['total']} scenarios, {counts['pass']} pass, {counts['fail']} fail, "
-        f"{counts['error']} error, {counts['not_run']} not_run)"
+        f"suite: {suite.result} ({counts.total} scenarios, {counts.passed} pass, {counts.fail} fail, "
+        f"{counts.error} error, {counts.not_run} not_run)"
     )
 
 

@@ -8,7 +8,7 @@ from xml.etree.ElementTree import fromstring
 
 from tests.unit.harness.harness_data import UPSTREAM
 from tracekit.harness import evaluate, parse_scenario, parse_trace
-from tracekit.harness.evaluate import SuiteEntry, SuiteResult
+from tracekit.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
 from tracekit.harness.model import AssertionResult, HarnessResult
 from tracekit.report import harness_json, harness_junit, harness_sarif, harness_table
 from tracekit.report.harness_render import RENDERERS
@@ -91,9 +91,9 @@ def test_text_helpers() -> None:
 
 def test_every_renderer_renders_results_and_suites() -> None:
     result = _basic()
-    suite = SuiteResult(
+    suite = SuiteResult.of(
         (
-            SuiteEntry("a.yaml", result.result, outcome=result),
+            SuiteEntry("a.yaml", result.result, result.scenario_id, detail=EntryDetail(assertions=result.assertions)),
             SuiteEntry("b.yaml", "error", error_reason="invalid_scenario"),
         )
     )
@@ -104,3 +104,47 @@ def test_every_renderer_renders_results_and_suites() -> None:
     assert [s.get("name") for s in root.findall("testsuite")] == ["goal_hijack.basic_001", "b.yaml"]
     sarif = json.loads(RENDERERS["sarif"].suite(suite))
     assert "agent-harness/invalid_scenario" in {r["ruleId"] for r in sarif["runs"][0]["results"]}
+
+
+def test_suite_json_is_derived_from_the_typed_report() -> None:
+    import pickle
+
+    import msgspec
+
+    from tracekit.errors import Code, finding
+    from tracekit.harness import run_suite
+
+    basic = (UPSTREAM / "scenarios/goal_hijack/basic.yaml").read_bytes()
+    trace = (UPSTREAM / "examples/traces/denied_tool_call.json").read_bytes()
+    unreadable = finding(Code.HARNESS_TRACE_TOO_LARGE, limit=7)
+    reads = {"t/goal_hijack.basic_001.json": trace}
+    scenarios = [("a.yaml", basic), ("b.yaml", basic), ("c.yaml", unreadable)]
+    suite = run_suite(scenarios, "t", reads.get, strict=True)
+    data = json.loads(harness_json.render_suite(suite))
+    assert data == msgspec.json.decode(msgspec.json.encode(suite))
+    assert data["counts"] == {"total": 3, "pass": 0, "fail": 1, "error": 2, "not_run": 0}
+    assert data["semantics"] == "strict" and data["result"] == "fail"
+    assert [e.get("error_reason") for e in data["scenarios"]] == [None, "duplicate_scenario_id", "invalid_scenario"]
+    assert data["scenarios"][2] == {
+        "scenario_path": "c.yaml", "result": "error", "error_reason": "invalid_scenario",
+        "evidence": unreadable.message, "detail": {"code": "harness.trace_too_large"},
+    }
+    assert suite.scenarios[2].problem == unreadable
+    assert suite.scenarios[0].problem is None
+    outcome = suite.scenarios[0].outcome(True)
+    assert outcome is not None and outcome.strict and outcome.assertions == suite.scenarios[0].assertions
+    # Worker results cross process boundaries and spools: an entry pickles, and its JSON decodes
+    # back to an equal Struct.
+    assert pickle.loads(pickle.dumps(suite)) == suite
+    for entry in suite.scenarios:
+        assert msgspec.json.decode(msgspec.json.encode(entry), type=SuiteEntry) == entry
+
+
+def test_result_json_is_derived_and_omits_what_upstream_omits() -> None:
+    import msgspec
+
+    result = _basic()
+    assert json.loads(harness_json.render(result)) == msgspec.json.decode(msgspec.json.encode(result))
+    assert "semantics" not in msgspec.to_builtins(result)
+    assert [a.as_dict() for a in result.assertions] == list(msgspec.to_builtins(result.assertions))
+    assert msgspec.to_builtins(AssertionResult("x", "pass")) == {"id": "x", "result": "pass"}
