@@ -214,3 +214,79 @@ def test_no_echo_of_trace_content(tmp_path: Path) -> None:
         result = run_cli("audit", str(path), "--format", fmt)
         assert result.returncode == 1
         assert canary.encode() not in result.stdout + result.stderr
+
+
+# ------------------------------------------------------------------ the table's message column
+
+
+def _finding_rows(table: str) -> list[str]:
+    """The findings table's lines (header, rule and rows, wrapped lines included)."""
+    lines = table.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("severity "))
+    rows = []
+    for line in lines[start:]:
+        if not line.strip() or line.startswith("=="):
+            break
+        rows.append(line)
+    return rows
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval",
+        CORPUS / "third_party" / "agentdojo",
+        AUDIT / "harness" / "arguments_stringified.json",
+        AUDIT / "agentguard" / "forgery__score_mismatch.jsonl",
+    ],
+    ids=lambda p: p.name,
+)
+def test_table_message_does_not_repeat_the_location(path: Path) -> None:
+    """The table's where column holds the location; the message leaves it out and each line of
+    a finding row stays within the wrapped widths. JSON keeps the whole message."""
+    table = run_cli("audit", str(path)).stdout.decode()
+    code, doc = _json(str(path))
+    located = [
+        f for t in doc["traces"] for f in t["findings"] if f["where"] and f"({f['where']})" in f["message"]
+    ]
+    assert located, "the corpus file has located gap findings"
+    for f in located:
+        assert f"({f['where']})" not in table
+    rows = _finding_rows(table)
+    assert max(len(line.rstrip()) for line in rows) <= len(rows[1])  # within the columns' rule
+    for f in located:
+        assert len(f["message"].replace(f" ({f['where']})", "")) <= 100
+    assert "Evidence field" in table
+
+
+def test_markdown_message_does_not_repeat_the_location() -> None:
+    path = CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval"
+    markdown = run_cli("audit", str(path), "-f", "markdown").stdout.decode()
+    assert "| warning | audit.field_missing | - | every episode: facts.seed" in markdown
+    assert "Evidence field seed is missing. |" in markdown
+    assert "is missing (every episode" not in markdown
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_one_trace_has_no_campaign_tables_several_do(fmt: str) -> None:
+    one = run_cli("audit", str(CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval"), "-f", fmt)
+    two = run_cli("audit", str(CLEAN), str(COMPLETE), "-f", fmt)
+    for marker in ("ampaign summary", "y format", "ields missing most"):
+        assert marker not in one.stdout.decode()
+        assert marker in two.stdout.decode()
+
+
+# ------------------------------------------------------------------ one bounded reader
+
+
+def test_oversized_harness_trace_is_refused_by_the_bounded_reader(tmp_path: Path) -> None:
+    """A harness-shaped file over the 16 MiB cap: refused with harness.trace_too_large (exit 2),
+    from a named file before reading it and from standard input once past the cap."""
+    big = tmp_path / "big.json"
+    head = b'{"messages": [], "tool_calls": [], "events": [], "pad": "'
+    big.write_bytes(head + b"x" * (16 * 1024 * 1024) + b'"}')
+    for args, stdin in (((str(big), "--input-format", "harness"), None), (("-", "--input-format", "harness"), big.read_bytes())):
+        result = run_cli("audit", *args, "--format", "json", "-q", stdin=stdin)
+        assert result.returncode == 2, result.stderr
+        trace = json.loads(result.stdout)["traces"][0]
+        assert trace["format"] == "harness" and trace["findings"][0]["code"] == "harness.trace_too_large"

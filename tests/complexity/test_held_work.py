@@ -149,7 +149,7 @@ def test_replay_and_audit_share_the_cross_field_rules() -> None:
     report = verify_bytes(write_trace(draft), VerifyOptions(keep_events=True, check_sources=False))
     assert report.intact and report.header is not None
     notices = {n.code: n for n in replay(report).notices}
-    audit = {f.finding.code: f.finding for f in check_consistency(report.header, report.events)}
+    audit = {f.code: f for f in check_consistency(report.header, report.events)}
     pairs = [
         (Code.REPLAY_NON_MONOTONIC_OFFSETS, Code.AUDIT_NON_MONOTONIC_OFFSETS),
         (Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, Code.AUDIT_UNKNOWN_WORKING_DIRECTORY_ROLE),

@@ -3,25 +3,55 @@
 ``audit_agentguard`` and ``audit_harness`` answer, per trace and without the operator: is it
 intact, is it internally consistent, does the verdict follow from it, and could a colleague rerun
 the finding from it alone; ``audit_evidence`` (tracekit/audit/imported.py) audits a file of an
-imported format per episode; ``summarise`` sums a campaign up. The format is decided once, for
-every command, by tracekit.formats.registry (docs/formats.md, "Detection"). Everything here is
-pure; only ``tracekit.cli.audit_io`` reads files.
+imported format per episode; ``Tally`` sums a campaign up as reports arrive. The format is
+decided once, for every command, by tracekit.formats.registry (docs/formats.md, "Detection").
+Everything here is pure; only ``tracekit.cli.audit_io`` reads files.
+
+The names below load on first use, so that importing one module of the package (the report
+model, say) does not load the engine, replay and the harness package with it.
 """
 
 from __future__ import annotations
 
-from tracekit.audit.campaign import summarise, worst_exit
-from tracekit.audit.engine import audit_agentguard, audit_harness, load_harness, unreadable
-from tracekit.audit.model import AuditFinding, AuditReport, FieldStatus
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracekit.audit.campaign import CampaignSummary, Tally, summarise
+    from tracekit.audit.engine import audit_agentguard, audit_harness, load_harness, unreadable
+    from tracekit.audit.model import AuditFinding, AuditReport, FieldStatus, with_episodes
+
+_WHERE = {
+    "CampaignSummary": "campaign",
+    "Tally": "campaign",
+    "summarise": "campaign",
+    "audit_agentguard": "engine",
+    "audit_harness": "engine",
+    "load_harness": "engine",
+    "unreadable": "engine",
+    "AuditFinding": "model",
+    "AuditReport": "model",
+    "FieldStatus": "model",
+    "with_episodes": "model",
+}
 
 __all__ = [
     "AuditFinding",
     "AuditReport",
+    "CampaignSummary",
     "FieldStatus",
+    "Tally",
     "audit_agentguard",
     "audit_harness",
     "load_harness",
     "summarise",
     "unreadable",
-    "worst_exit",
+    "with_episodes",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(name)
+    return getattr(importlib.import_module(f"tracekit.audit.{module}"), name)

@@ -1,4 +1,4 @@
-"""Cross-field consistency of an intact AgentGuard trace (spec §17.5, §17.12; docs/audit.md).
+"""Cross-field consistency of an intact AgentGuard trace (docs/audit.md, "Consistency rules").
 
 Upstream checks none of these, so a forger who edits a value and re-hashes the chain gets a trace
 that verifies; a careless forger leaves the edited value contradicting the values around it, and

@@ -13,21 +13,36 @@ verified with ``keep_events=True``) or the bytes of a harness trace. The pipelin
 
 from __future__ import annotations
 
-from typing import Any
+import gc
+from typing import TYPE_CHECKING
 
 from tracekit.audit import consistency, failure_modes
 from tracekit.audit.completeness import PROFILES
 from tracekit.audit.completeness.agentguard import AgentGuardEvidence
 from tracekit.audit.digests import DEMONSTRATION_TYPES, demonstration_digest, payload_digest
 from tracekit.audit.harness_view import HarnessView
-from tracekit.audit.model import AuditFinding, AuditReport, Format, gap_findings, note
+from tracekit.audit.model import (
+    EQUIVALENCES,
+    AssertionView,
+    AuditFinding,
+    AuditReport,
+    DifferenceView,
+    Format,
+    ReplaySummary,
+    ScenarioSummary,
+    VerdictView,
+    audit_report,
+    gap_findings,
+    located,
+    note,
+)
 from tracekit.errors import Code, Finding, TracekitError
-from tracekit.harness.evaluate import evaluate
-from tracekit.harness.scenario import Scenario
-from tracekit.harness.trace import parse_trace_document
 from tracekit.limits import HARNESS_LIMITS, Limits
 from tracekit.schema import agentguard as ag
-from tracekit.verify import VerifyReport
+
+if TYPE_CHECKING:  # the harness package (and YAML) loads only when a harness trace is audited
+    from tracekit.harness.scenario import Scenario
+    from tracekit.verify import VerifyReport
 
 #: Replay notices that a consistency rule reports under its own audit code (no double counting).
 #: Both commands evaluate these rules with the same functions (tracekit/replay/crosschecks.py);
@@ -56,47 +71,32 @@ HARNESS_OUTCOMES = {
 
 def unreadable(path: str, fmt: Format, found: Finding) -> AuditReport:
     """The report for a file that could not be read or parsed (exit 2)."""
-    return AuditReport(
-        path=path, format=fmt, readable=False, intact=None, findings=(AuditFinding(found),)
-    )
+    return audit_report(path, fmt, readable=False, intact=None, findings=(located(found),))
 
 
 # ------------------------------------------------------------------------------------ AgentGuard
 
 
-def _replay(
-    report: VerifyReport, strict_sources: bool
-) -> tuple[dict[str, Any], list[AuditFinding], bool]:
+def _replay(report: VerifyReport, strict_sources: bool) -> tuple[ReplaySummary, list[AuditFinding]]:
     from tracekit.replay import replay
 
     result = replay(report, strict_sources=strict_sources)
-    found = [
-        AuditFinding(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED
-    ]
+    found = [located(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED]
     if result.equivalence is not None:
         found.append(note(_EQUIVALENCE[result.equivalence]))
-    summary = {
-        "replayable": result.replayable,
-        "missing_inputs": list(result.replayability.missing_inputs),
-        "reasons": [f.code.value for f in result.reasons],
-        "equivalence": result.equivalence,
-        "recorded": {"result": result.recorded.result, "score": result.recorded.score}
-        if result.recorded
-        else None,
-        "recomputed": {"result": result.recomputed.result, "score": result.recomputed.score}
-        if result.recomputed
-        else None,
-        "differences": [
-            {
-                "scope": d.scope,
-                "field": d.field,
-                "check": d.check,
-                "classification": d.classification,
-            }
-            for d in result.differences
-        ],
-    }
-    return summary, found, result.replayable
+    recorded, recomputed = result.recorded, result.recomputed
+    summary = ReplaySummary(
+        replayable=result.replayable,
+        missing_inputs=tuple(result.replayability.missing_inputs),
+        reasons=tuple(f.code for f in result.reasons),
+        equivalence=None if result.equivalence is None else EQUIVALENCES[result.equivalence],
+        recorded=VerdictView(recorded.result, recorded.score) if recorded else None,
+        recomputed=VerdictView(recomputed.result, recomputed.score) if recomputed else None,
+        differences=tuple(
+            DifferenceView(d.scope, d.field, d.check, d.classification) for d in result.differences
+        ),
+    )
+    return summary, found
 
 
 def _demonstration(report: VerifyReport) -> str:
@@ -108,15 +108,31 @@ def _demonstration(report: VerifyReport) -> str:
 def audit_agentguard(
     report: VerifyReport, *, strict_sources: bool = False, scenario_given: bool = False
 ) -> AuditReport:
-    """Audit an AgentGuard trace from its verify report (made with ``keep_events=True``)."""
-    findings = [AuditFinding(f) for f in report.findings]
+    """Audit an AgentGuard trace from its verify report (made with ``keep_events=True``).
+
+    The cyclic collector is paused meanwhile, as verify's walk pauses it while keeping events
+    (docs/performance.md, "Round 2, second pass"): the audit's steps make no reference cycles,
+    and a collection would rescan every kept event to find nothing (about a third of the
+    audit's own time on a 10,000-event trace)."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _audit_agentguard(report, strict_sources, scenario_given)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _audit_agentguard(report: VerifyReport, strict_sources: bool, scenario_given: bool) -> AuditReport:
+    findings = [located(f) for f in report.findings]
     if scenario_given:
         findings.append(note(Code.AUDIT_SCENARIO_NOT_APPLICABLE))
     header = report.header
     if not report.intact or header is None or not report.events:
-        return AuditReport(
-            path=report.path,
-            format="agentguard",
+        return audit_report(
+            report.path,
+            "agentguard",
             readable=True,
             intact=False,
             findings=tuple(findings),
@@ -124,7 +140,7 @@ def audit_agentguard(
         )
     findings.append(note(Code.AUDIT_INTEGRITY_NOT_AUTHENTICITY))
     findings += consistency.check_consistency(header, report.events)
-    summary, replay_found, replayable = _replay(report, strict_sources)
+    summary, replay_found = _replay(report, strict_sources)
     findings += replay_found
     rows = PROFILES["agentguard"].assess(AgentGuardEvidence(header, report.events, report.sources))
     findings += gap_findings(rows)
@@ -132,15 +148,15 @@ def audit_agentguard(
     completed = next(
         e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted)
     )
-    return AuditReport(
-        path=report.path,
-        format="agentguard",
+    return audit_report(
+        report.path,
+        "agentguard",
         readable=True,
         intact=True,
-        findings=tuple(findings),
+        findings=findings,
         completeness=rows,
         replay=summary,
-        replayable=replayable,
+        replayable=summary.replayable,
         trace_id=header.trace_id,
         outcome=completed.result,
         demonstration=_demonstration(report),
@@ -154,20 +170,24 @@ def load_harness(data: bytes, limits: Limits = HARNESS_LIMITS) -> HarnessView:
     """Parse a harness trace's bytes as tracekit.harness does, keeping the top-level object.
 
     Raises :class:`TracekitError` (harness.trace_*, json.*)."""
+    from tracekit.harness.trace import parse_trace_document
+
     top, trace = parse_trace_document(data, limits)
     return HarnessView(top=top, trace=trace)
 
 
 def _scenario(
     view: HarnessView, scenario: Scenario, strict: bool
-) -> tuple[dict[str, Any], list[AuditFinding]]:
+) -> tuple[ScenarioSummary, list[AuditFinding]]:
+    from tracekit.harness.evaluate import evaluate
+
     result = evaluate(scenario, view.trace, strict)
-    summary = {
-        "scenario_id": result.scenario_id,
-        "result": result.result,
-        "strict": strict,
-        "assertions": [a.as_dict() for a in result.assertions],
-    }
+    summary = ScenarioSummary(
+        scenario_id=result.scenario_id,
+        result=result.result,
+        strict=strict,
+        assertions=tuple(AssertionView(a.id, a.result, a.evidence) for a in result.assertions),
+    )
     recorded = view.recorded_outcome()
     found: list[AuditFinding] = []
     if recorded is not None and recorded[0] in HARNESS_OUTCOMES:
@@ -194,12 +214,12 @@ def audit_harness(
         harness, compared = _scenario(view, scenario, strict)
         findings += compared
     recorded = view.recorded_outcome()
-    return AuditReport(
-        path=path,
-        format="harness",
+    return audit_report(
+        path,
+        "harness",
         readable=True,
         intact=None,
-        findings=tuple(findings),
+        findings=findings,
         completeness=rows,
         harness=harness,
         outcome=recorded[0] if recorded else None,

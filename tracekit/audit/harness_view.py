@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracekit.audit.model import Status
-from tracekit.harness.trace import Trace, tool_name
+
+if TYPE_CHECKING:  # the harness package (and its YAML loader) loads only for harness traces
+    from tracekit.harness.trace import Trace
 
 Obj = Mapping[str, Any]
 
@@ -131,6 +133,8 @@ class HarnessView:
             name = event.get("name")
             if isinstance(name, str):
                 mcp_results.setdefault(name, []).append((index, event))
+        from tracekit.harness.trace import tool_name
+
         out: list[tuple[str, Any] | None] = []
         for index, call in enumerate(self.calls):
             key = first_key(call, RESULT_KEYS, allow_null=False)

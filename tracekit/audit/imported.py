@@ -14,7 +14,6 @@ With a scenario (``audit --scenario``), its policies are judged on every episode
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from tracekit.audit.completeness.base import indexed
 from tracekit.audit.completeness.episode import FIELDS, LOSS_FIELDS, assess_episode
@@ -24,12 +23,17 @@ from tracekit.audit.model import (
     EpisodeAudit,
     FieldStatus,
     Format,
+    PolicyEpisode,
+    ScenarioSummary,
     Status,
+    audit_report,
+    by_severity,
     episode_label,
     gap_findings,
+    located,
     note,
 )
-from tracekit.errors import Code
+from tracekit.errors import Code, Finding
 from tracekit.evidence import Episode, EvidenceFile
 from tracekit.findings.consistency import check_episode
 from tracekit.findings.judge import judge_file
@@ -37,6 +41,8 @@ from tracekit.harness.model import FAIL, aggregate
 from tracekit.harness.scenario import Scenario
 
 IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak"})
+OUTCOME_WORDS = frozenset({"pass", "fail", "PASS", "FAIL", "error", "hit", "failure", "success"})
+"""Recorded outcomes shown and stored as they are; any other outcome text is input, left out."""
 
 
 def _combined(per_episode: Sequence[tuple[FieldStatus, ...]]) -> tuple[FieldStatus, ...]:
@@ -57,42 +63,47 @@ def _combined(per_episode: Sequence[tuple[FieldStatus, ...]]) -> tuple[FieldStat
     return tuple(rows)
 
 
-def _episode(index: int, episode: Episode, fmt: str) -> tuple[EpisodeAudit, list[AuditFinding]]:
+def audit_episode(episode: Episode, fmt: str) -> tuple[EpisodeAudit, tuple[Finding, ...]]:
+    """One episode of an imported file, the one conversion ``audit`` and the campaign store
+    share (docs/audit.md, "Tool-using agent traces"): the completeness profile, the evidence
+    consistency findings (located at ``episode``) and the gap findings; and the consistency
+    findings alone, for the file to locate at ``episodes[i]``."""
     rows = assess_episode(episode, fmt)
-    consistency = check_episode(episode)
-    mine = [AuditFinding(f, "episode") for f in consistency] + gap_findings(rows)
-    at_file = [AuditFinding(f, f"episodes[{index}]") for f in consistency]
-    return EpisodeAudit(episode_label(episode.id), rows, tuple(mine)), at_file
+    consistency = tuple(check_episode(episode))
+    mine = [located(f, "episode") for f in consistency] + gap_findings(rows)
+    audited = EpisodeAudit(episode_label(episode.id), rows, by_severity(mine))
+    return audited, consistency
+
+
+def recorded_outcome(episode: Episode) -> str | None:
+    """The episode's recorded outcome when it is one of :data:`OUTCOME_WORDS`, else None."""
+    outcome = episode.facts.outcome
+    return outcome if outcome in OUTCOME_WORDS else None
 
 
 def _outcome(episodes: Sequence[Episode]) -> str | None:
-    if len(episodes) != 1:
-        return None
-    facts = episodes[0].facts
-    if facts.outcome is not None:
-        return facts.outcome
-    return None
+    return recorded_outcome(episodes[0]) if len(episodes) == 1 else None
 
 
-def _policy(evidence: EvidenceFile, scenario: Scenario) -> tuple[dict[str, Any], list[AuditFinding]]:
+def _policy(evidence: EvidenceFile, scenario: Scenario) -> tuple[ScenarioSummary, list[AuditFinding]]:
     """The scenario's policies on every episode (docs/findings.md): how many episodes were judged
     and failed, and each tool verdict set beside the policy's (a disagreement is a warning)."""
     verdicts = judge_file(scenario, evidence)
-    summary: dict[str, Any] = {
-        "scenario_id": scenario.id,
-        "result": aggregate(v.result for v in verdicts),
-        "strict": False,
-        "episodes_judged": len(verdicts),
-        "episodes_failed": sum(1 for v in verdicts if v.result == FAIL),
-        "episodes": [
-            {
-                "episode": episode_label(v.episode),
-                "result": v.result,
-                "failed": [a.id for a in v.assertions if a.result == FAIL],
-            }
+    summary = ScenarioSummary(
+        scenario_id=scenario.id,
+        result=aggregate(v.result for v in verdicts),
+        strict=False,
+        episodes_judged=len(verdicts),
+        episodes_failed=sum(1 for v in verdicts if v.result == FAIL),
+        episodes=tuple(
+            PolicyEpisode(
+                episode_label(v.episode),
+                v.result,
+                tuple(a.id for a in v.assertions if a.result == FAIL),
+            )
             for v in verdicts
-        ],
-    }
+        ),
+    )
     found: list[AuditFinding] = []
     for index, verdict in enumerate(verdicts):
         if verdict.tool_verdicts and all(t.agreement == "no_verdict" for t in verdict.tool_verdicts):
@@ -117,29 +128,24 @@ def audit_evidence(path: str, evidence: EvidenceFile, scenario: Scenario | None 
     episodes: list[EpisodeAudit] = []
     per_episode: list[tuple[FieldStatus, ...]] = []
     for index, episode in enumerate(evidence.episodes):
-        audited, at_file = _episode(index, episode, evidence.format)
+        audited, consistency = audit_episode(episode, evidence.format)
         episodes.append(audited)
         per_episode.append(audited.completeness)
-        findings += at_file
+        findings += [located(f, f"episodes[{index}]") for f in consistency]
     rows = _combined(per_episode) if per_episode else ()
     findings += gap_findings(rows)
     harness = None
     if scenario is not None:
         harness, compared = _policy(evidence, scenario)
         findings += compared
-    outcome = _outcome(evidence.episodes)
-    return AuditReport(
-        path=path,
-        format=fmt,
+    return audit_report(
+        path,
+        fmt,
         readable=True,
         intact=None,
-        findings=tuple(findings),
+        findings=findings,
         completeness=rows,
-        outcome=outcome if outcome in _OUTCOME_WORDS else None,
+        outcome=_outcome(evidence.episodes),
         episodes=tuple(episodes),
         harness=harness,
     )
-
-
-_OUTCOME_WORDS = frozenset({"pass", "fail", "PASS", "FAIL", "error", "hit", "failure", "success"})
-"""Recorded outcomes shown as they are; any other outcome text is input and left out."""

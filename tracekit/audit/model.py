@@ -9,14 +9,18 @@ or key taken from the trace.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+import msgspec
 
 from tracekit.errors import CODE_INFO, Code, Finding, Severity, finding
 
 Status = Literal["present", "partial", "missing", "not_carried"]
 STATUSES: tuple[Status, ...] = ("present", "partial", "missing", "not_carried")
 Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "unknown"]
+Outcome = Literal["pass", "fail", "error", "not_run"]
+Equivalence = Literal["exact", "semantic", "divergent"]
+EQUIVALENCES: dict[str, Equivalence] = {"exact": "exact", "semantic": "semantic", "divergent": "divergent"}
 
 SEVERITY_RANK = {Severity.INFO: 0, Severity.NOTICE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -32,24 +36,21 @@ FAILURE_MODE_CODES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class AuditFinding:
-    """A finding plus where it applies, in our own terms (None when it concerns the trace)."""
+class AuditFinding(msgspec.Struct, frozen=True):
+    """A finding plus where it applies, in our own terms (None when it concerns the trace).
+    JSON: ``{code, severity, line, message, where}``."""
 
-    finding: Finding
+    code: Code
+    severity: Severity
+    line: int | None
+    message: str
+    """The code's fixed text, filled with integers and our own names only."""
     where: str | None = None
 
-    @property
-    def code(self) -> Code:
-        return self.finding.code
 
-    @property
-    def severity(self) -> Severity:
-        return self.finding.severity
-
-    def as_dict(self) -> dict[str, Any]:
-        """``{code, severity, message, line, where}``."""
-        return {**self.finding.as_dict(), "where": self.where}
+def located(found: Finding, where: str | None = None) -> AuditFinding:
+    """A :class:`Finding` from another layer (verify, replay, evidence rules), located."""
+    return AuditFinding(found.code, found.severity, found.line, found.message, where)
 
 
 def note(
@@ -62,11 +63,15 @@ def note(
     """An :class:`AuditFinding` from a code's fixed text (``params``: integers and our names)."""
     if where is not None and "{where}" in CODE_INFO[code].message:
         params["where"] = where
-    return AuditFinding(finding(code, line, severity, **params), where)
+    return located(finding(code, line, severity, **params), where)
 
 
-@dataclass(frozen=True, slots=True)
-class FieldStatus:
+def by_severity(findings: Iterable[AuditFinding]) -> tuple[AuditFinding, ...]:
+    """Most severe first; equal severities keep the order they were found in."""
+    return tuple(sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity]))
+
+
+class FieldStatus(msgspec.Struct, frozen=True):
     """One row of a completeness table."""
 
     field: str
@@ -76,14 +81,6 @@ class FieldStatus:
     """Where it was found or looked for, in our own terms."""
     needed_to_rerun: bool
     """True when a colleague cannot rerun the finding without it."""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "field": self.field,
-            "status": self.status,
-            "where": self.where,
-            "needed_to_rerun": self.needed_to_rerun,
-        }
 
 
 def gap_findings(rows: Iterable[FieldStatus]) -> list[AuditFinding]:
@@ -119,105 +116,184 @@ def episode_label(episode_id: str) -> str:
     return f"sha256:{digest[:16]}"
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeAudit:
+class EpisodeAudit(msgspec.Struct, frozen=True):
     """One episode's completeness and findings (an imported file holds one or more)."""
 
     id: str
     """:func:`episode_label` of the format's own id."""
     completeness: tuple[FieldStatus, ...]
     findings: tuple[AuditFinding, ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        ordered = sorted(self.findings, key=lambda f: -SEVERITY_RANK[f.severity])
-        return {
-            "id": self.id,
-            "completeness": [row.as_dict() for row in self.completeness],
-            "findings": [f.as_dict() for f in ordered],
-        }
+    """Most severe first (:func:`by_severity`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class AuditReport:
-    """The audit of one trace. ``intact`` is None for formats that carry no integrity."""
+class VerdictView(msgspec.Struct, frozen=True):
+    """A recorded or recomputed AgentGuard verdict: the result word and the score."""
+
+    result: str
+    score: int | float
+
+
+class DifferenceView(msgspec.Struct, frozen=True):
+    """One field where the recomputed verdict differs from the recorded one (values left out)."""
+
+    scope: str
+    field: str
+    check: str | None
+    classification: str
+
+
+class ReplaySummary(msgspec.Struct, frozen=True):
+    """What replay established about an intact AgentGuard trace (docs/audit.md, "Report")."""
+
+    replayable: bool
+    missing_inputs: tuple[str, ...]
+    reasons: tuple[Code, ...]
+    equivalence: Equivalence | None
+    recorded: VerdictView | None
+    recomputed: VerdictView | None
+    differences: tuple[DifferenceView, ...]
+
+
+class AssertionView(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One scenario assertion's verdict, as upstream reports it (``evidence`` left out when
+    there is none; it may quote the trace by upstream's design and is shown in JSON only)."""
+
+    id: str
+    result: Outcome
+    evidence: str | None = None
+
+
+class PolicyEpisode(msgspec.Struct, frozen=True):
+    """One episode judged by the scenario's policies: its label, result and failed assertions."""
+
+    episode: str
+    result: Outcome
+    failed: tuple[str, ...]
+
+
+class ScenarioSummary(msgspec.Struct, frozen=True, omit_defaults=True):
+    """``--scenario`` on one file. A harness trace carries its ``assertions``; an imported file
+    carries the episodes judged and failed and one :class:`PolicyEpisode` each."""
+
+    scenario_id: str
+    result: Outcome
+    strict: bool
+    assertions: tuple[AssertionView, ...] | None = None
+    episodes_judged: int | None = None
+    episodes_failed: int | None = None
+    episodes: tuple[PolicyEpisode, ...] | None = None
+
+
+class AuditReport(msgspec.Struct, frozen=True):
+    """The audit of one trace, and its JSON form (report_version 1): build it with
+    :func:`audit_report`, which derives ``exit_code`` and ``rerunnable`` from the rest.
+    ``intact`` is None for formats that carry no integrity."""
 
     path: str
     format: Format
+    exit_code: int
     readable: bool
     intact: bool | None
-    findings: tuple[AuditFinding, ...] = ()
-    completeness: tuple[FieldStatus, ...] = ()
-    replay: dict[str, Any] | None = None
-    harness: dict[str, Any] | None = None
-    replayable: bool | None = None
-    """AgentGuard: whether replay could recompute the verdict; None for other formats."""
-    trace_id: str | None = None
-    outcome: str | None = None
+    rerunnable: bool
+    trace_id: str | None
+    outcome: str | None
     """The recorded verdict, from a fixed vocabulary (``PASS``/``FAIL``, ``pass``/``fail``...)."""
-    demonstration: str | None = None
+    demonstration: str | None
     """sha256 over the evidence behind the verdict, volatile fields removed (campaign.py)."""
-    finding_digests: tuple[str, ...] = field(default_factory=tuple)
+    finding_digests: tuple[str, ...]
     """Digests of the recorded findings' payloads (repeated findings across a campaign)."""
+    replay: ReplaySummary | None
+    harness: ScenarioSummary | None
+    findings: tuple[AuditFinding, ...]
+    """Most severe first."""
+    completeness: tuple[FieldStatus, ...]
     episodes: tuple[EpisodeAudit, ...] = ()
     """Per episode (imported formats); AgentGuard and harness traces hold none here and are
     shown as one episode by :func:`with_episodes`."""
 
     @property
-    def exit_code(self) -> int:
-        """2 unreadable or not intact; 1 any finding of severity warning or above; else 0."""
-        if not self.readable or self.intact is False:
-            return EXIT_UNREADABLE
-        worst = max((SEVERITY_RANK[f.severity] for f in self.findings), default=0)
-        return EXIT_FINDINGS if worst >= SEVERITY_RANK[Severity.WARNING] else EXIT_OK
-
-    @property
-    def rerunnable(self) -> bool:
-        """Could a colleague rerun the finding from this trace alone? (docs/audit.md)
-
-        Readable and not shown tampered; every field needed to rerun present; no failure mode
-        that loses evidence; no self-contradiction (an error-severity consistency finding);
-        for AgentGuard, replayable and not divergent."""
-        if not self.readable or self.intact is False or self.replayable is False:
-            return False
-        if any(row.needed_to_rerun and row.status != "present" for row in self.completeness):
-            return False
-        blocking = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
-        return not any(
-            f.code in blocking
-            or (f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence.")))
-            for f in self.findings
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The per-trace JSON form (report_version 1)."""
-        ordered = sorted(self.findings, key=lambda f: -SEVERITY_RANK[f.severity])
-        return {
-            "path": self.path,
-            "format": self.format,
-            "exit_code": self.exit_code,
-            "readable": self.readable,
-            "intact": self.intact,
-            "rerunnable": self.rerunnable,
-            "trace_id": self.trace_id,
-            "outcome": self.outcome,
-            "demonstration": self.demonstration,
-            "finding_digests": list(self.finding_digests),
-            "replay": self.replay,
-            "harness": self.harness,
-            "findings": [f.as_dict() for f in ordered],
-            "completeness": [row.as_dict() for row in self.completeness],
-            **({"episodes": [e.as_dict() for e in self.episodes]} if self.episodes else {}),
-        }
+    def replayable(self) -> bool | None:
+        """AgentGuard: whether replay could recompute the verdict; None for other formats."""
+        return None if self.replay is None else self.replay.replayable
 
 
-def with_episodes(trace: dict[str, Any]) -> dict[str, Any]:
-    """The report's JSON form with ``episodes`` (docs/formats.md, "Using it from the command
-    line"): an imported file has its own; a readable AgentGuard or harness trace is one episode
-    holding the trace's completeness; an unreadable or not-intact file has none. Added where
-    the report is rendered, so the per-file result workers return keeps its former shape."""
-    if "episodes" in trace:
-        return trace
-    whole = trace["readable"] and trace["intact"] is not False
-    label = episode_label(str(trace["trace_id"])) if trace.get("trace_id") else "0"
-    single = {"id": label, "completeness": trace["completeness"], "findings": []}
-    return {**trace, "episodes": [single] if whole else []}
+def _exit_code(readable: bool, intact: bool | None, findings: Iterable[AuditFinding]) -> int:
+    """2 unreadable or not intact; 1 any finding of severity warning or above; else 0."""
+    if not readable or intact is False:
+        return EXIT_UNREADABLE
+    worst = max((SEVERITY_RANK[f.severity] for f in findings), default=0)
+    return EXIT_FINDINGS if worst >= SEVERITY_RANK[Severity.WARNING] else EXIT_OK
+
+
+def _rerunnable(
+    readable: bool,
+    intact: bool | None,
+    replayable: bool | None,
+    findings: Iterable[AuditFinding],
+    completeness: Iterable[FieldStatus],
+) -> bool:
+    """Could a colleague rerun the finding from this trace alone? (docs/audit.md)
+
+    Readable and not shown tampered; every field needed to rerun present; no failure mode
+    that loses evidence; no self-contradiction (an error-severity consistency finding);
+    for AgentGuard, replayable and not divergent."""
+    if not readable or intact is False or replayable is False:
+        return False
+    if any(row.needed_to_rerun and row.status != "present" for row in completeness):
+        return False
+    blocking = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
+    return not any(
+        f.code in blocking
+        or (f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence.")))
+        for f in findings
+    )
+
+
+def audit_report(
+    path: str,
+    format: Format,
+    *,
+    readable: bool,
+    intact: bool | None,
+    findings: Iterable[AuditFinding] = (),
+    completeness: tuple[FieldStatus, ...] = (),
+    replay: ReplaySummary | None = None,
+    harness: ScenarioSummary | None = None,
+    replayable: bool | None = None,
+    trace_id: str | None = None,
+    outcome: str | None = None,
+    demonstration: str | None = None,
+    finding_digests: tuple[str, ...] = (),
+    episodes: tuple[EpisodeAudit, ...] = (),
+) -> AuditReport:
+    """An :class:`AuditReport` with its exit code and rerunnability derived, findings ordered."""
+    ordered = by_severity(findings)
+    return AuditReport(
+        path=path,
+        format=format,
+        exit_code=_exit_code(readable, intact, ordered),
+        readable=readable,
+        intact=intact,
+        rerunnable=_rerunnable(readable, intact, replayable, ordered, completeness),
+        trace_id=trace_id,
+        outcome=outcome,
+        demonstration=demonstration,
+        finding_digests=finding_digests,
+        replay=replay,
+        harness=harness,
+        findings=ordered,
+        completeness=completeness,
+        episodes=episodes,
+    )
+
+
+def with_episodes(report: AuditReport) -> AuditReport:
+    """The report with ``episodes`` (docs/formats.md, "Using it from the command line"): an
+    imported file has its own; a readable AgentGuard or harness trace is one episode holding
+    the trace's completeness; an unreadable or not-intact file has none. Added where the report
+    is rendered, so the per-file result the store reads keeps its former shape."""
+    if report.episodes or not report.readable or report.intact is False:
+        return report
+    label = episode_label(report.trace_id) if report.trace_id else "0"
+    return msgspec.structs.replace(report, episodes=(EpisodeAudit(label, report.completeness),))
+

@@ -18,13 +18,14 @@ the summary.
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
-from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_job
+from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
 from tracekit.cli.common import (
     CONNECT_TIMEOUT,
     EXECUTOR,
@@ -51,8 +52,8 @@ from tracekit.cli.common import (
 from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, TracekitError
 
-_SUMMARY_FIELDS = ("format", "exit_code", "intact", "readable", "rerunnable", "outcome", "demonstration")
-_POLICY_FIELDS = ("scenario_id", "result", "episodes_judged", "episodes_failed")
+if TYPE_CHECKING:
+    from tracekit.audit.model import AuditReport
 
 
 def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
@@ -71,20 +72,31 @@ def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
     return jobs, too_deep
 
 
-def _summary_view(trace: dict[str, Any]) -> dict[str, Any]:
-    """What the campaign summary reads of one trace: codes and counts, no messages or evidence,
-    so memory holds a few hundred bytes per trace while full results stream to a spool."""
-    view = {name: trace.get(name) for name in _SUMMARY_FIELDS}
-    policy = trace.get("harness")
-    view["harness"] = {k: policy[k] for k in _POLICY_FIELDS if k in policy} if isinstance(policy, dict) else None
-    view["findings"] = [{"code": f["code"], "severity": f["severity"]} for f in trace["findings"]]
-    view["completeness"] = [
-        {"field": r["field"], "status": r["status"], "needed_to_rerun": r["needed_to_rerun"]}
-        for r in trace["completeness"]
-    ]
-    view["finding_digests"] = trace.get("finding_digests", [])
-    view["episodes"] = len(trace.get("episodes", []))
-    return view
+class _Reports:
+    """Each trace's report spooled as one msgspec JSON line to an anonymous temporary file as
+    it arrives, read back in order when the report is written: memory holds the campaign's
+    :class:`~tracekit.audit.campaign.Tally`, not the traces."""
+
+    def __init__(self) -> None:
+        import msgspec
+
+        from tracekit.audit.model import AuditReport
+
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        self._encoder = msgspec.json.Encoder()
+        self._decoder = msgspec.json.Decoder(AuditReport)
+
+    def add(self, report: AuditReport) -> None:
+        self._file.write(self._encoder.encode(report) + b"\n")
+
+    def read(self) -> Iterator[AuditReport]:
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield self._decoder.decode(line)
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def _scenario_bytes(path: Path | None) -> bytes | None:
@@ -134,9 +146,7 @@ def audit(
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
 
     Exit 0 all clean, 1 any warning or worse, 2 a trace unreadable, unknown or not intact."""
-    from tracekit.audit import summarise, worst_exit
-    from tracekit.audit.model import with_episodes
-    from tracekit.cli.spool import Spool
+    from tracekit.audit import Tally, with_episodes
     from tracekit.report import audit_render
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
@@ -158,44 +168,40 @@ def audit(
         walked.note()
         fail(Code.CLI_NO_INPUT)
     chosen = run.make(len(work), stdin=any(job.path == "-" for job in work))
-    spool = Spool()
+    spool = _Reports()
+    tally = Tally()
     try:
-        views: list[dict[str, Any]] = []
         skipped = 0
         try:
-            for result in chosen.map_ordered(audit_job, work):
+            for result in chosen.map_ordered(audit_file, work):
                 if result is None:
                     skipped += 1
                     continue
                 result = with_episodes(result)
-                spool.add(spool.cases, [result])
-                views.append(_summary_view(result))
+                spool.add(result)
+                tally.add(result)
         except TracekitError as error:
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None
-        if not views:
+        if not tally.total:
             fail(Code.CLI_NO_INPUT)
-        summary = summarise(views, skipped=skipped)
-        exit_code = worst_exit(views)
-
-        def traces() -> Iterator[dict[str, Any]]:
-            return spool.read(spool.cases)
-
+        summary = tally.summary(skipped)
+        exit_code = tally.exit
         if format is FindingsFormat.json:
-            emit(audit_render.json_chunks(traces(), summary, exit_code), output, force)
+            emit(audit_render.json_chunks(spool.read(), summary, exit_code), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
             from tracekit.report import findings
 
             render = findings.render_junit if format is FindingsFormat.junit else findings.render_sarif
-            emit(render("audit", findings.from_dicts(traces())), output, force)
+            emit(render("audit", audit_render.as_findings(spool.read())), output, force)
         elif format is FindingsFormat.markdown:
-            emit(audit_render.markdown_chunks(traces(), summary), output, force)
+            emit(audit_render.markdown_chunks(spool.read(), summary), output, force)
         else:
-            emit(audit_render.table_chunks(traces(), summary), output, force)
+            emit(audit_render.table_chunks(spool.read(), summary), output, force)
     finally:
         spool.close()
     if not quiet:
-        print(audit_render.summary_line(views, summary), file=sys.stderr)
+        print(audit_render.summary_line(summary, exit_code), file=sys.stderr)
     raise typer.Exit(worst(exit_code, walked.note()))
 
 

@@ -1,22 +1,20 @@
-"""File access for ``tracekit audit``: detect a file's format (tracekit/cli/trace_input.py, the
-rule every command shares), read it the bounded way its format needs, and hand the data to the
-pure audit engine (tracekit/audit/engine.py, tracekit/audit/imported.py).
+"""File access for ``tracekit audit``: detect a file's format and read it through the one
+bounded reader every command shares (tracekit/cli/trace_input.py), and hand the data to the pure
+audit engine (tracekit/audit/engine.py, tracekit/audit/imported.py).
 
 Runs in worker processes with ``--jobs``, so a job is plain data and the result is the trace's
-JSON form (cheap to pickle). Nothing here raises on bad input: an unreadable file becomes a
-report that exits 2.
+:class:`~tracekit.audit.model.AuditReport` (a msgspec Struct: it pickles). Nothing here raises on
+bad input: an unreadable file becomes a report that exits 2.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
-
-from tracekit.errors import Code, TracekitError, finding
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tracekit.audit.model import Format
+    from tracekit.audit.model import AuditReport, Format
     from tracekit.cli.trace_input import Opened
 
 STDIN = "-"
@@ -49,35 +47,47 @@ class AuditJob:
     opts: AuditOptions
 
 
-def audit_job(job: AuditJob) -> dict[str, Any] | None:
+def audit_file(job: AuditJob) -> AuditReport | None:
     """Audit one file; None when a file found by walking a folder is not a trace at all. The
     file is read from its absolute path (a worker may run in another folder); the report names
     it as the user gave it."""
+    import msgspec
+
     result = _audit(job.source, job.named, job.opts)
-    return None if result is None else {**result, "path": job.path}
+    return None if result is None else msgspec.structs.replace(result, path=job.path)
 
 
-def _audit(path: str, named: bool, opts: AuditOptions) -> dict[str, Any] | None:
+def audit_job(job: AuditJob) -> dict[str, Any] | None:
+    """:func:`audit_file` as its JSON value (lists, not tuples), for the campaign store and
+    bundle predicates, which keep their results as JSON values (tracekit/store/ingest.py)."""
+    import msgspec
+
+    result = audit_file(job)
+    return None if result is None else msgspec.json.decode(msgspec.json.encode(result))
+
+
+def _audit(path: str, named: bool, opts: AuditOptions) -> AuditReport | None:
     """docs/formats.md, "Using it from the command line": one detection for every command."""
     from tracekit.audit import unreadable
     from tracekit.cli.trace_input import opened, skipped, unknown
+    from tracekit.errors import TracekitError
 
     try:
         with opened(path, opts.input_format) as source:
             if source.format is None:
                 if skipped(path, named):
                     return None
-                return unreadable(path, "unknown", unknown().finding).to_dict()
+                return unreadable(path, "unknown", unknown().finding)
             if source.format == "agentguard":
                 return _agentguard(path, source, opts)
             if source.format == "harness":
-                return _harness(path, source.stream, opts)
+                return _harness(path, source, opts)
             return _imported(path, source, source.format, opts)
     except TracekitError as error:
-        return unreadable(path, "unknown", error.finding).to_dict()
+        return unreadable(path, "unknown", error.finding)
 
 
-def _agentguard(path: str, source: Opened, opts: AuditOptions) -> dict[str, Any]:
+def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
     from tracekit.audit import audit_agentguard
     from tracekit.cli.trace_input import verify_opened
     from tracekit.verify import VerifyOptions
@@ -90,33 +100,37 @@ def _agentguard(path: str, source: Opened, opts: AuditOptions) -> dict[str, Any]
     verified = verify_opened(path, source, options)
     return audit_agentguard(
         verified, strict_sources=opts.strict_sources, scenario_given=opts.scenario is not None
-    ).to_dict()
+    )
 
 
-def _harness(path: str, stream: BinaryIO, opts: AuditOptions) -> dict[str, Any]:
+def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
     from tracekit.audit import audit_harness, unreadable
+    from tracekit.cli.trace_input import read_whole
+    from tracekit.errors import Code, TracekitError
     from tracekit.harness.scenario import parse_scenario
     from tracekit.limits import HARNESS_LIMITS
 
-    body = stream.read(HARNESS_LIMITS.total_bytes + 1)
-    if len(body) > HARNESS_LIMITS.total_bytes:
-        return unreadable(path, "harness", finding(Code.HARNESS_TRACE_TOO_LARGE, limit=HARNESS_LIMITS.total_bytes)).to_dict()
+    try:
+        body = read_whole(source, HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
+    except TracekitError as error:
+        return unreadable(path, "harness", error.finding)
     scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
-    return audit_harness(path, body, scenario).to_dict()
+    return audit_harness(path, body, scenario)
 
 
-def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> dict[str, Any]:
+def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditReport:
     from tracekit.audit import unreadable
     from tracekit.audit.imported import audit_evidence
     from tracekit.cli.trace_input import load_evidence
+    from tracekit.errors import TracekitError
     from tracekit.harness.scenario import parse_scenario
 
     try:
         evidence = load_evidence(path, source)
     except TracekitError as error:
-        return unreadable(path, fmt if fmt in _FORMATS else "unknown", error.finding).to_dict()
+        return unreadable(path, _FORMATS.get(fmt, "unknown"), error.finding)
     scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
-    return audit_evidence(path, evidence, scenario).to_dict()
+    return audit_evidence(path, evidence, scenario)
 
 
-_FORMATS: frozenset[Format] = frozenset({"inspect", "otel", "agentdojo", "garak"})
+_FORMATS: dict[str, Format] = {"inspect": "inspect", "otel": "otel", "agentdojo": "agentdojo", "garak": "garak"}

@@ -137,6 +137,22 @@ def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
             handle.close()
 
 
+def read_whole(source: Opened, limit: int, too_large: Code) -> bytes:
+    """Every byte of an opened input, at most ``limit`` of them: a regular file whose size is
+    over the limit is refused before any byte is read, a stream once it passes the limit
+    (``too_large``, filled with the limit). The one whole-file read of every command that
+    parses a trace in memory (harness traces: audit, check)."""
+    if source.regular and source.size > limit:
+        raise TracekitError(finding(too_large, limit=limit))
+    try:
+        data = _read_up_to(source.stream, limit + 1)
+    except OSError:
+        raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+    if len(data) > limit:
+        raise TracekitError(finding(too_large, limit=limit))
+    return data
+
+
 def unknown() -> FormatError:
     """``format.unknown``, naming the supported formats (rule 3)."""
     from tracekit.formats import registry

@@ -1,103 +1,136 @@
-"""Renderers for audit reports: JSON (report_version 1), a plain-text table and Markdown.
+"""Renderers for audit reports: JSON (report_version 1), a plain-text table, Markdown, and the
+findings view JUnit and SARIF take.
 
-Pure ``render(traces, summary) -> str`` over the per-trace JSON forms (AuditReport.to_dict) and
-the campaign summary. Finding messages are fixed text and locations are in our own terms;
-scenario assertion evidence (which may quote the trace, as upstream's does) appears in JSON only.
+Pure, over typed reports: each trace's :class:`~tracekit.audit.model.AuditReport` (streamed, from
+a spool) and the campaign's :class:`~tracekit.audit.campaign.CampaignSummary`. JSON is derived
+from the Structs. Finding messages are fixed text and locations are in our own terms; scenario
+assertion evidence (which may quote the trace, as upstream's does) appears in JSON only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+
+import msgspec
 
 from tracekit import REPORT_VERSION
-from tracekit.audit.campaign import worst_exit
+from tracekit.audit.campaign import CampaignSummary
+from tracekit.audit.model import AuditFinding, AuditReport
+from tracekit.errors import worst
+from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
 
-Trace = Mapping[str, Any]
-SEVERITY_ORDER = {"error": 0, "warning": 1, "notice": 2, "info": 3}
 TOP_FIELDS = 12
+Cell = str | int
 
 
-def render_json(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
+def render_json(traces: Sequence[AuditReport], summary: CampaignSummary) -> str:
     """``{report_version, exit_code, traces, summary}``, byte-stable."""
-    return "".join(json_chunks(traces, summary, worst_exit(traces)))
+    exit_code = worst(*(t.exit_code for t in traces))
+    return "".join(json_chunks(traces, summary, exit_code))
 
 
-def json_chunks(traces: Iterable[Trace], summary: Mapping[str, Any], exit_code: int) -> Iterator[str]:
+def json_chunks(traces: Iterable[AuditReport], summary: CampaignSummary, exit_code: int) -> Iterator[str]:
     """:func:`render_json` in chunks, streaming ``traces`` (from a spool) without holding them."""
-    head = {"report_version": REPORT_VERSION, "exit_code": exit_code, "summary": dict(summary)}
-    return dumps_chunks(head, {"traces": traces})
+    head = {
+        "report_version": REPORT_VERSION,
+        "exit_code": int(exit_code),
+        "summary": msgspec.to_builtins(summary),
+    }
+    return dumps_chunks(head, {"traces": (msgspec.to_builtins(t) for t in traces)})
 
 
-def _path(trace: Trace) -> str:
-    return display_path(str(trace["path"]))
+def as_findings(traces: Iterable[AuditReport]) -> list[TraceFindings]:
+    """What JUnit and SARIF take (tracekit/report/findings.py): path, exit code, findings."""
+    return [
+        TraceFindings(
+            t.path,
+            t.exit_code,
+            tuple(FindingRow(f.code.value, f.severity.value, f.line, f.message) for f in t.findings),
+        )
+        for t in traces
+    ]
 
 
-def _yes(value: object) -> str:
+def _path(trace: AuditReport) -> str:
+    return display_path(trace.path)
+
+
+def _yes(value: bool | None) -> str:
     if value is None:
         return "n/a"
     return "yes" if value else "no"
 
 
-def verdict_line(trace: Trace) -> str:
+def verdict_line(trace: AuditReport) -> str:
     """One line: format, exit code, integrity, rerunnability, replay or scenario outcome."""
     parts = [
-        f"format {trace['format']}",
-        f"exit {trace['exit_code']}",
-        f"intact {_yes(trace['intact'])}",
-        f"rerunnable {_yes(trace['rerunnable'])}",
+        f"format {trace.format}",
+        f"exit {trace.exit_code}",
+        f"intact {_yes(trace.intact)}",
+        f"rerunnable {_yes(trace.rerunnable)}",
     ]
-    episodes = trace.get("episodes") or []
-    if len(episodes) > 1:
-        parts.append(f"{len(episodes)} episodes")
-    if trace.get("outcome"):
-        parts.append(f"recorded outcome {trace['outcome']}")
-    replay = trace.get("replay")
-    if replay:
-        parts.append(f"replay {replay['equivalence'] or 'not replayable'}")
-    harness = trace.get("harness")
-    if harness:
-        parts.append(f"scenario result {harness['result']}")
+    if len(trace.episodes) > 1:
+        parts.append(f"{len(trace.episodes)} episodes")
+    if trace.outcome:
+        parts.append(f"recorded outcome {trace.outcome}")
+    if trace.replay is not None:
+        parts.append(f"replay {trace.replay.equivalence or 'not replayable'}")
+    if trace.harness is not None:
+        parts.append(f"scenario result {trace.harness.result}")
     return ", ".join(parts)
 
 
-def _findings(trace: Trace) -> list[list[Any]]:
-    ordered = sorted(trace["findings"], key=lambda f: SEVERITY_ORDER.get(f["severity"], 9))
+_LOCATED = ((" ({where})", ""), (" (first: {where})", ""), (", first: {where})", ")"))
+"""How a finding's message names its location (the codes' fixed texts in tracekit/errors.py)."""
+
+
+def short_message(found: AuditFinding) -> str:
+    """The message without the location it repeats: tables show that in their ``where``
+    column (JSON, SARIF and the store keep the whole message)."""
+    if found.where is None:
+        return found.message
+    for pattern, replacement in _LOCATED:
+        located = pattern.format(where=found.where)
+        if located in found.message:
+            return found.message.replace(located, replacement, 1)
+    return found.message
+
+
+def _findings(trace: AuditReport) -> list[list[Cell]]:
     return [
-        [f["severity"], f["code"], f["line"] or "-", f["where"] or "-", f["message"]]
-        for f in ordered
+        [f.severity.value, f.code.value, f.line or "-", f.where or "-", short_message(f)]
+        for f in trace.findings
     ]
 
 
-def _completeness(trace: Trace) -> list[list[Any]]:
+def _completeness(trace: AuditReport) -> list[list[Cell]]:
     return [
-        [r["field"], r["status"], "yes" if r["needed_to_rerun"] else "no", r["where"]]
-        for r in trace["completeness"]
+        [r.field, r.status, "yes" if r.needed_to_rerun else "no", r.where] for r in trace.completeness
     ]
 
 
-def _summary_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
-    demo = summary["demonstrations"]
+def _summary_rows(summary: CampaignSummary) -> list[list[Cell]]:
+    demo, exits = summary.demonstrations, summary.exit_codes
     return [
-        ["traces", summary["total"]],
-        ["rerunnable by a colleague", f"{summary['rerunnable']} of {summary['total']}"],
-        ["intact (hash chain)", summary["intact"]],
-        ["not intact", summary["not_intact"]],
-        ["no integrity mechanism (harness, imported formats)", summary["no_integrity_mechanism"]],
-        ["unreadable", summary["unreadable"]],
-        ["consistent (AgentGuard)", summary["consistent"]],
-        ["verdict reproduced", summary["verdict_reproduced"]],
-        ["verdict not reproduced", summary["verdict_not_reproduced"]],
-        ["traces recording a hit", demo["traces_recording_a_hit"]],
-        ["distinct demonstrations among them", demo["distinct_demonstrations"]],
+        ["traces", summary.total],
+        ["rerunnable by a colleague", f"{summary.rerunnable} of {summary.total}"],
+        ["intact (hash chain)", summary.intact],
+        ["not intact", summary.not_intact],
+        ["no integrity mechanism (harness, imported formats)", summary.no_integrity_mechanism],
+        ["unreadable", summary.unreadable],
+        ["consistent (AgentGuard)", summary.consistent],
+        ["verdict reproduced", summary.verdict_reproduced],
+        ["verdict not reproduced", summary.verdict_not_reproduced],
+        ["traces recording a hit", demo.traces_recording_a_hit],
+        ["distinct demonstrations among them", demo.distinct_demonstrations],
         [
             "recorded findings / distinct payloads",
-            f"{demo['recorded_findings']} / {demo['distinct_recorded_findings']}",
+            f"{demo.recorded_findings} / {demo.distinct_recorded_findings}",
         ],
-        ["exit 0 / 1 / 2", " / ".join(str(summary["exit_codes"][c]) for c in ("0", "1", "2"))],
-        ["non-trace files skipped", summary["skipped_non_trace_files"]],
+        ["exit 0 / 1 / 2", f"{exits.ok} / {exits.findings} / {exits.error}"],
+        ["non-trace files skipped", summary.skipped_non_trace_files],
     ]
 
 
@@ -105,34 +138,27 @@ FORMAT_HEADERS = ["format", "traces", "episodes", "intact", "readable", "rerunna
 POLICY_HEADERS = ["format", "scenario", "episodes", "failed"]
 
 
-def _policy_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
+def _policy_rows(summary: CampaignSummary) -> list[list[Cell]]:
     """With --scenario: episodes judged and failed per format and scenario."""
     return [
-        [fmt, display_path(scenario), row["episodes"], row["failed"]]
-        for fmt, rows in summary.get("by_policy", {}).items()
+        [fmt, display_path(scenario), row.episodes, row.failed]
+        for fmt, rows in summary.by_policy.items()
         for scenario, row in rows.items()
     ]
 
 
-def _format_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
+def _format_rows(summary: CampaignSummary) -> list[list[Cell]]:
     """The campaign counted by format (``intact`` counts only formats with integrity data)."""
     return [
-        [fmt, row["traces"], row["episodes"], row["intact"], row["readable"], row["rerunnable"]]
-        for fmt, row in summary.get("by_format", {}).items()
+        [fmt, row.traces, row.episodes, row.intact, row.readable, row.rerunnable]
+        for fmt, row in summary.by_format.items()
     ]
 
 
-def _gap_rows(summary: Mapping[str, Any]) -> list[list[Any]]:
+def _gap_rows(summary: CampaignSummary) -> list[list[Cell]]:
     return [
-        [
-            g["format"],
-            g["field"],
-            g["missing"],
-            g["partial"],
-            g["not_carried"],
-            "yes" if g["needed_to_rerun"] else "no",
-        ]
-        for g in summary["fields_missing_most"][:TOP_FIELDS]
+        [g.format, g.field, g.missing, g.partial, g.not_carried, "yes" if g.needed_to_rerun else "no"]
+        for g in summary.fields_missing_most[:TOP_FIELDS]
     ]
 
 
@@ -148,22 +174,20 @@ FINDING_WIDTHS = [None, None, None, 40, 72]
 FIELD_HEADERS = ["field", "status", "needed to rerun", "where"]
 
 
-def _scenario(trace: Trace) -> str | None:
-    harness = trace.get("harness")
-    if not harness:
+def _scenario(trace: AuditReport) -> str | None:
+    harness = trace.harness
+    if harness is None:
         return None
-    if "episodes_judged" in harness:  # an imported format: the scenario on every episode
+    if harness.episodes_judged is not None:  # an imported format: the scenario on every episode
         return display_path(
-            f"scenario {harness['scenario_id']}: {harness['result']}; "
-            f"{harness['episodes_failed']} of {harness['episodes_judged']} episode(s) fail"
+            f"scenario {harness.scenario_id}: {harness.result}; "
+            f"{harness.episodes_failed} of {harness.episodes_judged} episode(s) fail"
         )
-    listed = ", ".join(f"{a['id']}={a['result']}" for a in harness["assertions"])
-    return display_path(
-        SCENARIO_NOTE.format(id=harness["scenario_id"], result=harness["result"], assertions=listed)
-    )
+    listed = ", ".join(f"{a.id}={a.result}" for a in harness.assertions or ())
+    return display_path(SCENARIO_NOTE.format(id=harness.scenario_id, result=harness.result, assertions=listed))
 
 
-def table_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterator[str]:
+def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary) -> Iterator[str]:
     """Per trace: a verdict line, the completeness table and the findings by severity; then the
     campaign summary (left out for a single trace, where it would repeat the trace's block).
     One chunk per trace, so a campaign streams without being held."""
@@ -172,62 +196,62 @@ def table_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterato
         lines = [f"== {_path(trace)}", verdict_line(trace)]
         if (scenario := _scenario(trace)) is not None:
             lines.append(scenario)
-        if trace["completeness"]:
+        if trace.completeness:
             lines += ["", table(_completeness(trace), FIELD_HEADERS)]
-        if trace["findings"]:
+        if trace.findings:
             lines += ["", table(_findings(trace), FINDING_HEADERS, widths=FINDING_WIDTHS)]
         yield ("" if first else "\n\n") + "\n".join(lines)
         first = False
-    if summary["total"] != 1:
+    if summary.total != 1:
         tail = ["== campaign summary", table(_summary_rows(summary), tablefmt="plain")]
-        if summary.get("by_format"):
+        if summary.by_format:
             tail += ["", "by format:", table(_format_rows(summary), FORMAT_HEADERS)]
-        if summary.get("by_policy"):
+        if summary.by_policy:
             tail += ["", "by policy:", table(_policy_rows(summary), POLICY_HEADERS)]
-        if summary["fields_missing_most"]:
+        if summary.fields_missing_most:
             tail += ["", "fields missing most:", table(_gap_rows(summary), GAP_HEADERS)]
         yield ("" if first else "\n\n") + "\n".join(tail)
     yield "\n"
 
 
-def render_table(traces: Iterable[Trace], summary: Mapping[str, Any]) -> str:
+def render_table(traces: Iterable[AuditReport], summary: CampaignSummary) -> str:
     """:func:`table_chunks` as one string."""
     return "".join(table_chunks(traces, summary))
 
 
-def markdown_chunks(traces: Iterable[Trace], summary: Mapping[str, Any]) -> Iterator[str]:
+def markdown_chunks(traces: Iterable[AuditReport], summary: CampaignSummary) -> Iterator[str]:
     """The same content as Markdown, for a review document; every cell escaped."""
     yield "\n".join(["# tracekit audit", "", MARKDOWN_NOTE, ""]) + "\n"
     for trace in traces:
         out = [f"## {md_escape(_path(trace))}", "", md_escape(verdict_line(trace)), ""]
         if (scenario := _scenario(trace)) is not None:
             out += [md_escape(scenario), ""]
-        if trace["completeness"]:
+        if trace.completeness:
             out += ["### Completeness", "", *md_table(FIELD_HEADERS, _completeness(trace)), ""]
-        if trace["findings"]:
+        if trace.findings:
             out += ["### Findings", "", *md_table(FINDING_HEADERS, _findings(trace)), ""]
         yield "\n".join(out) + "\n"
-    if summary["total"] != 1:
+    if summary.total != 1:
         out = ["## Campaign summary", "", *md_table(["measure", "value"], _summary_rows(summary)), ""]
-        if summary.get("by_format"):
+        if summary.by_format:
             out += ["### By format", "", *md_table(FORMAT_HEADERS, _format_rows(summary)), ""]
-        if summary.get("by_policy"):
+        if summary.by_policy:
             out += ["### By policy", "", *md_table(POLICY_HEADERS, _policy_rows(summary)), ""]
-        if summary["fields_missing_most"]:
+        if summary.fields_missing_most:
             out += ["### Fields missing most", "", *md_table(GAP_HEADERS, _gap_rows(summary)), ""]
         yield "\n".join(out) + "\n"
 
 
-def render_markdown(traces: Iterable[Trace], summary: Mapping[str, Any]) -> str:
+def render_markdown(traces: Iterable[AuditReport], summary: CampaignSummary) -> str:
     """:func:`markdown_chunks` as one string."""
     return "".join(markdown_chunks(traces, summary))
 
 
-def summary_line(traces: Sequence[Trace], summary: Mapping[str, Any]) -> str:
+def summary_line(summary: CampaignSummary, exit_code: int) -> str:
     """The one-line stderr summary."""
     return (
-        f"tracekit audit: {summary['total']} trace(s), {summary.get('episodes', 0)} episode(s), "
-        f"{summary['rerunnable']} rerunnable, "
-        f"{summary['intact']} intact, {summary['not_intact']} not intact, "
-        f"{summary['unreadable']} unreadable; exit {worst_exit(traces)}"
+        f"tracekit audit: {summary.total} trace(s), {summary.episodes} episode(s), "
+        f"{summary.rerunnable} rerunnable, "
+        f"{summary.intact} intact, {summary.not_intact} not intact, "
+        f"{summary.unreadable} unreadable; exit {int(exit_code)}"
     )

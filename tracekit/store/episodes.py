@@ -3,33 +3,26 @@ per episode of the file's evidence (docs/campaign-store.md, "Episodes").
 
 Pure: takes the :class:`~tracekit.evidence.EvidenceFile` the format layer loaded and returns the
 same plain result shape as an audit report (what workers send back), with an ``episodes`` list.
-Each episode gets the tool-using completeness profile (tracekit/audit/completeness/episode.py),
-its gap findings and the no-integrity note: these formats carry no hashes.
+Each episode is converted once, by the audit's own per-episode step
+(:func:`tracekit.audit.imported.audit_episode`: the tool-using completeness profile, the evidence
+consistency findings and the gap findings), plus the no-integrity note: these formats carry no
+hashes.
 
 Nothing read from the file is kept as text: the episode's own id is stored as its BLAKE3 digest
-(an auditor who knows the id can compute it), and an outcome only when it is one of the fixed
-verdict words below.
+(an auditor who knows the id can compute it), and an outcome only when it is one of the audit's
+fixed verdict words.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tracekit.audit.completeness.episode import assess_episode
-from tracekit.audit.model import (
-    EXIT_FINDINGS,
-    EXIT_OK,
-    EXIT_UNREADABLE,
-    SEVERITY_RANK,
-    AuditFinding,
-    gap_findings,
-    note,
-)
-from tracekit.errors import Code, Finding, Severity
-from tracekit.evidence import Episode, EvidenceFile
+import msgspec
 
-OUTCOMES = frozenset({"pass", "fail", "PASS", "FAIL", "error", "hit", "success", "failure"})
-"""Recorded outcomes kept verbatim; any other text is stored as None."""
+from tracekit.audit.imported import audit_episode, recorded_outcome
+from tracekit.audit.model import EXIT_OK, EXIT_UNREADABLE, audit_report, located, note
+from tracekit.errors import Code, Finding
+from tracekit.evidence import Episode, EvidenceFile
 
 
 def _id_digest(text: str) -> str:
@@ -38,22 +31,32 @@ def _id_digest(text: str) -> str:
     return blake3(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def _plain(value: object) -> list[Any]:
+    """A tuple of Structs as the JSON value the store keeps (lists of objects)."""
+    return msgspec.json.decode(msgspec.json.encode(value), type=list[Any])
+
+
 def _episode(episode: Episode, fmt: str) -> dict[str, Any]:
-    rows = assess_episode(episode, fmt)
-    found: list[AuditFinding] = [note(Code.AUDIT_NO_INTEGRITY), *gap_findings(rows)]
-    worst = max((SEVERITY_RANK[f.severity] for f in found), default=0)
-    outcome = episode.facts.outcome
+    audited, _ = audit_episode(episode, fmt)
+    report = audit_report(
+        "",
+        "unknown",
+        readable=True,
+        intact=None,
+        findings=(note(Code.AUDIT_NO_INTEGRITY), *audited.findings),
+        completeness=audited.completeness,
+    )
     return {
         "episode_id": _id_digest(episode.id),
         "format": fmt,
-        "exit_code": EXIT_FINDINGS if worst >= SEVERITY_RANK[Severity.WARNING] else EXIT_OK,
+        "exit_code": report.exit_code,
         "readable": True,
         "intact": None,
-        "rerunnable": all(r.status == "present" for r in rows if r.needed_to_rerun),
-        "outcome": outcome if outcome in OUTCOMES else None,
+        "rerunnable": report.rerunnable,
+        "outcome": recorded_outcome(episode),
         "demonstration": None,
-        "findings": [f.as_dict() for f in found],
-        "completeness": [r.as_dict() for r in rows],
+        "findings": _plain(report.findings),
+        "completeness": _plain(report.completeness),
     }
 
 
@@ -81,6 +84,6 @@ def format_error_result(fmt: str, found: Finding) -> dict[str, Any]:
         "readable": False,
         "intact": None,
         "rerunnable": False,
-        "findings": [{**found.as_dict(), "where": None}],
+        "findings": _plain((located(found),)),
         "completeness": [],
     }

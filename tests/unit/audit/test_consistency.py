@@ -44,7 +44,7 @@ def test_honest_trace_triggers_no_rule() -> None:
     assert not set(codes(report)) & CONSISTENCY_CODES
     assert report.exit_code == 0
     assert report.rerunnable
-    assert report.replay is not None and report.replay["equivalence"] == "exact"
+    assert report.replay is not None and report.replay.equivalence == "exact"
 
 
 def test_shared_forgery_is_caught_by_functional_pass() -> None:
@@ -118,4 +118,4 @@ def test_header_execution_id_is_checked_too() -> None:
     report = audit_draft(draft)
     mismatches = [f for f in report.findings if f.code is Code.AUDIT_HEADER_IDS_MISMATCH]
     assert [f.where for f in mismatches] == ["header.execution_id"]
-    assert "execution_id" in mismatches[0].finding.message
+    assert "execution_id" in mismatches[0].message

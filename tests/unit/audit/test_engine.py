@@ -50,14 +50,14 @@ def test_scenario_results_match_upstream(pair: dict[str, object]) -> None:
     loaded = parse_scenario((HARNESS_THIRD_PARTY / str(pair["scenario"])).read_bytes())
     report = audit_file(HARNESS_THIRD_PARTY / str(pair["trace"]), loaded)
     assert report.harness is not None
-    assert report.harness["scenario_id"] == pair["scenario_id"]
-    assert report.harness["result"] == pair["result"]
+    assert report.harness.scenario_id == pair["scenario_id"]
+    assert report.harness.result == pair["result"]
 
 
 def test_recorded_outcome_reproduced_or_not() -> None:
     basic = scenario("goal_hijack/basic.yaml")
     report = audit_harness_value(audit_gen.complete(), basic)
-    assert report.harness is not None and report.harness["result"] == "fail"
+    assert report.harness is not None and report.harness.result == "fail"
     assert Code.AUDIT_OUTCOME_REPRODUCED.value in codes(report)
     assert report.exit_code == 0
     lying = audit_gen.complete()

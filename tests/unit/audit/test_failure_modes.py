@@ -133,7 +133,7 @@ def test_repeated_findings_differ_only_in_ids_and_timestamps() -> None:
         f for f in audit_harness_value(trace).findings if f.code is Code.AUDIT_REPEATED_FINDING
     ]
     assert len(found) == 1
-    assert "4 recorded finding(s) carry only 2 distinct payload(s)" in found[0].finding.message
+    assert "4 recorded finding(s) carry only 2 distinct payload(s)" in found[0].message
 
 
 def test_agentguard_truncated_output_and_bare_failed_check() -> None:

@@ -33,7 +33,6 @@ from tracekit.audit.harness_view import (
     scopes,
 )
 from tracekit.audit.model import FieldStatus
-from tracekit.harness.trace import tool_name
 
 FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("system_prompt", True, "The system prompt in force."),
@@ -158,6 +157,8 @@ def _count_calls(name: str, ok: list[bool], key: str) -> FieldStatus:
 
 
 def _call_rows(view: HarnessView) -> list[FieldStatus]:
+    from tracekit.harness.trace import tool_name
+
     calls = view.calls
     rows = [
         _count_calls("tool_name", [tool_name(c) is not None for c in calls], "name"),
