@@ -14,10 +14,9 @@ evidence, not that the evidence is honest: anyone can rewrite and re-chain a tra
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
-
+import msgspec
 from msgspec import UNSET
+from msgspec.structs import replace
 
 from tracekit import REPORT_VERSION
 from tracekit.errors import Code, Finding, TracekitError, finding
@@ -25,7 +24,7 @@ from tracekit.limits import DEFAULT_BUDGET, BudgetExceeded, WorkBudget
 from tracekit.replay.checks import BY_ID, REGISTRY
 from tracekit.replay.checks.base import Work
 from tracekit.replay.containment import ContainmentSummary
-from tracekit.replay.equivalence import Equivalence, compare
+from tracekit.replay.equivalence import Classification, Difference, Equivalence, compare
 from tracekit.replay.evidence import Evidence, reconstruct
 from tracekit.replay.replayability import Replayability, assess
 from tracekit.replay.results import Verdict, recorded_verdict
@@ -34,9 +33,9 @@ from tracekit.schema.agentguard import PolicySnapshot
 from tracekit.verify import VerifyReport
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayReport:
-    """Everything a replay established about one trace."""
+class ReplayReport(msgspec.Struct, frozen=True):
+    """Everything a replay established about one trace. Its JSON form is
+    :class:`~tracekit.replay.document.ReplayDocument`, derived from it."""
 
     trace_id: str
     schema_version: int
@@ -51,6 +50,7 @@ class ReplayReport:
 
     @property
     def replayable(self) -> bool:
+        """Whether the verdict could be recomputed (:class:`Replayability`)."""
         return self.replayability.replayable
 
     @property
@@ -59,32 +59,14 @@ class ReplayReport:
         return self.replayability.reasons
 
     @property
-    def equivalence(self) -> str | None:
+    def equivalence(self) -> Classification | None:
         """``exact``, ``semantic`` or ``divergent``; None when not replayable."""
         return self.comparison.classification if self.comparison else None
 
     @property
-    def differences(self) -> tuple[Any, ...]:
+    def differences(self) -> tuple[Difference, ...]:
+        """Every recorded/recomputed difference (empty when not compared)."""
         return self.comparison.differences if self.comparison else ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document ``tracekit replay --format json`` prints (report_version 1)."""
-        return {
-            "report_version": REPORT_VERSION,
-            "trace_id": self.trace_id,
-            "schema_version": self.schema_version,
-            **self.replayability.to_dict(),
-            "equivalence": self.equivalence,
-            "recorded": self.recorded.to_dict() if self.recorded else None,
-            "recomputed": self.recomputed.to_dict() if self.recomputed else None,
-            "comparisons": [c.to_dict() for c in self.comparison.comparisons]
-            if self.comparison
-            else [],
-            "differences": [d.to_dict() for d in self.differences],
-            "notices": [n.as_dict() for n in self.notices],
-            "containment": self.containment.to_dict() if self.containment else None,
-            "external_execution": "none",
-        }
 
 
 def evaluate(evidence: Evidence, policy: PolicySnapshot) -> Verdict:

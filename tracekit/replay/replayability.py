@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
+import msgspec
 from msgspec import UNSET
 from msgspec.structs import astuple
 
@@ -53,8 +52,7 @@ V1_MISSING_INPUTS = (
 TRUNCATION_EVENTS = ("agent_command", "test_result", "check_result")
 
 
-@dataclass(frozen=True, slots=True)
-class Replayability:
+class Replayability(msgspec.Struct, frozen=True):
     """The replayability verdict: replayable iff no missing input and no reason."""
 
     missing_inputs: tuple[str, ...]
@@ -63,15 +61,8 @@ class Replayability:
 
     @property
     def replayable(self) -> bool:
+        """True when no input is missing and no reason stands against replaying."""
         return not self.missing_inputs and not self.reasons
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "replayable": self.replayable,
-            "supported_checks": list(self.supported_checks),
-            "missing_inputs": list(self.missing_inputs),
-            "reasons": [reason.as_dict() for reason in self.reasons],
-        }
 
 
 def assess(

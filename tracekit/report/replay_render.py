@@ -1,7 +1,8 @@
 """Renderers for ``tracekit replayability`` and ``tracekit replay``: table, JSON and Markdown.
 
-Pure functions of a :class:`~tracekit.replay.ReplayReport`. The JSON form is
-``ReplayReport.to_dict()`` through the byte-stable ``jsonout.dumps``. The table and Markdown forms
+Pure functions of a :class:`~tracekit.replay.ReplayReport`. The JSON forms are the report's
+documents (:mod:`tracekit.replay.document`), derived with msgspec and written through the
+byte-stable ``jsonout.dumps``. The table and Markdown forms
 show recorded and recomputed values side by side; any value that came from the trace (a check
 name, evidence, a command) is escaped to printable ASCII and bounded, so a trace cannot drive the
 terminal or break a Markdown table.
@@ -10,12 +11,10 @@ terminal or break a Markdown table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from tracekit import REPORT_VERSION
-from tracekit.replay import ReplayReport
+from tracekit.replay import ReplayReport, replay_document, replayability_document
 from tracekit.replay.results import CheckOutcome, Verdict
-from tracekit.report.jsonout import dumps
+from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import md_escape, md_table, table
 
 CELL_LIMIT = 96
@@ -119,8 +118,8 @@ def _difference_rows(report: ReplayReport) -> list[list[str]]:
 
 def _brief(value: object) -> object:
     """A whole check (missing, unexpected or duplicate) shown as its name and status."""
-    if isinstance(value, dict):
-        return f"{value.get('name')} ({'pass' if value.get('passed') else 'fail'})"
+    if isinstance(value, CheckOutcome):
+        return f"{value.name} ({'pass' if value.passed else 'fail'})"
     return value
 
 
@@ -160,7 +159,7 @@ def _reason_lines(report: ReplayReport) -> list[str]:
 
 def render_json(report: ReplayReport) -> str:
     """The replay report as byte-stable JSON (report_version 1)."""
-    return dumps(report.to_dict())
+    return dumps_struct(replay_document(report))
 
 
 def render_markdown(report: ReplayReport) -> str:
@@ -226,14 +225,7 @@ def render_replayability_markdown(report: ReplayReport) -> str:
 
 def render_replayability_json(report: ReplayReport) -> str:
     """The replayability verdict as JSON (report_version 1)."""
-    data: dict[str, Any] = {
-        "report_version": REPORT_VERSION,
-        "trace_id": report.trace_id,
-        "schema_version": report.schema_version,
-        **report.replayability.to_dict(),
-        "notices": [n.as_dict() for n in report.notices],
-    }
-    return dumps(data)
+    return dumps_struct(replayability_document(report))
 
 
 def summary_line(report: ReplayReport) -> str:
