@@ -112,6 +112,7 @@ def replayability(
         render_replayability_json,
         render_replayability_markdown,
         render_replayability_table,
+        replayability_summary_line,
     )
 
     if output is not None:
@@ -124,8 +125,7 @@ def replayability(
     }
     emit(renderers[format](report), output, force)
     if not quiet:
-        verdict = "replayable" if report.replayable else f"not replayable ({len(report.reasons)} reason(s))"
-        print(f"tracekit replayability: {verdict}", file=sys.stderr)
+        print(replayability_summary_line(report), file=sys.stderr)
     raise typer.Exit(EXIT_OK if report.replayable else EXIT_FAIL)
 
 
@@ -178,7 +178,7 @@ def replay(
         for reason in report.reasons:
             diag(reason, path)
         if not quiet:
-            print(summary_line(report), file=sys.stderr)
+            print(summary_line(report, EXIT_ERROR), file=sys.stderr)
         raise typer.Exit(EXIT_ERROR)
     exact = report.equivalence == "exact"
     allowed = allow_divergence or no_require_equivalence
@@ -202,7 +202,7 @@ def replay(
             force,
         )
     if not quiet:
-        print(summary_line(report), file=sys.stderr)
+        print(summary_line(report, code), file=sys.stderr)
     raise typer.Exit(code)
 
 

@@ -17,7 +17,7 @@ from tracekit import REPORT_VERSION
 from tracekit.errors import Code, Finding, finding, worst
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_struct
-from tracekit.report.text import display_path, md_table, table
+from tracekit.report.text import blocks, display_path, fields, md_report, md_table, table
 from tracekit.verify import VerifyReport
 
 Status = Literal["intact", "source_changed", "source_missing", "no_integrity", "invalid"]
@@ -252,7 +252,8 @@ def show_rows(report: VerifyReport) -> list[tuple[str, str]]:
 
 
 def render_show_table(report: VerifyReport) -> str:
-    return table(show_rows(report), tablefmt="plain") + "\n"
+    """The summary as the head of a one-trace report (report/text.py, :func:`fields`)."""
+    return blocks(fields(show_rows(report)))
 
 
 class ShowSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -324,4 +325,4 @@ def render_show_json(report: VerifyReport) -> str:
 
 def render_show_markdown(report: VerifyReport) -> str:
     """The same summary as a Markdown table."""
-    return "\n".join(["# tracekit show", "", *md_table(["field", "value"], show_rows(report)), ""])
+    return "\n".join([*md_report("show", show_rows(report)), ""])
