@@ -10,7 +10,6 @@ offending line and the number of offenders, or None; one linear pass over the ev
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 
 from tracekit.records import EventRecord
 from tracekit.schema import agentguard as ag
@@ -26,9 +25,19 @@ Hit = tuple[int, int]
 
 def offset_drops(events: Sequence[EventRecord]) -> Hit | None:
     """``relative_offset_seconds`` never decreases along the trace (nulls are skipped)."""
-    known = [(e.line, e.relative_offset_seconds) for e in events if e.relative_offset_seconds is not None]
-    drops = [b[0] for a, b in pairwise(known) if b[1] < a[1]]
-    return (drops[0], len(drops)) if drops else None
+    first: int | None = None
+    count = 0
+    last: int | float | None = None
+    for event in events:
+        offset = event.relative_offset_seconds
+        if offset is None:
+            continue
+        if last is not None and offset < last:
+            count += 1
+            if first is None:
+                first = event.line
+        last = offset
+    return (first, count) if first is not None else None
 
 
 def unknown_working_directory_roles(events: Sequence[EventRecord]) -> Hit | None:

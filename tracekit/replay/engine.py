@@ -14,6 +14,10 @@ evidence, not that the evidence is honest: anyone can rewrite and re-chain a tra
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import msgspec
 from msgspec import UNSET
 from msgspec.structs import replace
@@ -26,10 +30,11 @@ from tracekit.replay.checks.base import Work
 from tracekit.replay.containment import ContainmentSummary
 from tracekit.replay.equivalence import Classification, Difference, Equivalence, compare
 from tracekit.replay.evidence import Evidence, reconstruct
+from tracekit.replay.grouping import EventGroups
 from tracekit.replay.replayability import Replayability, assess
 from tracekit.replay.results import Verdict, recorded_verdict
 from tracekit.replay.scorer import outcome, score
-from tracekit.schema.agentguard import PolicySnapshot
+from tracekit.schema.agentguard import Header, PolicySnapshot
 from tracekit.verify import VerifyReport
 
 
@@ -115,6 +120,22 @@ class _CheckOverBudget(BudgetExceeded):
         self.check_id = check_id
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for one replay. Replay builds a Struct per command and
+    makes no reference cycles, while the verified trace's kept events are a large heap the
+    collector would rescan every few hundred allocations and find nothing in: about a third of
+    a replay's time on the 16 MiB benchmark trace (docs/performance.md). Restored on exit."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def replay(
     report: VerifyReport, strict_sources: bool = False, budget: WorkBudget = DEFAULT_BUDGET
 ) -> ReplayReport:
@@ -132,7 +153,14 @@ def replay(
         raise TracekitError(finding(Code.REPLAY_TRACE_INVALID))
     if not report.events:
         raise ValueError("verify the trace with VerifyOptions(keep_events=True) to replay it")
-    events = report.events
+    with _collector_paused():
+        return _replay(report, header, strict_sources, budget)
+
+
+def _replay(
+    report: VerifyReport, header: Header, strict_sources: bool, budget: WorkBudget
+) -> ReplayReport:
+    events = EventGroups(report.events)  # one pass; each rule then reads only its event types
     rebuilt = reconstruct(events, header.schema_version)
     status = assess(
         header,

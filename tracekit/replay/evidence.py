@@ -32,6 +32,7 @@ from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
 from tracekit.replay import crosschecks
 from tracekit.replay.containment import ContainmentSummary, summarise_containment
+from tracekit.replay.grouping import EventGroups, grouped
 from tracekit.schema import agentguard as ag
 
 
@@ -100,8 +101,8 @@ class Reconstruction:
     """Findings worth reporting that do not change the verdict."""
 
 
-def _single(events: Sequence[EventRecord], kind: str, out: Reconstruction) -> EventRecord | None:
-    found = [e for e in events if e.event_type == kind]
+def _single(groups: EventGroups, kind: str, out: Reconstruction) -> EventRecord | None:
+    found = groups.of(kind)
     if len(found) != 1:
         out.blocking.append(finding(Code.REPLAY_MISSING_EVIDENCE, event_type=kind))
         return None
@@ -134,22 +135,26 @@ def _command(payload: ag.AgentCommand) -> CommandEvidence:
     )
 
 
-def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstruction:
-    """Rebuild the evidence from ``events`` (a verified trace's typed events, in order)."""
+def reconstruct(
+    events: Sequence[EventRecord] | EventGroups, schema_version: int
+) -> Reconstruction:
+    """Rebuild the evidence from ``events`` (a verified trace's typed events, in order, or
+    those events already grouped by type)."""
+    groups = grouped(events)
     out = Reconstruction(evidence=None)
-    started = _single(events, "execution_started", out)
-    test = _single(events, "test_result", out)
-    completed = _single(events, "execution_completed", out)
+    started = _single(groups, "execution_started", out)
+    test = _single(groups, "test_result", out)
+    completed = _single(groups, "execution_completed", out)
     buckets: dict[str, list[str]] = {"modified": [], "added": [], "deleted": []}
     event_paths: list[str] = []
-    changes = [e for e in events if isinstance(e.payload, ag.FileChange)]
+    changes = groups.of("file_change")
     for event in changes:
         assert isinstance(event.payload, ag.FileChange)
         event_paths.append(event.payload.path)
         buckets[_classify(event.payload)].append(event.payload.path)
     if len(set(event_paths)) != len(event_paths):
         out.blocking.append(finding(Code.REPLAY_DUPLICATE_FILE_CHANGE))
-    _notices(events, out)
+    _notices(groups, out)
     if started is None or test is None or completed is None:
         return out
     assert isinstance(started.payload, ag.ExecutionStarted)
@@ -174,19 +179,21 @@ def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstru
         lines_deleted=summary.lines_deleted,
         test=TestEvidence(t.command, t.exit_code, t.timed_out, t.functional_pass),
         commands=tuple(
-            _command(e.payload) for e in events if isinstance(e.payload, ag.AgentCommand)
+            _command(e.payload)
+            for e in groups.of("agent_command")
+            if isinstance(e.payload, ag.AgentCommand)
         ),
-        containment=summarise_containment(events, schema_version),
+        containment=summarise_containment(groups.of("containment_evidence"), schema_version),
     )
     return out
 
 
-def _notices(events: Sequence[EventRecord], out: Reconstruction) -> None:
-    roles = crosschecks.unknown_working_directory_roles(events)
+def _notices(groups: EventGroups, out: Reconstruction) -> None:
+    roles = crosschecks.unknown_working_directory_roles(groups.of("agent_command"))
     if roles is not None:
         out.notices.append(
             finding(Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, roles[0], count=roles[1])
         )
-    drops = crosschecks.offset_drops(events)
+    drops = crosschecks.offset_drops(groups.events)
     if drops is not None:
         out.notices.append(finding(Code.REPLAY_NON_MONOTONIC_OFFSETS, drops[0], count=drops[1]))

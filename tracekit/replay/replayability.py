@@ -35,6 +35,7 @@ from tracekit.records import EventRecord
 from tracekit.replay.checks import BY_ID, CHECK_IDS
 from tracekit.replay.checks.secret_scan import recorded_message_unrecomputable
 from tracekit.replay.evidence import Reconstruction
+from tracekit.replay.grouping import EventGroups, grouped
 from tracekit.replay.scorer import SEVERITIES
 from tracekit.schema import agentguard as ag
 
@@ -67,13 +68,15 @@ class Replayability(msgspec.Struct, frozen=True):
 
 def assess(
     header: ag.Header,
-    events: Sequence[EventRecord],
+    events: Sequence[EventRecord] | EventGroups,
     reconstruction: Reconstruction,
     *,
     verify_exit_code: int,
     strict_sources: bool,
 ) -> Replayability:
-    """Decide replayability from a verified trace's header, typed events and reconstruction."""
+    """Decide replayability from a verified trace's header, typed events (or those events
+    grouped by type) and reconstruction."""
+    groups = grouped(events)
     if header.schema_version == 1:
         return Replayability(V1_MISSING_INPUTS, (finding(Code.REPLAY_NOT_REPLAYABLE_V1, 1),))
     missing: list[str] = []
@@ -84,10 +87,10 @@ def assess(
         reasons.append(finding(Code.REPLAY_MISSING_POLICY_SNAPSHOT, 1))
     else:
         _snapshot_reasons(snapshot, missing, reasons)
-    reasons.extend(_truncation_reasons(events))
+    reasons.extend(_truncation_reasons(groups))
     secret = [
         e
-        for e in events
+        for e in groups.of("check_result")
         if isinstance(e.payload, ag.CheckResult)
         and e.payload.name in ("secret-scan", BY_ID["secret-scan"].name)
         and recorded_message_unrecomputable(e.payload.message)
@@ -119,19 +122,19 @@ def _snapshot_reasons(
         reasons.append(finding(Code.REPLAY_SCORE_WEIGHTS, 1))
 
 
-def _truncation_reasons(events: Sequence[EventRecord]) -> list[Finding]:
+def _truncation_reasons(groups: EventGroups) -> list[Finding]:
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
     modified_line: int | None = None
-    for event in events:
-        payload = event.payload
-        if isinstance(payload, (ag.AgentCommand, ag.TestResult, ag.CheckResult)):
-            flags = payload.truncation
-            if True in astuple(flags):  # every truncation field is a bool
-                counts[event.event_type] += 1
-                first.setdefault(event.event_type, event.line)
-        elif isinstance(payload, ag.ExecutionCompleted) and payload.modified_files.truncated:
-            modified_line = event.line
+    for kind in (*TRUNCATION_EVENTS, "execution_completed"):
+        for event in groups.of(kind):
+            payload = event.payload
+            if isinstance(payload, (ag.AgentCommand, ag.TestResult, ag.CheckResult)):
+                if True in astuple(payload.truncation):  # every truncation field is a bool
+                    counts[kind] += 1
+                    first.setdefault(kind, event.line)
+            elif isinstance(payload, ag.ExecutionCompleted) and payload.modified_files.truncated:
+                modified_line = event.line
     found = [
         finding(Code.REPLAY_TRUNCATED_EVIDENCE, first[kind], event_type=kind, count=counts[kind])
         for kind in TRUNCATION_EVENTS

@@ -7,10 +7,13 @@ hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from tracekit.records import EventRecord
 from tracekit.replay.checks import resolve_name
+from tracekit.replay.grouping import EventGroups, grouped
 from tracekit.schema import agentguard as ag
 
 
@@ -36,11 +39,12 @@ class Verdict(msgspec.Struct, frozen=True):
     checks: tuple[CheckOutcome, ...]
 
 
-def recorded_verdict(events: list[EventRecord]) -> Verdict | None:
+def recorded_verdict(events: Sequence[EventRecord] | EventGroups) -> Verdict | None:
     """The verdict the trace records: its check_result events and its completion summary.
 
     Returns None when the trace has no completion event (verify guarantees exactly one).
     """
+    groups = grouped(events)
     checks = tuple(
         CheckOutcome(
             id=resolve_name(e.payload.name),
@@ -51,11 +55,16 @@ def recorded_verdict(events: list[EventRecord]) -> Verdict | None:
             message=e.payload.message,
             evidence=tuple(e.payload.evidence),
         )
-        for e in events
+        for e in groups.of("check_result")
         if isinstance(e.payload, ag.CheckResult)
     )
     completed = next(
-        (e.payload for e in events if isinstance(e.payload, ag.ExecutionCompleted)), None
+        (
+            e.payload
+            for e in groups.of("execution_completed")
+            if isinstance(e.payload, ag.ExecutionCompleted)
+        ),
+        None,
     )
     if completed is None:
         return None
