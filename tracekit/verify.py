@@ -70,7 +70,12 @@ class VerifyOptions:
     """Roots a source path may resolve against, by ``${NAME}``; RUN_ROOT replaces the trace dir."""
     check_sources: bool = True
     keep_events: bool = False
-    """Keep the typed events in the report (replay, show and audit need them)."""
+    """Keep the typed events in the report (show, audit and ``replay(report)`` need them)."""
+    observe: Callable[[EventRecord], None] | None = None
+    """Called with each typed event once it has passed every per-event check (steps 2-7), in
+    order, so a consumer can fold the events as they stream past instead of keeping them all
+    (replay does: tracekit/replay/grouping.py). The serial verifier calls it; whether the trace
+    is intact is known only at the end, from the report."""
 
 
 @dataclass(slots=True)
@@ -266,6 +271,7 @@ class Walk:
         position = carry.position
         rank = carry.rank
         keep = self.options.keep_events
+        observe = self.options.observe
         limits = self.limits
         report = self.report
         counts = report.counts
@@ -305,6 +311,8 @@ class Walk:
                 self.fail(finding(Code.CHAIN_EVENT_HASH_MISMATCH, raw.number, sequence=event.sequence))
             previous = event.event_hash
             last = event
+            if observe is not None:
+                observe(event)
         carry.previous, carry.last, carry.position, carry.rank = previous, last, position, rank
 
     # -- step 4 and 6 for line 1 ----------------------------------------------------------

@@ -137,13 +137,20 @@ def _collector_paused() -> Iterator[None]:
 
 
 def replay(
-    report: VerifyReport, strict_sources: bool = False, budget: WorkBudget = DEFAULT_BUDGET
+    report: VerifyReport,
+    strict_sources: bool = False,
+    budget: WorkBudget = DEFAULT_BUDGET,
+    events: EventGroups | None = None,
 ) -> ReplayReport:
     """Replay the trace behind ``report``; returns a :class:`ReplayReport`.
 
-    ``strict_sources`` (or the report's own strict flag) makes a verify exit code of 1 a reason
-    the trace is not replayable. Raises :class:`TracekitError` (``replay.trace_invalid``) when
-    the trace did not verify, and ValueError when ``report`` was made without ``keep_events``.
+    The events come from ``report`` (verified with ``keep_events``) or, streamed, from
+    ``events``: an :class:`EventGroups` given to the verifier as ``VerifyOptions.observe`` (the
+    command line does this, so no event is held that replay does not read); both give the same
+    report. ``strict_sources`` (or the report's own strict flag) makes a verify exit code of 1 a
+    reason the trace is not replayable. Raises :class:`TracekitError` (``replay.trace_invalid``)
+    when the trace did not verify, and ValueError when ``report`` was made without
+    ``keep_events`` and no ``events`` are given.
     Pattern matching past ``budget`` makes the trace not replayable
     (``replay.work_budget_exceeded``); evidence past it is cut with a ``replay.evidence_capped``
     notice (docs/threat-model.md, "Work budget").
@@ -151,16 +158,21 @@ def replay(
     header = report.header
     if not report.intact or header is None:
         raise TracekitError(finding(Code.REPLAY_TRACE_INVALID))
-    if not report.events:
+    if events is None and not report.events:
         raise ValueError("verify the trace with VerifyOptions(keep_events=True) to replay it")
     with _collector_paused():
-        return _replay(report, header, strict_sources, budget)
+        if events is None:
+            events = EventGroups(report.events)  # one pass; each rule reads only its part
+        return _replay(report, header, events, strict_sources, budget)
 
 
 def _replay(
-    report: VerifyReport, header: Header, strict_sources: bool, budget: WorkBudget
+    report: VerifyReport,
+    header: Header,
+    events: EventGroups,
+    strict_sources: bool,
+    budget: WorkBudget,
 ) -> ReplayReport:
-    events = EventGroups(report.events)  # one pass; each rule then reads only its event types
     rebuilt = reconstruct(events, header.schema_version)
     status = assess(
         header,

@@ -26,13 +26,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import msgspec
-
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
 from tracekit.replay import crosschecks
 from tracekit.replay.containment import ContainmentSummary, summarise_containment
-from tracekit.replay.grouping import EventGroups, grouped
+from tracekit.replay.grouping import CommandEvidence, EventGroups, grouped
 from tracekit.schema import agentguard as ag
 
 
@@ -46,28 +44,6 @@ class TestEvidence:
     exit_code: int | None
     timed_out: bool
     functional_pass: bool
-
-
-class CommandEvidence(msgspec.Struct, frozen=True):
-    """One agent command as the command policy saw it (a Struct: one per command of a trace is
-    built, and a Struct is built in C; docs/performance.md, "Round 2, second pass")."""
-
-    command_text: str
-    argv: tuple[str, ...]
-    working_directory_role: str
-    exit_code: int | None
-    executed: bool
-    blocked: bool
-    timed_out: bool
-    policy_mode: str
-    matched_patterns: tuple[str, ...]
-
-    @property
-    def status(self) -> str:
-        """``blocked``, ``executed`` or ``simulated``, in upstream's order of precedence."""
-        if self.blocked:
-            return "blocked"
-        return "executed" if self.executed else "simulated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,20 +97,6 @@ def _classify(change: ag.FileChange) -> str:
     return "modified"
 
 
-def _command(payload: ag.AgentCommand) -> CommandEvidence:
-    return CommandEvidence(
-        command_text=payload.command,
-        argv=tuple(payload.argv),
-        working_directory_role=payload.working_directory_role,
-        exit_code=payload.exit_code,
-        executed=payload.executed,
-        blocked=payload.blocked,
-        timed_out=payload.timed_out,
-        policy_mode=payload.preflight.mode,
-        matched_patterns=tuple(payload.preflight.matched_patterns),
-    )
-
-
 def reconstruct(
     events: Sequence[EventRecord] | EventGroups, schema_version: int
 ) -> Reconstruction:
@@ -178,22 +140,18 @@ def reconstruct(
         lines_added=summary.lines_added,
         lines_deleted=summary.lines_deleted,
         test=TestEvidence(t.command, t.exit_code, t.timed_out, t.functional_pass),
-        commands=tuple(
-            _command(e.payload)
-            for e in groups.of("agent_command")
-            if isinstance(e.payload, ag.AgentCommand)
-        ),
+        commands=tuple(groups.commands),
         containment=summarise_containment(groups.of("containment_evidence"), schema_version),
     )
     return out
 
 
 def _notices(groups: EventGroups, out: Reconstruction) -> None:
-    roles = crosschecks.unknown_working_directory_roles(groups.of("agent_command"))
+    roles = groups.roles.hit()
     if roles is not None:
         out.notices.append(
             finding(Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, roles[0], count=roles[1])
         )
-    drops = crosschecks.offset_drops(groups.events)
+    drops = groups.offsets.drops.hit()
     if drops is not None:
         out.notices.append(finding(Code.REPLAY_NON_MONOTONIC_OFFSETS, drops[0], count=drops[1]))

@@ -23,19 +23,17 @@ in ``missing_inputs`` only when it is one of the registered check ids (no echo o
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import msgspec
 from msgspec import UNSET
-from msgspec.structs import astuple
 
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
 from tracekit.replay.checks import BY_ID, CHECK_IDS
 from tracekit.replay.checks.secret_scan import recorded_message_unrecomputable
 from tracekit.replay.evidence import Reconstruction
-from tracekit.replay.grouping import EventGroups, grouped
+from tracekit.replay.grouping import TRUNCATION_EVENTS, EventGroups, grouped
 from tracekit.replay.scorer import SEVERITIES
 from tracekit.schema import agentguard as ag
 
@@ -50,7 +48,6 @@ V1_MISSING_INPUTS = (
 )
 """What a v1 trace lacks, in upstream's words."""
 
-TRUNCATION_EVENTS = ("agent_command", "test_result", "check_result")
 
 
 class Replayability(msgspec.Struct, frozen=True):
@@ -123,23 +120,15 @@ def _snapshot_reasons(
 
 
 def _truncation_reasons(groups: EventGroups) -> list[Finding]:
-    counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    modified_line: int | None = None
-    for kind in (*TRUNCATION_EVENTS, "execution_completed"):
-        for event in groups.of(kind):
-            payload = event.payload
-            if isinstance(payload, (ag.AgentCommand, ag.TestResult, ag.CheckResult)):
-                if True in astuple(payload.truncation):  # every truncation field is a bool
-                    counts[kind] += 1
-                    first.setdefault(kind, event.line)
-            elif isinstance(payload, ag.ExecutionCompleted) and payload.modified_files.truncated:
-                modified_line = event.line
-    found = [
-        finding(Code.REPLAY_TRUNCATED_EVIDENCE, first[kind], event_type=kind, count=counts[kind])
-        for kind in TRUNCATION_EVENTS
-        if counts[kind]
-    ]
-    if modified_line is not None:
-        found.append(finding(Code.REPLAY_TRUNCATED_MODIFIED_FILES, modified_line))
+    found = []
+    for kind in TRUNCATION_EVENTS:
+        hit = groups.truncated[kind].hit()
+        if hit is not None:
+            found.append(
+                finding(Code.REPLAY_TRUNCATED_EVIDENCE, hit[0], event_type=kind, count=hit[1])
+            )
+    for event in groups.of("execution_completed"):
+        payload = event.payload
+        if isinstance(payload, ag.ExecutionCompleted) and payload.modified_files.truncated:
+            found.append(finding(Code.REPLAY_TRUNCATED_MODIFIED_FILES, event.line))
     return found
