@@ -33,22 +33,15 @@ class ReplayabilityDocument(msgspec.Struct, frozen=True, kw_only=True):
     notices: tuple[Finding, ...]
 
 
-class ReplayDocument(msgspec.Struct, frozen=True, kw_only=True):
-    """``tracekit replay --format json`` and ``replay.json``."""
+class ReplayDocument(ReplayabilityDocument, frozen=True, kw_only=True):
+    """``tracekit replay --format json`` and ``replay.json``: the replayability document and
+    the comparison."""
 
-    report_version: int = REPORT_VERSION
-    trace_id: str
-    schema_version: int
-    replayable: bool
-    supported_checks: tuple[str, ...]
-    missing_inputs: tuple[str, ...]
-    reasons: tuple[Finding, ...]
     equivalence: Classification | None
     recorded: Verdict | None
     recomputed: Verdict | None
     comparisons: tuple[CheckComparison, ...]
     differences: tuple[Difference, ...]
-    notices: tuple[Finding, ...]
     containment: ContainmentSummary | None
     external_execution: Literal["none"] = "none"
 
@@ -98,20 +91,13 @@ def replayability_document(report: ReplayReport) -> ReplayabilityDocument:
 
 def replay_document(report: ReplayReport) -> ReplayDocument:
     """The whole replay of ``report`` as its JSON document."""
-    status = report.replayability
     return ReplayDocument(
-        trace_id=report.trace_id,
-        schema_version=report.schema_version,
-        replayable=status.replayable,
-        supported_checks=status.supported_checks,
-        missing_inputs=status.missing_inputs,
-        reasons=status.reasons,
+        **msgspec.structs.asdict(replayability_document(report)),
         equivalence=report.equivalence,
         recorded=report.recorded,
         recomputed=report.recomputed,
         comparisons=report.comparison.comparisons if report.comparison else (),
         differences=report.differences,
-        notices=report.notices,
         containment=report.containment,
     )
 

@@ -137,17 +137,20 @@ DIFFERENCE_HEADERS = ["scope", "check", "field", "classification", "recorded", "
 RUN_HEADERS = ["run", "recorded", "recomputed"]
 
 
-def _missing(report: ReplayReport) -> str:
-    return ", ".join(report.replayability.missing_inputs) or "-"
+def _common_head(report: ReplayReport) -> list[tuple[str, str]]:
+    """The first rows of replayability's and replay's heads."""
+    return [
+        ("trace id", report.trace_id),
+        ("schema version", str(report.schema_version)),
+        ("replayable", "yes" if report.replayable else "no"),
+        ("missing inputs", ", ".join(report.replayability.missing_inputs) or "-"),
+    ]
 
 
 def _head(report: ReplayReport) -> list[tuple[str, str]]:
     """replay's head: the same first rows as replayability's, then the comparison."""
     return [
-        ("trace id", report.trace_id),
-        ("schema version", str(report.schema_version)),
-        ("replayable", "yes" if report.replayable else "no"),
-        ("missing inputs", _missing(report)),
+        *_common_head(report),
         ("equivalence", report.equivalence or "-"),
         ("external execution", "none"),
     ]
@@ -155,10 +158,7 @@ def _head(report: ReplayReport) -> list[tuple[str, str]]:
 
 def _replayability_head(report: ReplayReport) -> list[tuple[str, str]]:
     return [
-        ("trace id", report.trace_id),
-        ("schema version", str(report.schema_version)),
-        ("replayable", "yes" if report.replayable else "no"),
-        ("missing inputs", _missing(report)),
+        *_common_head(report),
         ("supported checks", ", ".join(report.replayability.supported_checks)),
     ]
 
