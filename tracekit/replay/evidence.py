@@ -1,8 +1,9 @@
 """Rebuild the evidence a policy evaluation needs from a verified trace's typed events (spec §12).
 
-Pure: takes the events verify kept and returns an :class:`Evidence` plus findings. Nothing here
-reads files, runs commands or trusts a recorded verdict; ``check_result`` events are not evidence
-(they are what replay compares against, engine.py).
+Pure: takes the events verify kept, or their replay fold (grouping.py), and returns an
+:class:`Evidence` plus findings. Nothing here reads files, runs commands or trusts a recorded
+verdict; ``check_result`` events are not evidence (they are what replay compares against,
+engine.py).
 
 Reconstruction, as upstream:
 
@@ -100,8 +101,8 @@ def _classify(change: ag.FileChange) -> str:
 def reconstruct(
     events: Sequence[EventRecord] | EventGroups, schema_version: int
 ) -> Reconstruction:
-    """Rebuild the evidence from ``events`` (a verified trace's typed events, in order, or
-    those events already grouped by type)."""
+    """Rebuild the evidence from ``events``: a verified trace's typed events, in order, or the
+    replay fold of them (grouping.py), made while verify streamed them."""
     groups = grouped(events)
     out = Reconstruction(evidence=None)
     started = _single(groups, "execution_started", out)
