@@ -72,10 +72,7 @@ class VerifyOptions:
     keep_events: bool = False
     """Keep the typed events in the report (show, audit and ``replay(report)`` need them)."""
     observe: Callable[[EventRecord], None] | None = None
-    """Called with each typed event once it has passed every per-event check (steps 2-7), in
-    order, so a consumer can fold the events as they stream past instead of keeping them all
-    (replay does: tracekit/replay/grouping.py). The serial verifier calls it; whether the trace
-    is intact is known only at the end, from the report."""
+    """Given each event once it passed steps 2-7, in order (a streaming consumer: replay)."""
 
 
 @dataclass(slots=True)
@@ -270,8 +267,7 @@ class Walk:
         last = carry.last
         position = carry.position
         rank = carry.rank
-        keep = self.options.keep_events
-        observe = self.options.observe
+        keep, observe = self.options.keep_events, self.options.observe
         limits = self.limits
         report = self.report
         counts = report.counts
@@ -309,8 +305,7 @@ class Walk:
                 self.fail(finding(Code.CHAIN_BROKEN, raw.number, sequence=event.sequence))
             if event.computed_hash != event.event_hash:
                 self.fail(finding(Code.CHAIN_EVENT_HASH_MISMATCH, raw.number, sequence=event.sequence))
-            previous = event.event_hash
-            last = event
+            previous, last = event.event_hash, event
             if observe is not None:
                 observe(event)
         carry.previous, carry.last, carry.position, carry.rank = previous, last, position, rank
