@@ -70,7 +70,9 @@ class VerifyOptions:
     """Roots a source path may resolve against, by ``${NAME}``; RUN_ROOT replaces the trace dir."""
     check_sources: bool = True
     keep_events: bool = False
-    """Keep the typed events in the report (replay, show and audit need them)."""
+    """Keep the typed events in the report (show, audit and ``replay(report)`` need them)."""
+    observe: Callable[[EventRecord], None] | None = None
+    """Given each event once it passed steps 2-7, in order (a streaming consumer: replay)."""
 
 
 @dataclass(slots=True)
@@ -265,7 +267,7 @@ class Walk:
         last = carry.last
         position = carry.position
         rank = carry.rank
-        keep = self.options.keep_events
+        keep, observe = self.options.keep_events, self.options.observe
         limits = self.limits
         report = self.report
         counts = report.counts
@@ -303,8 +305,9 @@ class Walk:
                 self.fail(finding(Code.CHAIN_BROKEN, raw.number, sequence=event.sequence))
             if event.computed_hash != event.event_hash:
                 self.fail(finding(Code.CHAIN_EVENT_HASH_MISMATCH, raw.number, sequence=event.sequence))
-            previous = event.event_hash
-            last = event
+            previous, last = event.event_hash, event
+            if observe is not None:
+                observe(event)
         carry.previous, carry.last, carry.position, carry.rank = previous, last, position, rank
 
     # -- step 4 and 6 for line 1 ----------------------------------------------------------

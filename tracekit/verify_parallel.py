@@ -283,7 +283,7 @@ def verify_file(
     """Verify the trace at ``path`` with up to ``jobs`` processes; the report is the one
     tracekit.verify.verify_file returns, finding for finding. Never raises on bad data."""
     jobs = max(1, min(jobs, MAX_JOBS))
-    if jobs == 1 or options.keep_events or str(path) == STDIN or not _can_fork():
+    if jobs == 1 or options.keep_events or options.observe or str(path) == STDIN or not _can_fork():
         return verify_file_serial(path, options)
     report = VerifyReport(path=str(path), strict_sources=options.strict_sources)
     trace_dir = Path(path).resolve().parent

@@ -20,9 +20,10 @@ TAMPERED = CORPUS / "invalid" / "chain__tampered_payload.jsonl"
 def test_shared_fixture_is_not_replayable_with_the_score_weights_reason() -> None:
     result = run_cli("replayability", str(FIXTURE))
     assert result.returncode == 1
-    assert b"Replayable: no" in result.stdout
-    assert b"Missing inputs: score_weights" in result.stdout
-    assert b"[replay.score_weights]" in result.stdout
+    out = result.stdout.decode()
+    assert "\nreplayable        no\n" in out
+    assert "\nmissing inputs    score_weights\n" in out
+    assert "\nreason  1       replay.score_weights" in out
     replayed = run_cli("replay", str(FIXTURE))
     assert replayed.returncode == 2
     assert b"replay.score_weights" in replayed.stderr and b"Traceback" not in replayed.stderr
@@ -62,7 +63,7 @@ def test_replay_table_shows_recorded_and_recomputed() -> None:
     assert "equivalence         divergent" in out
     assert "tests-passed" in out and "fail" in out
     assert "score" in out and "100" in out and "70" in out
-    assert "tracekit replay: divergent (3 difference(s))" in result.stderr.decode()
+    assert "tracekit replay: divergent, 3 difference(s); exit 1" in result.stderr.decode()
 
 
 def test_replay_json_report() -> None:
@@ -143,3 +144,59 @@ def test_stdin_and_missing_file() -> None:
     assert result.returncode == 0
     missing = run_cli("replay", "/nonexistent/trace.jsonl")
     assert missing.returncode == 2 and b"Traceback" not in missing.stderr
+
+
+# ------------------------------------------------------------------------ one look (report/text.py)
+
+
+def _head(out: str) -> dict[str, str]:
+    """The head block of a one-trace table report: ``label  value`` rows up to the first blank
+    line, split at the column of the values."""
+    block = out.split("\n\n", 1)[0].splitlines()
+    column = min(len(line) - len(line.split("  ", 1)[1].lstrip()) for line in block)
+    return {line[:column].rstrip(): line[column:] for line in block}
+
+
+def test_show_replayability_and_replay_tables_share_one_look() -> None:
+    """The same head (lower-case labels, no header line, values in one column), the same
+    first rows, and reasons and notices in the same findings table."""
+    shown = _head(run_cli("show", str(SEMANTIC), "-q").stdout.decode())
+    able = _head(run_cli("replayability", str(SEMANTIC), "-q").stdout.decode())
+    replayed = _head(run_cli("replay", str(SEMANTIC), "-q").stdout.decode())
+    first = ["trace id", "schema version"]
+    assert list(shown)[:2] == list(able)[:2] == list(replayed)[:2] == first
+    assert shown["trace id"] == able["trace id"] == replayed["trace id"]
+    assert list(able)[2:4] == list(replayed)[2:4] == ["replayable", "missing inputs"]
+    for head in (shown, able, replayed):
+        assert all(label == label.lower() for label in head)
+    not_replayable = REPLAY / "not_replayable__missing_severity.jsonl"
+    table = run_cli("replayability", str(not_replayable), "-q").stdout.decode()
+    assert "\nkind    line    code" in table and "reason  1       replay.missing_severity" in table
+    for command in ("show", "replayability", "replay"):
+        markdown = run_cli(command, str(SEMANTIC), "-f", "markdown", "-q").stdout.decode()
+        assert markdown.startswith(f"# tracekit {command}\n\n| field | value |\n|---|---|\n")
+        assert "| trace id | " in markdown
+
+
+def test_summary_lines_name_the_verdict_and_the_exit_code() -> None:
+    cases = [
+        (("replayability", str(SEMANTIC)), "tracekit replayability: replayable; exit 0"),
+        (
+            ("replayability", str(REPLAY / "not_replayable__v1.jsonl")),
+            "tracekit replayability: not replayable, 1 reason(s); exit 1",
+        ),
+        (("replay", str(EXACT)), "tracekit replay: exact, 0 difference(s); exit 0"),
+        (
+            ("replay", str(SEMANTIC), "--allow-divergence"),
+            "tracekit replay: semantic, 1 difference(s); exit 0",
+        ),
+        (
+            ("replay", str(REPLAY / "not_replayable__v1.jsonl")),
+            "tracekit replay: not replayable, 1 reason(s); exit 2",
+        ),
+        (("show", str(SEMANTIC)), "tracekit show: intact, 14 event(s); exit 0"),
+    ]
+    for args, line in cases:
+        result = run_cli(*args)
+        assert result.stderr.decode().splitlines()[-1] == line, args
+        assert result.returncode == int(line[-1]), args

@@ -59,11 +59,15 @@ def _replay_report(
     policy verdicts only), and with the verify diagnostics when the trace is not intact."""
     from tracekit.cli.trace_input import opened, unknown, verify_opened
     from tracekit.replay import replay
+    from tracekit.replay.grouping import EventGroups
     from tracekit.verify import VerifyOptions
 
     refuse_folder(path)
+    # Replay folds the events as verify streams them past instead of keeping them all
+    # (tracekit/replay/grouping.py; docs/performance.md).
+    events = EventGroups()
     options = VerifyOptions(
-        keep_events=True, strict_sources=strict_sources, trusted_roots=parse_roots(trusted_root)
+        observe=events.add, strict_sources=strict_sources, trusted_roots=parse_roots(trusted_root)
     )
     try:
         with opened(path, None if input_format is None else input_format.value) as source:
@@ -81,7 +85,7 @@ def _replay_report(
             if found.severity is Severity.ERROR:
                 diag(found, path)
         fail(Code.REPLAY_TRACE_INVALID)
-    return replay(verified, strict_sources=strict_sources)
+    return replay(verified, strict_sources=strict_sources, events=events)
 
 
 def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int) -> str:
@@ -112,6 +116,7 @@ def replayability(
         render_replayability_json,
         render_replayability_markdown,
         render_replayability_table,
+        replayability_summary_line,
     )
 
     if output is not None:
@@ -124,8 +129,7 @@ def replayability(
     }
     emit(renderers[format](report), output, force)
     if not quiet:
-        verdict = "replayable" if report.replayable else f"not replayable ({len(report.reasons)} reason(s))"
-        print(f"tracekit replayability: {verdict}", file=sys.stderr)
+        print(replayability_summary_line(report), file=sys.stderr)
     raise typer.Exit(EXIT_OK if report.replayable else EXIT_FAIL)
 
 
@@ -178,7 +182,7 @@ def replay(
         for reason in report.reasons:
             diag(reason, path)
         if not quiet:
-            print(summary_line(report), file=sys.stderr)
+            print(summary_line(report, EXIT_ERROR), file=sys.stderr)
         raise typer.Exit(EXIT_ERROR)
     exact = report.equivalence == "exact"
     allowed = allow_divergence or no_require_equivalence
@@ -202,7 +206,7 @@ def replay(
             force,
         )
     if not quiet:
-        print(summary_line(report), file=sys.stderr)
+        print(summary_line(report, code), file=sys.stderr)
     raise typer.Exit(code)
 
 

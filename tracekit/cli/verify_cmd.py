@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -43,6 +43,7 @@ from tracekit.errors import Code, Severity, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.evidence import EvidenceFile
+    from tracekit.report.verify_render import VerifyTrace
     from tracekit.verify import VerifyReport
 
 
@@ -68,13 +69,14 @@ class VerifyJob:
     has exactly one file and local workers to spare (docs/performance.md)."""
 
 
-def verify_job(job: VerifyJob) -> dict[str, Any] | None:
-    """Verify one file in any executor; returns the report's JSON form (cheap to pickle), or
+def verify_job(job: VerifyJob) -> VerifyTrace | None:
+    """Verify one file in any executor; returns the typed per-trace report (a Struct, cheap to
+    pickle), or
     None for a walked file that is not a trace. An AgentGuard trace is verified; a file of a
     format without integrity data is loaded through its importer (bounded, schema-checked) and
     reported ``no_integrity`` (docs/cli.md, verify)."""
     from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown, verify_opened
-    from tracekit.report.verify_render import no_integrity_trace, trace_dict, unverified_trace
+    from tracekit.report.verify_render import no_integrity_trace, unverified_trace, verify_trace
     from tracekit.verify import VerifyOptions
 
     options = VerifyOptions(
@@ -94,7 +96,7 @@ def verify_job(job: VerifyJob) -> dict[str, Any] | None:
             report = verify_opened(job.source, source, options, job.jobs)
     except TracekitError as error:
         return unverified_trace(job.path, job.input_format, error.finding)
-    return {**trace_dict(report), "path": job.path}
+    return verify_trace(report, job.path)
 
 
 WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.cli.trace_input", "tracekit.verify", "tracekit.report.verify_render")
@@ -123,11 +125,11 @@ def verify(
 ) -> None:
     """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
     from tracekit.report.verify_render import (
+        as_findings,
         render_json,
         render_markdown,
         render_table,
         summary_line,
-        worst_exit,
     )
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
@@ -167,19 +169,19 @@ def verify(
         fail(Code.CLI_NO_INPUT)
     from tracekit.report import findings
 
-    renderers: dict[FindingsFormat, Callable[[list[dict[str, Any]]], str]] = {
+    renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
         FindingsFormat.json: render_json,
         FindingsFormat.table: render_table,
         FindingsFormat.markdown: render_markdown,
-        FindingsFormat.junit: lambda t: findings.render_junit("verify", findings.from_dicts(t)),
-        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", findings.from_dicts(t)),
+        FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t)),
+        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t)),
     }
     emit(renderers[format](traces), output, force)
     if not quiet:
         skipped = len(results) - len(traces)
         note = f"; {skipped} non-trace file(s) skipped" if skipped else ""
         print(summary_line(traces) + note, file=sys.stderr)
-    raise typer.Exit(worst(worst_exit(traces), inputs.note()))
+    raise typer.Exit(worst(*(t.exit_code for t in traces), inputs.note()))
 
 
 def show(

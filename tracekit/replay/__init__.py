@@ -8,6 +8,14 @@ the trace.
 
 from __future__ import annotations
 
+from tracekit.replay.document import (
+    ReplayabilityDocument,
+    ReplayDocument,
+    ReplaySummary,
+    replay_document,
+    replay_summary,
+    replayability_document,
+)
 from tracekit.replay.engine import REPORT_VERSION, ReplayReport, evaluate, replay
 from tracekit.replay.equivalence import CheckComparison, Difference, Equivalence
 from tracekit.replay.replayability import Replayability
@@ -19,9 +27,15 @@ __all__ = [
     "CheckOutcome",
     "Difference",
     "Equivalence",
+    "ReplayDocument",
     "ReplayReport",
+    "ReplaySummary",
     "Replayability",
+    "ReplayabilityDocument",
     "Verdict",
     "evaluate",
     "replay",
+    "replay_document",
+    "replay_summary",
+    "replayability_document",
 ]

@@ -14,8 +14,8 @@ with. The rules that keep it from being strengthened:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+
+import msgspec
 
 from tracekit.records import EventRecord
 from tracekit.schema import containment as ce
@@ -23,38 +23,29 @@ from tracekit.schema import containment as ce
 SECTIONS = ("preflight", "image", "controls", "environment", "workspace", "execution", "cleanup")
 
 
-@dataclass(frozen=True, slots=True)
-class ContainmentSummary:
-    """What the run claimed about its isolation, copied from the trace."""
+class ContainmentSummary(msgspec.Struct, frozen=True):
+    """What the run claimed about its isolation, copied from the trace; the fields, in order,
+    are its JSON form in replay reports."""
 
     recorded: bool
     execution_mode: str
     state: str
     security_claim_level: str
-    section_states: tuple[tuple[str, str], ...]
+    sections: dict[str, str]
+    """Each section's recorded state, in :data:`SECTIONS` order."""
+    complete: bool
+    """True only when the root and every section state are ``recorded``."""
 
-    @property
-    def complete(self) -> bool:
-        """True only when the root and every section state are ``recorded``."""
-        return (
-            self.recorded
-            and self.state == "recorded"
-            and all(state == "recorded" for _, state in self.section_states)
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form used in replay reports."""
-        return {
-            "recorded": self.recorded,
-            "execution_mode": self.execution_mode,
-            "state": self.state,
-            "security_claim_level": self.security_claim_level,
-            "sections": dict(self.section_states),
-            "complete": self.complete,
-        }
+    @classmethod
+    def of(
+        cls, execution_mode: str, state: str, claim: str, sections: dict[str, str]
+    ) -> ContainmentSummary:
+        """A recorded summary, with ``complete`` derived from the states."""
+        complete = state == "recorded" and all(s == "recorded" for s in sections.values())
+        return cls(True, execution_mode, state, claim, sections, complete)
 
 
-ABSENT = ContainmentSummary(False, "unknown", "unknown", "unknown", ())
+ABSENT = ContainmentSummary(False, "unknown", "unknown", "unknown", {}, False)
 
 
 def summarise_containment(
@@ -66,11 +57,10 @@ def summarise_containment(
     for event in events:
         payload = event.payload
         if isinstance(payload, ce.ContainmentEvidence):
-            return ContainmentSummary(
-                recorded=True,
-                execution_mode=payload.execution_mode,
-                state=payload.state,
-                security_claim_level=payload.security_claim_level,
-                section_states=tuple((name, getattr(payload, name).state) for name in SECTIONS),
+            return ContainmentSummary.of(
+                payload.execution_mode,
+                payload.state,
+                payload.security_claim_level,
+                {name: getattr(payload, name).state for name in SECTIONS},
             )
     return ABSENT

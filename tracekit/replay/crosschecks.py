@@ -4,13 +4,14 @@ Replay reports them as notices that do not block (``replay.*``, evidence.py); au
 under its own consistency codes (``audit.*``, tracekit/audit/consistency.py) and drops replay's
 copy (``SUPERSEDED`` in tracekit/audit/engine.py), so a trace is never counted twice. Both call
 these functions, so the two commands cannot disagree on what the rule is. Each returns the first
-offending line and the number of offenders, or None; one linear pass over the events.
+offending line and the number of offenders, or None; one linear pass over the events. Replay
+applies the same rules while the events stream past (:class:`OffsetWatch`, :func:`role_known`,
+tracekit/replay/grouping.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 
 from tracekit.records import EventRecord
 from tracekit.schema import agentguard as ag
@@ -24,22 +25,67 @@ Hit = tuple[int, int]
 """(first offending line, number of offenders)."""
 
 
+class Tally:
+    """The first offending line and the number of offenders, counted as events stream past."""
+
+    __slots__ = ("count", "first")
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self.count = 0
+
+    def add(self, line: int) -> None:
+        """Count one offender at ``line``."""
+        if self.first is None:
+            self.first = line
+        self.count += 1
+
+    def hit(self) -> Hit | None:
+        """(first line, count), or None when nothing offended."""
+        return None if self.first is None else (self.first, self.count)
+
+
+class OffsetWatch:
+    """The offset rule over a stream: ``relative_offset_seconds`` never decreases (nulls are
+    skipped); each decrease is one offender."""
+
+    __slots__ = ("drops", "last")
+
+    def __init__(self) -> None:
+        self.drops = Tally()
+        self.last: int | float | None = None
+
+    def see(self, line: int, offset: int | float | None) -> None:
+        """Take the next event's line and offset."""
+        if offset is None:
+            return
+        if self.last is not None and offset < self.last:
+            self.drops.add(line)
+        self.last = offset
+
+
 def offset_drops(events: Sequence[EventRecord]) -> Hit | None:
     """``relative_offset_seconds`` never decreases along the trace (nulls are skipped)."""
-    known = [(e.line, e.relative_offset_seconds) for e in events if e.relative_offset_seconds is not None]
-    drops = [b[0] for a, b in pairwise(known) if b[1] < a[1]]
-    return (drops[0], len(drops)) if drops else None
+    watch = OffsetWatch()
+    for event in events:
+        watch.see(event.line, event.relative_offset_seconds)
+    return watch.drops.hit()
+
+
+def role_known(role: str) -> bool:
+    """Whether an agent_command's ``working_directory_role`` is one upstream's builder writes."""
+    return role in KNOWN_WORKING_DIRECTORY_ROLES
 
 
 def unknown_working_directory_roles(events: Sequence[EventRecord]) -> Hit | None:
     """Every agent_command's ``working_directory_role`` is one upstream's builder writes."""
-    odd = [
-        e.line
-        for e in events
-        if isinstance(e.payload, ag.AgentCommand)
-        and e.payload.working_directory_role not in KNOWN_WORKING_DIRECTORY_ROLES
-    ]
-    return (odd[0], len(odd)) if odd else None
+    odd = Tally()
+    for event in events:
+        if isinstance(event.payload, ag.AgentCommand) and not role_known(
+            event.payload.working_directory_role
+        ):
+            odd.add(event.line)
+    return odd.hit()
 
 
 def line_totals_match(

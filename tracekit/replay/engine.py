@@ -14,10 +14,13 @@ evidence, not that the evidence is honest: anyone can rewrite and re-chain a tra
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import msgspec
 from msgspec import UNSET
+from msgspec.structs import replace
 
 from tracekit import REPORT_VERSION
 from tracekit.errors import Code, Finding, TracekitError, finding
@@ -25,18 +28,19 @@ from tracekit.limits import DEFAULT_BUDGET, BudgetExceeded, WorkBudget
 from tracekit.replay.checks import BY_ID, REGISTRY
 from tracekit.replay.checks.base import Work
 from tracekit.replay.containment import ContainmentSummary
-from tracekit.replay.equivalence import Equivalence, compare
+from tracekit.replay.equivalence import Classification, Difference, Equivalence, compare
 from tracekit.replay.evidence import Evidence, reconstruct
+from tracekit.replay.grouping import EventGroups
 from tracekit.replay.replayability import Replayability, assess
 from tracekit.replay.results import Verdict, recorded_verdict
 from tracekit.replay.scorer import outcome, score
-from tracekit.schema.agentguard import PolicySnapshot
+from tracekit.schema.agentguard import Header, PolicySnapshot
 from tracekit.verify import VerifyReport
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayReport:
-    """Everything a replay established about one trace."""
+class ReplayReport(msgspec.Struct, frozen=True):
+    """Everything a replay established about one trace. Its JSON form is
+    :class:`~tracekit.replay.document.ReplayDocument`, derived from it."""
 
     trace_id: str
     schema_version: int
@@ -51,6 +55,7 @@ class ReplayReport:
 
     @property
     def replayable(self) -> bool:
+        """Whether the verdict could be recomputed (:class:`Replayability`)."""
         return self.replayability.replayable
 
     @property
@@ -59,32 +64,14 @@ class ReplayReport:
         return self.replayability.reasons
 
     @property
-    def equivalence(self) -> str | None:
+    def equivalence(self) -> Classification | None:
         """``exact``, ``semantic`` or ``divergent``; None when not replayable."""
         return self.comparison.classification if self.comparison else None
 
     @property
-    def differences(self) -> tuple[Any, ...]:
+    def differences(self) -> tuple[Difference, ...]:
+        """Every recorded/recomputed difference (empty when not compared)."""
         return self.comparison.differences if self.comparison else ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document ``tracekit replay --format json`` prints (report_version 1)."""
-        return {
-            "report_version": REPORT_VERSION,
-            "trace_id": self.trace_id,
-            "schema_version": self.schema_version,
-            **self.replayability.to_dict(),
-            "equivalence": self.equivalence,
-            "recorded": self.recorded.to_dict() if self.recorded else None,
-            "recomputed": self.recomputed.to_dict() if self.recomputed else None,
-            "comparisons": [c.to_dict() for c in self.comparison.comparisons]
-            if self.comparison
-            else [],
-            "differences": [d.to_dict() for d in self.differences],
-            "notices": [n.as_dict() for n in self.notices],
-            "containment": self.containment.to_dict() if self.containment else None,
-            "external_execution": "none",
-        }
 
 
 def evaluate(evidence: Evidence, policy: PolicySnapshot) -> Verdict:
@@ -133,14 +120,37 @@ class _CheckOverBudget(BudgetExceeded):
         self.check_id = check_id
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for one replay. Replay builds a Struct per command and
+    makes no reference cycles, while the verified trace's kept events are a large heap the
+    collector would rescan every few hundred allocations and find nothing in: about a third of
+    a replay's time on the 16 MiB benchmark trace (docs/performance.md). Restored on exit."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def replay(
-    report: VerifyReport, strict_sources: bool = False, budget: WorkBudget = DEFAULT_BUDGET
+    report: VerifyReport,
+    strict_sources: bool = False,
+    budget: WorkBudget = DEFAULT_BUDGET,
+    events: EventGroups | None = None,
 ) -> ReplayReport:
     """Replay the trace behind ``report``; returns a :class:`ReplayReport`.
 
-    ``strict_sources`` (or the report's own strict flag) makes a verify exit code of 1 a reason
-    the trace is not replayable. Raises :class:`TracekitError` (``replay.trace_invalid``) when
-    the trace did not verify, and ValueError when ``report`` was made without ``keep_events``.
+    The events come from ``report`` (verified with ``keep_events``) or, streamed, from
+    ``events``: an :class:`EventGroups` given to the verifier as ``VerifyOptions.observe`` (the
+    command line does this, so no event is held that replay does not read); both give the same
+    report. ``strict_sources`` (or the report's own strict flag) makes a verify exit code of 1 a
+    reason the trace is not replayable. Raises :class:`TracekitError` (``replay.trace_invalid``)
+    when the trace did not verify, and ValueError when ``report`` was made without
+    ``keep_events`` and no ``events`` are given.
     Pattern matching past ``budget`` makes the trace not replayable
     (``replay.work_budget_exceeded``); evidence past it is cut with a ``replay.evidence_capped``
     notice (docs/threat-model.md, "Work budget").
@@ -148,9 +158,21 @@ def replay(
     header = report.header
     if not report.intact or header is None:
         raise TracekitError(finding(Code.REPLAY_TRACE_INVALID))
-    if not report.events:
+    if events is None and not report.events:
         raise ValueError("verify the trace with VerifyOptions(keep_events=True) to replay it")
-    events = report.events
+    with _collector_paused():
+        if events is None:
+            events = EventGroups(report.events)  # one pass; each rule reads only its part
+        return _replay(report, header, events, strict_sources, budget)
+
+
+def _replay(
+    report: VerifyReport,
+    header: Header,
+    events: EventGroups,
+    strict_sources: bool,
+    budget: WorkBudget,
+) -> ReplayReport:
     rebuilt = reconstruct(events, header.schema_version)
     status = assess(
         header,

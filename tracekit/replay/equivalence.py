@@ -24,80 +24,67 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Literal
+
+import msgspec
 
 from tracekit.replay.checks import resolve_name
 from tracekit.replay.results import CheckOutcome, Verdict
 
-EXACT, SEMANTIC, DIVERGENT = "exact", "semantic", "divergent"
+Classification = Literal["exact", "semantic", "divergent"]
+EXACT: Classification = "exact"
+SEMANTIC: Classification = "semantic"
+DIVERGENT: Classification = "divergent"
 DIVERGENT_FIELDS = ("passed", "severity", "evidence", "score_contribution")
 SEMANTIC_FIELDS = ("message",)
 
 
-@dataclass(frozen=True, slots=True)
-class Difference:
+Value = str | bool | int | float | tuple[str, ...] | CheckOutcome | None
+"""A compared value: a field's value (text, flag, number, list of names or evidence lines), a
+whole check (missing, unexpected or duplicate), or None on the side that has no such check."""
+
+
+class Difference(msgspec.Struct, frozen=True):
     """One field that differs between the recorded and the recomputed verdict."""
 
-    scope: str
-    """``check`` or ``run``."""
+    scope: Literal["check", "run"]
     field: str
+    """A field of our schema (``passed``, ``score``, ...) or a pairing status (``missing``,
+    ``unexpected``, ``duplicate``)."""
     check: str | None
     """The check id for a check-level difference, when the recorded name denotes one."""
-    recorded: Any
-    recomputed: Any
-    classification: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope,
-            "field": self.field,
-            "check": self.check,
-            "recorded": self.recorded,
-            "recomputed": self.recomputed,
-            "classification": self.classification,
-        }
+    recorded: Value
+    recomputed: Value
+    classification: Classification
 
 
-@dataclass(frozen=True, slots=True)
-class CheckComparison:
+class CheckComparison(msgspec.Struct, frozen=True):
     """One check's pairing and how it compared."""
 
     id: str | None
-    status: str
-    """``matched``, ``missing``, ``unexpected`` or ``duplicate``."""
-    classification: str
+    status: Literal["matched", "missing", "unexpected", "duplicate"]
+    classification: Classification
     recorded_position: int | None
     recomputed_position: int | None
     differences: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "status": self.status,
-            "classification": self.classification,
-            "recorded_position": self.recorded_position,
-            "recomputed_position": self.recomputed_position,
-            "differences": list(self.differences),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class Equivalence:
+class Equivalence(msgspec.Struct, frozen=True):
     """The comparison's classification, per-check pairings and every difference."""
 
-    classification: str
+    classification: Classification
     comparisons: tuple[CheckComparison, ...]
     differences: tuple[Difference, ...]
 
 
-def _value(check: CheckOutcome, name: str) -> Any:
-    value = getattr(check, name)
-    return list(value) if isinstance(value, tuple) else value
+def _value(check: CheckOutcome, name: str) -> Value:
+    value: Value = getattr(check, name)
+    return value
 
 
 def _pair(old: CheckOutcome, new: CheckOutcome) -> list[Difference]:
     found: list[Difference] = []
+    kind: Classification
     for name, kind in [
         *((f, DIVERGENT) for f in DIVERGENT_FIELDS),
         *((f, SEMANTIC) for f in SEMANTIC_FIELDS),
@@ -118,9 +105,11 @@ def _compare_checks(
     differences: list[Difference] = []
     for index, old in enumerate(recorded):
         if old.id is None or old.id not in positions or old.id in paired:
-            status = "duplicate" if old.id in paired else "unexpected"
+            status: Literal["duplicate", "unexpected"] = (
+                "duplicate" if old.id in paired else "unexpected"
+            )
             extra.append(CheckComparison(old.id, status, DIVERGENT, index, None, ("check",)))
-            differences.append(Difference("check", status, old.id, old.to_dict(), None, DIVERGENT))
+            differences.append(Difference("check", status, old.id, old, None, DIVERGENT))
             continue
         paired[old.id] = index
     comparisons: list[CheckComparison] = []
@@ -131,7 +120,7 @@ def _compare_checks(
                 CheckComparison(new.id, "missing", DIVERGENT, None, position, ("check",))
             )
             differences.append(
-                Difference("check", "missing", new.id, None, new.to_dict(), DIVERGENT)
+                Difference("check", "missing", new.id, None, new, DIVERGENT)
             )
             continue
         found = _pair(recorded[paired[new.id]], new)
@@ -165,11 +154,11 @@ def _compare_run(recorded: Verdict, recomputed: Verdict) -> list[Difference]:
     for name in ("failed_checks", "warning_checks"):
         old, new = getattr(recorded, name), getattr(recomputed, name)
         if _identities(old) != _identities(new):
-            found.append(Difference("run", name, None, list(old), list(new), DIVERGENT))
+            found.append(Difference("run", name, None, old, new, DIVERGENT))
     return found
 
 
-def _classify(differences: Sequence[Difference]) -> str:
+def _classify(differences: Sequence[Difference]) -> Classification:
     kinds = {d.classification for d in differences}
     return DIVERGENT if DIVERGENT in kinds else SEMANTIC if SEMANTIC in kinds else EXACT
 

@@ -1,8 +1,9 @@
 """Rebuild the evidence a policy evaluation needs from a verified trace's typed events (spec §12).
 
-Pure: takes the events verify kept and returns an :class:`Evidence` plus findings. Nothing here
-reads files, runs commands or trusts a recorded verdict; ``check_result`` events are not evidence
-(they are what replay compares against, engine.py).
+Pure: takes the events verify kept, or their replay fold (grouping.py), and returns an
+:class:`Evidence` plus findings. Nothing here reads files, runs commands or trusts a recorded
+verdict; ``check_result`` events are not evidence (they are what replay compares against,
+engine.py).
 
 Reconstruction, as upstream:
 
@@ -26,12 +27,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import msgspec
-
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
 from tracekit.replay import crosschecks
 from tracekit.replay.containment import ContainmentSummary, summarise_containment
+from tracekit.replay.grouping import CommandEvidence, EventGroups, grouped
 from tracekit.schema import agentguard as ag
 
 
@@ -45,28 +45,6 @@ class TestEvidence:
     exit_code: int | None
     timed_out: bool
     functional_pass: bool
-
-
-class CommandEvidence(msgspec.Struct, frozen=True):
-    """One agent command as the command policy saw it (a Struct: one per command of a trace is
-    built, and a Struct is built in C; docs/performance.md, "Round 2, second pass")."""
-
-    command_text: str
-    argv: tuple[str, ...]
-    working_directory_role: str
-    exit_code: int | None
-    executed: bool
-    blocked: bool
-    timed_out: bool
-    policy_mode: str
-    matched_patterns: tuple[str, ...]
-
-    @property
-    def status(self) -> str:
-        """``blocked``, ``executed`` or ``simulated``, in upstream's order of precedence."""
-        if self.blocked:
-            return "blocked"
-        return "executed" if self.executed else "simulated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +78,8 @@ class Reconstruction:
     """Findings worth reporting that do not change the verdict."""
 
 
-def _single(events: Sequence[EventRecord], kind: str, out: Reconstruction) -> EventRecord | None:
-    found = [e for e in events if e.event_type == kind]
+def _single(groups: EventGroups, kind: str, out: Reconstruction) -> EventRecord | None:
+    found = groups.of(kind)
     if len(found) != 1:
         out.blocking.append(finding(Code.REPLAY_MISSING_EVIDENCE, event_type=kind))
         return None
@@ -120,36 +98,26 @@ def _classify(change: ag.FileChange) -> str:
     return "modified"
 
 
-def _command(payload: ag.AgentCommand) -> CommandEvidence:
-    return CommandEvidence(
-        command_text=payload.command,
-        argv=tuple(payload.argv),
-        working_directory_role=payload.working_directory_role,
-        exit_code=payload.exit_code,
-        executed=payload.executed,
-        blocked=payload.blocked,
-        timed_out=payload.timed_out,
-        policy_mode=payload.preflight.mode,
-        matched_patterns=tuple(payload.preflight.matched_patterns),
-    )
-
-
-def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstruction:
-    """Rebuild the evidence from ``events`` (a verified trace's typed events, in order)."""
+def reconstruct(
+    events: Sequence[EventRecord] | EventGroups, schema_version: int
+) -> Reconstruction:
+    """Rebuild the evidence from ``events``: a verified trace's typed events, in order, or the
+    replay fold of them (grouping.py), made while verify streamed them."""
+    groups = grouped(events)
     out = Reconstruction(evidence=None)
-    started = _single(events, "execution_started", out)
-    test = _single(events, "test_result", out)
-    completed = _single(events, "execution_completed", out)
+    started = _single(groups, "execution_started", out)
+    test = _single(groups, "test_result", out)
+    completed = _single(groups, "execution_completed", out)
     buckets: dict[str, list[str]] = {"modified": [], "added": [], "deleted": []}
     event_paths: list[str] = []
-    changes = [e for e in events if isinstance(e.payload, ag.FileChange)]
+    changes = groups.of("file_change")
     for event in changes:
         assert isinstance(event.payload, ag.FileChange)
         event_paths.append(event.payload.path)
         buckets[_classify(event.payload)].append(event.payload.path)
     if len(set(event_paths)) != len(event_paths):
         out.blocking.append(finding(Code.REPLAY_DUPLICATE_FILE_CHANGE))
-    _notices(events, out)
+    _notices(groups, out)
     if started is None or test is None or completed is None:
         return out
     assert isinstance(started.payload, ag.ExecutionStarted)
@@ -173,20 +141,18 @@ def reconstruct(events: Sequence[EventRecord], schema_version: int) -> Reconstru
         lines_added=summary.lines_added,
         lines_deleted=summary.lines_deleted,
         test=TestEvidence(t.command, t.exit_code, t.timed_out, t.functional_pass),
-        commands=tuple(
-            _command(e.payload) for e in events if isinstance(e.payload, ag.AgentCommand)
-        ),
-        containment=summarise_containment(events, schema_version),
+        commands=tuple(groups.commands),
+        containment=summarise_containment(groups.of("containment_evidence"), schema_version),
     )
     return out
 
 
-def _notices(events: Sequence[EventRecord], out: Reconstruction) -> None:
-    roles = crosschecks.unknown_working_directory_roles(events)
+def _notices(groups: EventGroups, out: Reconstruction) -> None:
+    roles = groups.roles.hit()
     if roles is not None:
         out.notices.append(
             finding(Code.REPLAY_UNKNOWN_WORKING_DIRECTORY_ROLE, roles[0], count=roles[1])
         )
-    drops = crosschecks.offset_drops(events)
+    drops = groups.offsets.drops.hit()
     if drops is not None:
         out.notices.append(finding(Code.REPLAY_NON_MONOTONIC_OFFSETS, drops[0], count=drops[1]))

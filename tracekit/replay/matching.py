@@ -139,4 +139,5 @@ class CommandPatterns(_Distinct):
     def matching(self, command_text: str, meter: Meter) -> list[str]:
         """Like :func:`command_patterns`: the originals in ``command_text``, in order."""
         self._charge(command_text, len(self.keys), meter)
-        return self._originals([key in command_text for key in self.keys])
+        hits = [key in command_text for key in self.keys]
+        return self._originals(hits) if True in hits else []  # most commands match nothing

@@ -23,19 +23,17 @@ in ``missing_inputs`` only when it is one of the registered check ids (no echo o
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
+import msgspec
 from msgspec import UNSET
-from msgspec.structs import astuple
 
 from tracekit.errors import Code, Finding, finding
 from tracekit.records import EventRecord
 from tracekit.replay.checks import BY_ID, CHECK_IDS
 from tracekit.replay.checks.secret_scan import recorded_message_unrecomputable
 from tracekit.replay.evidence import Reconstruction
+from tracekit.replay.grouping import TRUNCATION_EVENTS, EventGroups, grouped
 from tracekit.replay.scorer import SEVERITIES
 from tracekit.schema import agentguard as ag
 
@@ -50,11 +48,9 @@ V1_MISSING_INPUTS = (
 )
 """What a v1 trace lacks, in upstream's words."""
 
-TRUNCATION_EVENTS = ("agent_command", "test_result", "check_result")
 
 
-@dataclass(frozen=True, slots=True)
-class Replayability:
+class Replayability(msgspec.Struct, frozen=True):
     """The replayability verdict: replayable iff no missing input and no reason."""
 
     missing_inputs: tuple[str, ...]
@@ -63,26 +59,21 @@ class Replayability:
 
     @property
     def replayable(self) -> bool:
+        """True when no input is missing and no reason stands against replaying."""
         return not self.missing_inputs and not self.reasons
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "replayable": self.replayable,
-            "supported_checks": list(self.supported_checks),
-            "missing_inputs": list(self.missing_inputs),
-            "reasons": [reason.as_dict() for reason in self.reasons],
-        }
 
 
 def assess(
     header: ag.Header,
-    events: Sequence[EventRecord],
+    events: Sequence[EventRecord] | EventGroups,
     reconstruction: Reconstruction,
     *,
     verify_exit_code: int,
     strict_sources: bool,
 ) -> Replayability:
-    """Decide replayability from a verified trace's header, typed events and reconstruction."""
+    """Decide replayability from a verified trace's header, typed events (or those events
+    grouped by type) and reconstruction."""
+    groups = grouped(events)
     if header.schema_version == 1:
         return Replayability(V1_MISSING_INPUTS, (finding(Code.REPLAY_NOT_REPLAYABLE_V1, 1),))
     missing: list[str] = []
@@ -93,10 +84,10 @@ def assess(
         reasons.append(finding(Code.REPLAY_MISSING_POLICY_SNAPSHOT, 1))
     else:
         _snapshot_reasons(snapshot, missing, reasons)
-    reasons.extend(_truncation_reasons(events))
+    reasons.extend(_truncation_reasons(groups))
     secret = [
         e
-        for e in events
+        for e in groups.of("check_result")
         if isinstance(e.payload, ag.CheckResult)
         and e.payload.name in ("secret-scan", BY_ID["secret-scan"].name)
         and recorded_message_unrecomputable(e.payload.message)
@@ -128,24 +119,16 @@ def _snapshot_reasons(
         reasons.append(finding(Code.REPLAY_SCORE_WEIGHTS, 1))
 
 
-def _truncation_reasons(events: Sequence[EventRecord]) -> list[Finding]:
-    counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    modified_line: int | None = None
-    for event in events:
+def _truncation_reasons(groups: EventGroups) -> list[Finding]:
+    found = []
+    for kind in TRUNCATION_EVENTS:
+        hit = groups.truncated[kind].hit()
+        if hit is not None:
+            found.append(
+                finding(Code.REPLAY_TRUNCATED_EVIDENCE, hit[0], event_type=kind, count=hit[1])
+            )
+    for event in groups.of("execution_completed"):
         payload = event.payload
-        if isinstance(payload, (ag.AgentCommand, ag.TestResult, ag.CheckResult)):
-            flags = payload.truncation
-            if True in astuple(flags):  # every truncation field is a bool
-                counts[event.event_type] += 1
-                first.setdefault(event.event_type, event.line)
-        elif isinstance(payload, ag.ExecutionCompleted) and payload.modified_files.truncated:
-            modified_line = event.line
-    found = [
-        finding(Code.REPLAY_TRUNCATED_EVIDENCE, first[kind], event_type=kind, count=counts[kind])
-        for kind in TRUNCATION_EVENTS
-        if counts[kind]
-    ]
-    if modified_line is not None:
-        found.append(finding(Code.REPLAY_TRUNCATED_MODIFIED_FILES, modified_line))
+        if isinstance(payload, ag.ExecutionCompleted) and payload.modified_files.truncated:
+            found.append(finding(Code.REPLAY_TRUNCATED_MODIFIED_FILES, event.line))
     return found

@@ -1,21 +1,23 @@
 """The values replay compares: one check's outcome and a run's verdict, recorded or recomputed.
 
-Plain frozen dataclasses with a ``to_dict`` each; the JSON form is the one ``tracekit replay
---format json`` prints (docs/replay.md "JSON output").
+Frozen msgspec Structs whose fields, in order, are the JSON form ``tracekit replay --format
+json`` prints (docs/replay.md "JSON output"); the JSON is derived with msgspec, never written by
+hand.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+
+import msgspec
 
 from tracekit.records import EventRecord
 from tracekit.replay.checks import resolve_name
+from tracekit.replay.grouping import EventGroups, grouped
 from tracekit.schema import agentguard as ag
 
 
-@dataclass(frozen=True, slots=True)
-class CheckOutcome:
+class CheckOutcome(msgspec.Struct, frozen=True):
     """One check's result. ``id`` is None for a recorded name that denotes no registered check."""
 
     id: str | None
@@ -26,20 +28,8 @@ class CheckOutcome:
     message: str
     evidence: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "passed": self.passed,
-            "severity": self.severity,
-            "score_contribution": self.score_contribution,
-            "message": self.message,
-            "evidence": list(self.evidence),
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """A run's verdict: result, score, the failed and warning check names, and the checks."""
 
     result: str
@@ -48,21 +38,13 @@ class Verdict:
     warning_checks: tuple[str, ...]
     checks: tuple[CheckOutcome, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "result": self.result,
-            "score": self.score,
-            "failed_checks": list(self.failed_checks),
-            "warning_checks": list(self.warning_checks),
-            "checks": [check.to_dict() for check in self.checks],
-        }
 
-
-def recorded_verdict(events: list[EventRecord]) -> Verdict | None:
+def recorded_verdict(events: Sequence[EventRecord] | EventGroups) -> Verdict | None:
     """The verdict the trace records: its check_result events and its completion summary.
 
     Returns None when the trace has no completion event (verify guarantees exactly one).
     """
+    groups = grouped(events)
     checks = tuple(
         CheckOutcome(
             id=resolve_name(e.payload.name),
@@ -73,11 +55,16 @@ def recorded_verdict(events: list[EventRecord]) -> Verdict | None:
             message=e.payload.message,
             evidence=tuple(e.payload.evidence),
         )
-        for e in events
+        for e in groups.of("check_result")
         if isinstance(e.payload, ag.CheckResult)
     )
     completed = next(
-        (e.payload for e in events if isinstance(e.payload, ag.ExecutionCompleted)), None
+        (
+            e.payload
+            for e in groups.of("execution_completed")
+            if isinstance(e.payload, ag.ExecutionCompleted)
+        ),
+        None,
     )
     if completed is None:
         return None

@@ -13,6 +13,14 @@ def dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 
 
+def dumps_struct(report: object) -> str:
+    """:func:`dumps` of a typed report (a msgspec Struct), its JSON form derived by msgspec."""
+    import msgspec
+
+    document: dict[str, Any] = msgspec.to_builtins(report)
+    return dumps(document)
+
+
 def _element(value: Mapping[str, Any]) -> str:
     text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)
     return "\n".join("    " + line for line in text.splitlines())

@@ -1,7 +1,8 @@
 """Renderers for ``tracekit replayability`` and ``tracekit replay``: table, JSON and Markdown.
 
-Pure functions of a :class:`~tracekit.replay.ReplayReport`. The JSON form is
-``ReplayReport.to_dict()`` through the byte-stable ``jsonout.dumps``. The table and Markdown forms
+Pure functions of a :class:`~tracekit.replay.ReplayReport`. The JSON forms are the report's
+documents (:mod:`tracekit.replay.document`), derived with msgspec and written through the
+byte-stable ``jsonout.dumps``. The table and Markdown forms
 show recorded and recomputed values side by side; any value that came from the trace (a check
 name, evidence, a command) is escaped to printable ASCII and bounded, so a trace cannot drive the
 terminal or break a Markdown table.
@@ -10,13 +11,21 @@ terminal or break a Markdown table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from tracekit import REPORT_VERSION
-from tracekit.replay import ReplayReport
+from tracekit.replay import ReplayReport, replay_document, replayability_document
 from tracekit.replay.results import CheckOutcome, Verdict
-from tracekit.report.jsonout import dumps
-from tracekit.report.text import md_escape, md_table, table
+from tracekit.report.jsonout import dumps_struct
+from tracekit.report.text import (
+    FINDING_HEADERS,
+    FINDING_WIDTHS,
+    blocks,
+    fields,
+    md_escape,
+    md_report,
+    md_section,
+    md_table,
+    table,
+)
 
 CELL_LIMIT = 96
 
@@ -119,75 +128,92 @@ def _difference_rows(report: ReplayReport) -> list[list[str]]:
 
 def _brief(value: object) -> object:
     """A whole check (missing, unexpected or duplicate) shown as its name and status."""
-    if isinstance(value, dict):
-        return f"{value.get('name')} ({'pass' if value.get('passed') else 'fail'})"
+    if isinstance(value, CheckOutcome):
+        return f"{value.name} ({'pass' if value.passed else 'fail'})"
     return value
 
 
-def _head(report: ReplayReport) -> list[tuple[str, str]]:
+DIFFERENCE_HEADERS = ["scope", "check", "field", "classification", "recorded", "recomputed"]
+RUN_HEADERS = ["run", "recorded", "recomputed"]
+
+
+def _common_head(report: ReplayReport) -> list[tuple[str, str]]:
+    """The first rows of replayability's and replay's heads."""
     return [
         ("trace id", report.trace_id),
         ("schema version", str(report.schema_version)),
         ("replayable", "yes" if report.replayable else "no"),
+        ("missing inputs", ", ".join(report.replayability.missing_inputs) or "-"),
+    ]
+
+
+def _head(report: ReplayReport) -> list[tuple[str, str]]:
+    """replay's head: the same first rows as replayability's, then the comparison."""
+    return [
+        *_common_head(report),
         ("equivalence", report.equivalence or "-"),
         ("external execution", "none"),
     ]
 
 
+def _replayability_head(report: ReplayReport) -> list[tuple[str, str]]:
+    return [
+        *_common_head(report),
+        ("supported checks", ", ".join(report.replayability.supported_checks)),
+    ]
+
+
+def _finding_rows(report: ReplayReport) -> list[list[str]]:
+    """Reasons the trace is not replayable, then notices: our codes and fixed text only."""
+    return [
+        [kind, str(f.line) if f.line is not None else "-", f.code.value, f.message]
+        for kind, found in (("reason", report.reasons), ("notice", report.notices))
+        for f in found
+    ]
+
+
+def _findings_table(report: ReplayReport) -> str:
+    rows = _finding_rows(report)
+    return table(rows, FINDING_HEADERS, widths=FINDING_WIDTHS) if rows else ""
+
+
 def render_table(report: ReplayReport) -> str:
-    """Recorded vs recomputed, per check and for the run, then every difference."""
-    parts = [table(_head(report), tablefmt="plain")]
+    """Recorded vs recomputed, per check and for the run, then every difference, then the
+    reasons and notices: the one-trace look of show and replayability (report/text.py)."""
+    parts = [fields(_head(report))]
     if report.comparison is not None:
         parts.append(table(_check_rows(report), CHECK_HEADERS))
-        parts.append(
-            table(_run_rows(report.recorded, report.recomputed), ["run", "recorded", "recomputed"])
-        )
+        parts.append(table(_run_rows(report.recorded, report.recomputed), RUN_HEADERS))
         diffs = _difference_rows(report)
         if diffs:
-            parts.append(
-                table(diffs, ["scope", "check", "field", "classification", "recorded", "recomputed"])
-            )
-    parts.extend(_reason_lines(report))
-    return "\n\n".join(parts) + "\n"
-
-
-def _reason_lines(report: ReplayReport) -> list[str]:
-    lines = [f"missing input: {name}" for name in report.replayability.missing_inputs]
-    lines += [f"reason [{r.code.value}] {r.message}" for r in report.reasons]
-    lines += [f"notice [{n.code.value}] {n.message}" for n in report.notices]
-    return ["\n".join(lines)] if lines else []
+            parts.append(table(diffs, DIFFERENCE_HEADERS))
+    parts.append(_findings_table(report))
+    return blocks(*parts)
 
 
 def render_json(report: ReplayReport) -> str:
     """The replay report as byte-stable JSON (report_version 1)."""
-    return dumps(report.to_dict())
+    return dumps_struct(replay_document(report))
+
+
+def _md_findings(report: ReplayReport) -> list[str]:
+    rows = _finding_rows(report)  # our codes and fixed text: escaped, never cut
+    return md_table(FINDING_HEADERS, rows) if rows else []
 
 
 def render_markdown(report: ReplayReport) -> str:
     """replay.md: the same content as the table, as Markdown."""
-    out = ["# tracekit replay", ""]
-    out += [f"- {label}: {_md(value)}" for label, value in _head(report)]
+    out = md_report("replay", [(label, cell(value)) for label, value in _head(report)])
     if report.comparison is not None:
-        out += ["", "## Checks", ""]
-        out += _md_table(CHECK_HEADERS, _check_rows(report))
-        out += ["", "## Run", ""]
-        out += _md_table(
-            ["run", "recorded", "recomputed"], _run_rows(report.recorded, report.recomputed)
+        out += md_section("Checks", _md_table(CHECK_HEADERS, _check_rows(report)))
+        out += md_section(
+            "Run", _md_table(RUN_HEADERS, _run_rows(report.recorded, report.recomputed))
         )
-        out += ["", "## Differences", ""]
         diffs = _difference_rows(report)
-        out += (
-            _md_table(
-                ["scope", "check", "field", "classification", "recorded", "recomputed"], diffs
-            )
-            if diffs
-            else ["- none"]
-        )
-    reasons = _reason_lines(report)
-    if reasons:
-        out += ["", "## Replayability", ""] + [
-            f"- {_md(line, 400)}" for line in reasons[0].splitlines()
-        ]
+        out += md_section("Differences", _md_table(DIFFERENCE_HEADERS, diffs) if diffs else [])
+    findings = _md_findings(report)
+    if findings:
+        out += md_section("Findings", findings)
     out += [
         "",
         "Replay recomputes the policy verdict from the recorded evidence only. It does not rerun",
@@ -203,41 +229,37 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str
 
 
 def render_replayability_table(report: ReplayReport) -> str:
-    """The replayability verdict: supported checks, missing inputs and reasons."""
-    lines = [
-        f"Trace: {report.trace_id}",
-        f"Schema version: {report.schema_version}",
-        f"Replayable: {'yes' if report.replayable else 'no'}",
-        "Supported checks: " + ", ".join(report.replayability.supported_checks),
-    ]
-    missing = report.replayability.missing_inputs
-    if missing:
-        lines.append("Missing inputs: " + ", ".join(missing))
-    lines += [f"Reason [{r.code.value}]: {r.message}" for r in report.reasons]
-    lines += [f"Notice [{n.code.value}]: {n.message}" for n in report.notices]
-    return "\n".join(lines) + "\n"
+    """The replayability verdict: the head (supported checks, missing inputs), then the
+    reasons and notices, in replay's look."""
+    return blocks(fields(_replayability_head(report)), _findings_table(report))
 
 
 def render_replayability_markdown(report: ReplayReport) -> str:
-    """The replayability verdict as a Markdown list, every line escaped."""
-    lines = render_replayability_table(report).splitlines()
-    return "\n".join(["# tracekit replayability", "", *(f"- {_md(line, 400)}" for line in lines), ""])
+    """The replayability verdict as Markdown, every value escaped."""
+    out = md_report("replayability", _replayability_head(report))
+    findings = _md_findings(report)
+    if findings:
+        out += md_section("Findings", findings)
+    return "\n".join([*out, ""])
 
 
 def render_replayability_json(report: ReplayReport) -> str:
     """The replayability verdict as JSON (report_version 1)."""
-    data: dict[str, Any] = {
-        "report_version": REPORT_VERSION,
-        "trace_id": report.trace_id,
-        "schema_version": report.schema_version,
-        **report.replayability.to_dict(),
-        "notices": [n.as_dict() for n in report.notices],
-    }
-    return dumps(data)
+    return dumps_struct(replayability_document(report))
 
 
-def summary_line(report: ReplayReport) -> str:
-    """One line for stderr."""
+def replayability_summary_line(report: ReplayReport) -> str:
+    """replayability's line for stderr, in replay's words."""
     if not report.replayable:
-        return f"tracekit replay: not replayable ({len(report.reasons)} reason(s))"
-    return f"tracekit replay: {report.equivalence} ({len(report.differences)} difference(s))"
+        return f"tracekit replayability: not replayable, {len(report.reasons)} reason(s); exit 1"
+    return "tracekit replayability: replayable; exit 0"
+
+
+def summary_line(report: ReplayReport, exit_code: int) -> str:
+    """replay's line for stderr: the equivalence and the count behind it, and the exit code."""
+    if not report.replayable:
+        return f"tracekit replay: not replayable, {len(report.reasons)} reason(s); exit {exit_code}"
+    return (
+        f"tracekit replay: {report.equivalence}, {len(report.differences)} difference(s); "
+        f"exit {exit_code}"
+    )

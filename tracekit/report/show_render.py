@@ -22,7 +22,7 @@ from tracekit.audit.model import episode_label
 from tracekit.canonical import jcs_bytes
 from tracekit.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
 from tracekit.report.jsonout import dumps
-from tracekit.report.text import md_table, table
+from tracekit.report.text import blocks, fields, md_report, md_section, md_table, table
 from tracekit.report.verify_render import shown
 
 TOOL_NAMES_SHOWN = 20
@@ -262,14 +262,13 @@ def _head(report: EvidenceShow) -> list[tuple[str, str]]:
 
 
 def render_table(report: EvidenceShow) -> str:
-    out = table(_head(report), tablefmt="plain")
-    if report.episodes:
-        out += "\n\n" + table(_rows(report), HEADERS)
-    return out + "\n"
+    """The head of a one-trace report, then one row per episode (report/text.py)."""
+    return blocks(fields(_head(report)), table(_rows(report), HEADERS) if report.episodes else "")
 
 
 def render_markdown(report: EvidenceShow) -> str:
-    out = ["# tracekit show", "", *md_table(["field", "value"], _head(report))]
+    """The same as Markdown: the head's field/value table, then the episodes."""
+    out = md_report("show", _head(report))
     if report.episodes:
-        out += ["", "## Episodes", "", *md_table(HEADERS, _rows(report))]
+        out += md_section("Episodes", md_table(HEADERS, _rows(report)))
     return "\n".join(out) + "\n"

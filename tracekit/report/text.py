@@ -62,3 +62,34 @@ def table(
             maxcolwidths=wrap,
         )
     )
+
+
+# One look for the reports of one trace (show, replayability, replay): a head of `label  value`
+# rows with lower-case labels and no header line, then titled tables, blocks separated by one
+# blank line; in Markdown, `# tracekit <command>`, a field/value table, then `## <section>`s.
+
+FINDING_HEADERS = ("kind", "line", "code", "message")
+"""The columns of a one-trace report's findings table (replay reasons, notices)."""
+FINDING_WIDTHS = (None, None, None, 72)
+"""The message column wraps at 72 characters, as audit's does."""
+
+
+def fields(rows: Sequence[tuple[str, object]]) -> str:
+    """The head of a one-trace report: one ``label  value`` row per field, no header line."""
+    return table(rows, tablefmt="plain")
+
+
+def blocks(*parts: str) -> str:
+    """A table report: its non-empty blocks separated by one blank line, ending with a newline."""
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def md_report(command: str, head: Sequence[tuple[str, object]]) -> list[str]:
+    """The first lines of a one-trace report in Markdown: its title and its head as a
+    field/value table, every value escaped."""
+    return [f"# tracekit {command}", "", *md_table(["field", "value"], head)]
+
+
+def md_section(title: str, lines: Sequence[str]) -> list[str]:
+    """A ``## title`` section (our own title) followed by ``lines``; ``- none`` when empty."""
+    return ["", f"## {title}", "", *(lines or ["- none"])]

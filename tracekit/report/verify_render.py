@@ -1,18 +1,26 @@
-"""Renderers for verify and show reports: table (tabulate) and JSON (report_version 1)."""
+"""Renderers for verify and show reports: table (tabulate), Markdown and JSON (report_version 1).
+
+Every renderer takes typed reports: :class:`VerifyTrace` per trace (the form a worker returns,
+a msgspec Struct that pickles), and the JSON documents (:class:`VerifyDocument`,
+:class:`ShowDocument`) are Structs whose JSON form msgspec derives.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
 
 import msgspec
 
 from tracekit import REPORT_VERSION
 from tracekit.errors import Code, Finding, finding, worst
-from tracekit.report.findings import FindingRow
-from tracekit.report.jsonout import dumps
-from tracekit.report.text import display_path, md_table, table
+from tracekit.report.findings import FindingRow, TraceFindings
+from tracekit.report.jsonout import dumps_struct
+from tracekit.report.text import blocks, display_path, fields, md_report, md_table, table
 from tracekit.verify import VerifyReport
+
+Status = Literal["intact", "source_changed", "source_missing", "no_integrity", "invalid"]
 
 
 class SourceRow(msgspec.Struct, frozen=True):
@@ -29,7 +37,7 @@ class VerifyTrace(msgspec.Struct, frozen=True):
 
     path: str
     exit_code: int
-    status: str
+    status: Status
     trace_id: str | None
     schema_version: int | None
     event_count: int
@@ -39,35 +47,60 @@ class VerifyTrace(msgspec.Struct, frozen=True):
     """The detected (or given) format; None when no format accepts the file."""
 
 
+class VerifySummary(msgspec.Struct, frozen=True):
+    """Traces counted by status."""
+
+    total: int
+    intact: int
+    source_changed: int
+    source_missing: int
+    no_integrity: int
+    invalid: int
+
+
+class VerifyDocument(msgspec.Struct, frozen=True):
+    """``tracekit verify --format json``: every trace, the worst exit code and the counts."""
+
+    report_version: int
+    exit_code: int
+    traces: tuple[VerifyTrace, ...]
+    summary: VerifySummary
+
+
 def _row(found: Finding) -> FindingRow:
     return FindingRow(found.code.value, found.severity.value, found.line, found.message)
 
 
-def unverified_trace(path: str, fmt: str | None, found: Finding) -> dict[str, Any]:
-    """The JSON form for a file that could not be read as a trace: no format accepts it, or its
-    format's importer refused it (exit 2, status ``invalid``)."""
-    trace = VerifyTrace(path, 2, "invalid", None, None, 0, (_row(found),), (), fmt)
-    data: dict[str, Any] = msgspec.to_builtins(trace)
-    return data
+def unverified_trace(path: str, fmt: str | None, found: Finding) -> VerifyTrace:
+    """A file that could not be read as a trace: no format accepts it, or its format's importer
+    refused it (exit 2, status ``invalid``)."""
+    return VerifyTrace(path, 2, "invalid", None, None, 0, (_row(found),), (), fmt)
 
 
-def no_integrity_trace(path: str, fmt: str, episodes: int) -> dict[str, Any]:
-    """The JSON form for a valid file of a format without integrity data (docs/cli.md, verify):
-    exit 1, status ``no_integrity``: intact cannot be established, the user must act."""
+def no_integrity_trace(path: str, fmt: str, episodes: int) -> VerifyTrace:
+    """A valid file of a format without integrity data (docs/cli.md, verify): exit 1, status
+    ``no_integrity``: intact cannot be established, the user must act."""
     found = finding(Code.VERIFY_NO_INTEGRITY, format=fmt, episodes=episodes)
-    trace = VerifyTrace(path, 1, "no_integrity", None, None, 0, (_row(found),), (), fmt)
-    data: dict[str, Any] = msgspec.to_builtins(trace)
-    return data
+    return VerifyTrace(path, 1, "no_integrity", None, None, 0, (_row(found),), (), fmt)
 
 
-def verify_trace(report: VerifyReport) -> VerifyTrace:
-    """The typed report of one trace."""
+_STATUSES: dict[str, Status] = {
+    "intact": "intact",
+    "source_changed": "source_changed",
+    "source_missing": "source_missing",
+    "invalid": "invalid",
+}
+"""The statuses a :class:`VerifyReport` can have, typed."""
+
+
+def verify_trace(report: VerifyReport, path: str | None = None) -> VerifyTrace:
+    """The typed report of one trace; ``path`` (as the user gave it) replaces the report's."""
     from tracekit.sources import KNOWN_ROLES
 
     return VerifyTrace(
-        path=report.path,
+        path=report.path if path is None else path,
         exit_code=report.exit_code,
-        status=report.status,
+        status=_STATUSES[report.status],
         trace_id=report.trace_id,
         schema_version=report.schema_version,
         event_count=report.event_count,
@@ -80,98 +113,94 @@ def verify_trace(report: VerifyReport) -> VerifyTrace:
     )
 
 
-def trace_dict(report: VerifyReport) -> dict[str, Any]:
-    """The JSON form of one trace's verification (plain data for any executor)."""
-    data: dict[str, Any] = msgspec.to_builtins(verify_trace(report))
-    return data
-
-
-def worst_exit(reports: Sequence[VerifyReport | dict[str, Any]]) -> int:
-    """The overall exit code: the worst of all traces (2 beats 1 beats 0)."""
-    return worst(*(r["exit_code"] if isinstance(r, dict) else r.exit_code for r in reports))
-
-
-def render_json(traces: Sequence[dict[str, Any]]) -> str:
-    """All traces as one JSON document."""
-    return dumps(
-        {
-            "report_version": REPORT_VERSION,
-            "exit_code": worst_exit(traces),
-            "traces": list(traces),
-            "summary": summary(traces),
-        }
+def summary(traces: Sequence[VerifyTrace]) -> VerifySummary:
+    """Counts by status."""
+    counts = Counter(trace.status for trace in traces)
+    return VerifySummary(
+        total=len(traces),
+        intact=counts["intact"],
+        source_changed=counts["source_changed"],
+        source_missing=counts["source_missing"],
+        no_integrity=counts["no_integrity"],
+        invalid=counts["invalid"],
     )
 
 
-def summary(traces: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Counts by status."""
-    result = {
-        "total": len(traces),
-        "intact": 0,
-        "source_changed": 0,
-        "source_missing": 0,
-        "no_integrity": 0,
-        "invalid": 0,
-    }
-    for trace in traces:
-        result[trace["status"]] += 1
-    return result
+def verify_document(traces: Sequence[VerifyTrace]) -> VerifyDocument:
+    """All traces as one typed document; the exit code is the worst of them."""
+    return VerifyDocument(
+        REPORT_VERSION, worst(*(t.exit_code for t in traces)), tuple(traces), summary(traces)
+    )
 
 
-def render_table(traces: Sequence[dict[str, Any]]) -> str:
+def render_json(traces: Sequence[VerifyTrace]) -> str:
+    """All traces as one JSON document."""
+    return dumps_struct(verify_document(traces))
+
+
+def as_findings(traces: Sequence[VerifyTrace]) -> list[TraceFindings]:
+    """The traces as pass/fail findings, for the JUnit and SARIF renderers."""
+    return [TraceFindings(t.path, t.exit_code, t.findings) for t in traces]
+
+
+def render_table(traces: Sequence[VerifyTrace]) -> str:
     """One row per trace, then one row per finding that is not informational."""
-
     rows = [
         [
-            display_path(t["path"]),
-            t.get("format") or "-",
-            t["status"],
-            t["exit_code"],
-            (t["trace_id"] or "-")[:16],
-            t["schema_version"] if t["schema_version"] is not None else "-",
-            t["event_count"],
+            display_path(t.path),
+            t.format or "-",
+            t.status,
+            t.exit_code,
+            (t.trace_id or "-")[:16],
+            t.schema_version if t.schema_version is not None else "-",
+            t.event_count,
         ]
         for t in traces
     ]
     out = table(rows, ["trace", "format", "status", "exit", "trace id", "version", "events"])
     detail = [
-        [display_path(t["path"]), f["line"] or "-", f["severity"], f["code"], f["message"]]
+        [display_path(t.path), f.line or "-", f.severity, f.code, f.message]
         for t in traces
-        for f in t["findings"]
-        if f["severity"] != "info"
+        for f in t.findings
+        if f.severity != "info"
     ]
     if detail:
         out += "\n\n" + table(detail, ["trace", "line", "severity", "code", "message"])
     return out + "\n"
 
 
-def render_markdown(traces: Sequence[dict[str, Any]]) -> str:
+def render_markdown(traces: Sequence[VerifyTrace]) -> str:
     """The table's content as Markdown: one row per trace, then the findings."""
     rows = [
-        [t["path"], t.get("format") or "-", t["status"], t["exit_code"], (t["trace_id"] or "-")[:16], t["event_count"]]
+        [t.path, t.format or "-", t.status, t.exit_code, (t.trace_id or "-")[:16], t.event_count]
         for t in traces
     ]
     headers = ["trace", "format", "status", "exit", "trace id", "events"]
     out = ["# tracekit verify", "", *md_table(headers, rows)]
     detail = [
-        [t["path"], f["line"] or "-", f["severity"], f["code"], f["message"]]
+        [t.path, f.line or "-", f.severity, f.code, f.message]
         for t in traces
-        for f in t["findings"]
-        if f["severity"] != "info"
+        for f in t.findings
+        if f.severity != "info"
     ]
     if detail:
-        out += ["", "## Findings", "", *md_table(["trace", "line", "severity", "code", "message"], detail)]
+        out += [
+            "",
+            "## Findings",
+            "",
+            *md_table(["trace", "line", "severity", "code", "message"], detail),
+        ]
     return "\n".join(out) + "\n"
 
 
-def summary_line(traces: Sequence[dict[str, Any]]) -> str:
+def summary_line(traces: Sequence[VerifyTrace]) -> str:
     """The one-line summary printed on stderr."""
     s = summary(traces)
     return (
-        f"tracekit verify: {s['total']} trace(s): {s['intact']} intact, "
-        f"{s['source_changed']} source changed, {s['source_missing']} source missing, "
-        + (f"{s['no_integrity']} without integrity data, " if s["no_integrity"] else "")
-        + f"{s['invalid']} invalid"
+        f"tracekit verify: {s.total} trace(s): {s.intact} intact, "
+        f"{s.source_changed} source changed, {s.source_missing} source missing, "
+        + (f"{s.no_integrity} without integrity data, " if s.no_integrity else "")
+        + f"{s.invalid} invalid"
     )
 
 
@@ -223,7 +252,8 @@ def show_rows(report: VerifyReport) -> list[tuple[str, str]]:
 
 
 def render_show_table(report: VerifyReport) -> str:
-    return table(show_rows(report), tablefmt="plain") + "\n"
+    """The summary as the head of a one-trace report (report/text.py, :func:`fields`)."""
+    return blocks(fields(show_rows(report)))
 
 
 class ShowSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -271,14 +301,28 @@ def show_summary(report: VerifyReport) -> ShowSummary:
     )
 
 
+class ShowDocument(VerifyTrace, frozen=True, kw_only=True):
+    """``tracekit show --format json`` for an AgentGuard trace: the trace's verify report, its
+    typed summary, and the events counted by type."""
+
+    report_version: int = REPORT_VERSION
+    summary: ShowSummary
+    counts: dict[str, int]
+    """Events by type, sorted by type."""
+
+
 def render_show_json(report: VerifyReport) -> str:
     """The trace's verify report plus its typed summary, derived by msgspec."""
-    data = trace_dict(report)
-    data["summary"] = msgspec.to_builtins(show_summary(report))
-    data["counts"] = dict(sorted(report.counts.items()))
-    return dumps({"report_version": REPORT_VERSION, **data})
+    trace = verify_trace(report)
+    return dumps_struct(
+        ShowDocument(
+            **msgspec.structs.asdict(trace),
+            summary=show_summary(report),
+            counts=dict(sorted(report.counts.items())),
+        )
+    )
 
 
 def render_show_markdown(report: VerifyReport) -> str:
     """The same summary as a Markdown table."""
-    return "\n".join(["# tracekit show", "", *md_table(["field", "value"], show_rows(report)), ""])
+    return "\n".join([*md_report("show", show_rows(report)), ""])

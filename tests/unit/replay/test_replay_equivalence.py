@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from tracekit.replay.equivalence import compare
 from tracekit.replay.results import CheckOutcome, Verdict

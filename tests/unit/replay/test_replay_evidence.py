@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 from gen import base
 
 from tests.unit.replay.factories import verified
@@ -118,7 +119,7 @@ def test_containment_is_carried_not_strengthened() -> None:
     assert v2 is not None and v2.containment is None
     bare = reconstruct(verified(base.clean_trace(3, "e")).events, 3).evidence
     assert bare is not None and bare.containment is not None
-    assert bare.containment.to_dict() == {
+    assert msgspec.to_builtins(bare.containment) == {
         "recorded": False,
         "execution_mode": "unknown",
         "state": "unknown",
@@ -130,6 +131,6 @@ def test_containment_is_carried_not_strengthened() -> None:
     draft.events[1].payload["controls"]["state"] = "unavailable"
     held = reconstruct(verified(draft).events, 3).evidence
     assert held is not None and held.containment is not None
-    summary = held.containment.to_dict()
+    summary = msgspec.to_builtins(held.containment)
     assert summary["recorded"] and summary["security_claim_level"] == "linux-docker-engine"
     assert summary["sections"]["controls"] == "unavailable" and summary["complete"] is False
