@@ -1,4 +1,4 @@
-"""Composing preserving transforms preserves the outcome (STYLE rule 13, spec §14).
+"""Composing preserving transforms preserves the outcome (docs/metamorphic.md).
 
 Each preserving transform alone keeps the recomputed verdict; any sequence of them, with any
 trials and seeds, must too. Sources include failing traces from the replay corpus, so the
@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.unit.metamorphic.support import custom_trace, outcome_of, replayable_corpus
+from tests.unit.metamorphic.support import CORPUS, custom_trace, outcome_of, replayable_corpus
 from tracekit.metamorphic import REGISTRY, Klass, NotApplicable, Transform
 from tracekit.verify import verify_bytes
 from tracekit.writer import read_draft, write_trace
@@ -18,7 +18,7 @@ from tracekit.writer import read_draft, write_trace
 PRESERVING = [t for t in REGISTRY if t.klass is Klass.PRESERVING]
 SOURCES = [
     write_trace(custom_trace()),
-    *(p.read_bytes() for p in replayable_corpus() if "replay" in p.parts or "valid" in p.parts),
+    *(p.read_bytes() for p in replayable_corpus() if p.relative_to(CORPUS).parts[0] in ("replay", "valid")),
 ]
 
 
