@@ -7,7 +7,6 @@ codes. It reads the trace once, line by line, and keeps only the chain state and
 
 from __future__ import annotations
 
-import gc
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -17,6 +16,7 @@ from typing import BinaryIO, NoReturn, Protocol
 
 from msgspec.structs import astuple
 
+from tracekit import collector
 from tracekit.chain import header_identity, policy_snapshot_hash, root_hash
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.limits import DEFAULT_BUDGET, DEFAULT_LIMITS, Limits, Meter
@@ -237,17 +237,9 @@ class Walk:
     def run(self, lines: Iterator[RawLine]) -> None:
         head = self.begin(lines)
         carry = Carry()
-        # Kept events only grow the heap: the cyclic collector would rescan them every few
-        # hundred events and find nothing (the walk makes no cycles), about a tenth of a kept
-        # walk's time (docs/performance.md, "Round 2, second pass"). Paused for the walk only.
-        paused = self.options.keep_events and gc.isenabled()
-        if paused:
-            gc.disable()
-        try:
+        # Kept events only grow the heap (tracekit/collector.py): about a tenth of a kept walk.
+        with collector.paused(self.options.keep_events):
             self.events(lines, head.header.schema_version, carry)
-        finally:
-            if paused:
-                gc.enable()
         self.end(head, carry)
 
     def begin(self, lines: Iterator[RawLine]) -> HeaderRecord:

@@ -13,9 +13,9 @@ verified with ``keep_events=True``) or the bytes of a harness trace. The pipelin
 
 from __future__ import annotations
 
-import gc
 from typing import TYPE_CHECKING
 
+from tracekit import collector
 from tracekit.audit import consistency, failure_modes
 from tracekit.audit.completeness import PROFILES
 from tracekit.audit.completeness.agentguard import AgentGuardEvidence
@@ -114,14 +114,8 @@ def audit_agentguard(
     (docs/performance.md, "Round 2, second pass"): the audit's steps make no reference cycles,
     and a collection would rescan every kept event to find nothing (about a third of the
     audit's own time on a 10,000-event trace)."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    with collector.paused():
         return _audit_agentguard(report, strict_sources, scenario_given)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _audit_agentguard(report: VerifyReport, strict_sources: bool, scenario_given: bool) -> AuditReport:

@@ -246,9 +246,8 @@ def store_job(job: AuditJob) -> dict[str, Any] | None:
         with open_source(job.source) as source:
             fmt = registry.detect(registry.read_prefix(source), source.name_suffix)
             if fmt is not None and fmt.name not in AUDITED:
-                source.handle.seek(0)
                 try:
-                    return evidence_result(fmt.load(source, DEFAULT_FORMAT_LIMITS))
+                    return evidence_result(registry.load_as(fmt, source, DEFAULT_FORMAT_LIMITS))
                 except FormatError as error:
                     return format_error_result(fmt.name, error.finding)
     except FormatError:

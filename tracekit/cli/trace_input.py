@@ -180,7 +180,7 @@ def load_evidence(
         if source.size > limits.total_bytes:
             raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
         context = () if path == STDIN else path_context(Path(path).parts)
-        return fmt.load(Source(source.stream, source.size, Path(path).suffix.lower(), context), limits)
+        return registry.load_as(fmt, Source(source.stream, source.size, Path(path).suffix.lower(), context), limits)
     with tempfile.TemporaryFile() as spool:
         size = 0
         while chunk := source.stream.read(_CHUNK):
@@ -189,7 +189,7 @@ def load_evidence(
                 raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
             spool.write(chunk)
         spool.seek(0)
-        return fmt.load(Source(spool, size, ""), limits)
+        return registry.load_as(fmt, Source(spool, size, ""), limits)
 
 
 def verify_opened(path: str, source: Opened, options: VerifyOptions, jobs: int = 1) -> VerifyReport:

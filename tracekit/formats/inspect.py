@@ -15,7 +15,6 @@ header's run facts (step H) and one episode per sample per epoch (steps S1-S8, i
 from __future__ import annotations
 
 import codecs
-import gc
 from collections.abc import Iterator
 from typing import Any
 
@@ -55,17 +54,7 @@ class InspectFormat:
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         source.handle.seek(0)
         zipped = source.handle.read(4) == _ZIP
-        # Decoded samples and episodes only grow the heap and hold no cycles: the cyclic
-        # collector would rescan them again and again for nothing, a fifth of a load's time
-        # (docs/performance.md, "Faster than the tools' own readers"). Paused for the load only.
-        paused = gc.isenabled()
-        if paused:
-            gc.disable()
-        try:
-            return _load_eval(source, limits) if zipped else _load_json(source, limits)
-        finally:
-            if paused:
-                gc.enable()
+        return _load_eval(source, limits) if zipped else _load_json(source, limits)
 
 
 def decode(data: bytes, limits: FormatLimits, member: str) -> Any:

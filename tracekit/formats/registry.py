@@ -9,11 +9,9 @@ name's suffix only breaks ties a sniff leaves open (docs/formats.md, "Detection"
 
 from __future__ import annotations
 
-import gc
 import importlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from tracekit import collector
 from tracekit.errors import Code, finding
 from tracekit.evidence import EvidenceFile
 from tracekit.formats.base import (
@@ -97,25 +95,16 @@ def load(
         if found is None:
             raise FormatError(finding(Code.FORMAT_UNKNOWN, formats=supported()))
         fmt = found
+    return load_as(fmt, source, limits)
+
+
+def load_as(fmt: TraceFormat, source: Source, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) -> EvidenceFile:
+    """``source`` read by ``fmt``, from its first byte: the one place a format's importer runs.
+
+    The cyclic collector is paused meanwhile (tracekit/collector.py): an import only grows the
+    heap, and with the collector running its time per MiB grew with the file (AgentDojo 0.021
+    s/MiB at 1 MiB, 0.042 at 16 MiB; paused, 0.018 and 0.025)."""
     source.handle.seek(0)
-    with collector_paused():
+    with collector.paused():
         return fmt.load(source, limits)
 
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a format builds its evidence.
-
-    An import allocates hundreds of thousands of containers that all stay alive (decoded JSON,
-    then Structs); each full collection walks every one of them, so with the collector running
-    an import's time per MiB grows with the file (AgentDojo: 0.021 s/MiB at 1 MiB, 0.042 at
-    16 MiB; 0.018 and 0.025 paused, docs/performance.md "Scaling"). Decoded JSON holds no
-    cycles, so nothing waits for the collector; it resumes when the load returns or fails.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

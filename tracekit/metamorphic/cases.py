@@ -13,15 +13,14 @@ case of class ``invalid`` (transform ``source``, trial 0).
 
 from __future__ import annotations
 
-import gc
 import io
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from msgspec import UNSET, Struct, field
 
+from tracekit import collector
 from tracekit.errors import Code, TracekitError
 from tracekit.limits import DEFAULT_BUDGET, DEFAULT_LIMITS, BudgetExceeded, Meter
 from tracekit.loader import open_trace
@@ -151,7 +150,7 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
     # needed once its outcome is known; only a frozen draft stays for the whole sweep, and each
     # case edits a fresh copy of its own (writer.thaw) instead of a copy of a held draft.
     del report, replayed, snapshot
-    with paused_gc():
+    with collector.paused():
         source = _Source(outcome, trace_id, enabled, freeze(read_draft(data)))
     cases: list[CaseResult] = []
     kept: list[str] = []
@@ -169,7 +168,7 @@ def evaluate_source(task: TraceTask, data: bytes, trace_dir: Path | None) -> Tra
                 meter.refund(cost)
                 not_run = len(planned) - position
                 return TraceResult(task.index, task.path, None, tuple(cases), tuple(kept), meter.used, not_run)
-        with paused_gc():
+        with collector.paused():
             case, produced = _case(task, source, transform, trial)
         cases.append(case)
         if produced is not None and config.transformed_dir is not None:
@@ -202,25 +201,6 @@ def match_units(report: VerifyReport, snapshot: PolicySnapshot) -> int:
     with suppress(BudgetExceeded):  # not reached: the source replayed within the same budget
         evaluate_bounded(rebuilt.evidence, snapshot, work)
     return work.meter.used
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic collector for one step of a sweep (as verify.py does for a kept walk).
-
-    A step builds and drops large acyclic structures (a draft, its bytes, typed events); the
-    collector would rescan them every few hundred allocations and find nothing: about a fifth of
-    a case's time on the 16 MiB benchmark trace (docs/threat-model.md, "Work budget"). Objects
-    are still freed by reference counting; the collector runs again between steps.
-    """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 def transformed_name(index: int, trace_id: str, transform: str, trial: int) -> str:

@@ -14,15 +14,11 @@ evidence, not that the evidence is honest: anyone can rewrite and re-chain a tra
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import msgspec
 from msgspec import UNSET
 from msgspec.structs import replace
 
-from tracekit import REPORT_VERSION
+from tracekit import REPORT_VERSION, collector
 from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.limits import DEFAULT_BUDGET, BudgetExceeded, WorkBudget
 from tracekit.replay.checks import BY_ID, REGISTRY
@@ -120,22 +116,6 @@ class _CheckOverBudget(BudgetExceeded):
         self.check_id = check_id
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one replay. Replay builds a Struct per command and
-    makes no reference cycles, while the verified trace's kept events are a large heap the
-    collector would rescan every few hundred allocations and find nothing in: about a third of
-    a replay's time on the 16 MiB benchmark trace (docs/performance.md). Restored on exit."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 def replay(
     report: VerifyReport,
     strict_sources: bool = False,
@@ -160,7 +140,7 @@ def replay(
         raise TracekitError(finding(Code.REPLAY_TRACE_INVALID))
     if events is None and not report.events:
         raise ValueError("verify the trace with VerifyOptions(keep_events=True) to replay it")
-    with _collector_paused():
+    with collector.paused():
         if events is None:
             events = EventGroups(report.events)  # one pass; each rule reads only its part
         return _replay(report, header, events, strict_sources, budget)
