@@ -22,15 +22,11 @@ from tracekit.audit.completeness.agentguard import AgentGuardEvidence
 from tracekit.audit.digests import DEMONSTRATION_TYPES, demonstration_digest, payload_digest
 from tracekit.audit.harness_view import HarnessView
 from tracekit.audit.model import (
-    EQUIVALENCES,
     AssertionView,
     AuditFinding,
     AuditReport,
-    DifferenceView,
     Format,
-    ReplaySummary,
     ScenarioSummary,
-    VerdictView,
     audit_report,
     gap_findings,
     located,
@@ -42,6 +38,7 @@ from tracekit.schema import agentguard as ag
 
 if TYPE_CHECKING:  # the harness package (and YAML) loads only when a harness trace is audited
     from tracekit.harness.scenario import Scenario
+    from tracekit.replay.document import ReplaySummary
     from tracekit.verify import VerifyReport
 
 #: Replay notices that a consistency rule reports under its own audit code (no double counting).
@@ -78,25 +75,13 @@ def unreadable(path: str, fmt: Format, found: Finding) -> AuditReport:
 
 
 def _replay(report: VerifyReport, strict_sources: bool) -> tuple[ReplaySummary, list[AuditFinding]]:
-    from tracekit.replay import replay
+    from tracekit.replay import replay, replay_summary
 
     result = replay(report, strict_sources=strict_sources)
     found = [located(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED]
     if result.equivalence is not None:
         found.append(note(_EQUIVALENCE[result.equivalence]))
-    recorded, recomputed = result.recorded, result.recomputed
-    summary = ReplaySummary(
-        replayable=result.replayable,
-        missing_inputs=tuple(result.replayability.missing_inputs),
-        reasons=tuple(f.code for f in result.reasons),
-        equivalence=None if result.equivalence is None else EQUIVALENCES[result.equivalence],
-        recorded=VerdictView(recorded.result, recorded.score) if recorded else None,
-        recomputed=VerdictView(recomputed.result, recomputed.score) if recomputed else None,
-        differences=tuple(
-            DifferenceView(d.scope, d.field, d.check, d.classification) for d in result.differences
-        ),
-    )
-    return summary, found
+    return replay_summary(result), found
 
 
 def _demonstration(report: VerifyReport) -> str:

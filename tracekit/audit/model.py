@@ -14,13 +14,12 @@ from typing import Literal
 import msgspec
 
 from tracekit.errors import CODE_INFO, Code, Finding, Severity, finding
+from tracekit.replay.document import ReplaySummary
 
 Status = Literal["present", "partial", "missing", "not_carried"]
 STATUSES: tuple[Status, ...] = ("present", "partial", "missing", "not_carried")
 Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "unknown"]
 Outcome = Literal["pass", "fail", "error", "not_run"]
-Equivalence = Literal["exact", "semantic", "divergent"]
-EQUIVALENCES: dict[str, Equivalence] = {"exact": "exact", "semantic": "semantic", "divergent": "divergent"}
 
 SEVERITY_RANK = {Severity.INFO: 0, Severity.NOTICE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -124,34 +123,6 @@ class EpisodeAudit(msgspec.Struct, frozen=True):
     completeness: tuple[FieldStatus, ...]
     findings: tuple[AuditFinding, ...] = ()
     """Most severe first (:func:`by_severity`)."""
-
-
-class VerdictView(msgspec.Struct, frozen=True):
-    """A recorded or recomputed AgentGuard verdict: the result word and the score."""
-
-    result: str
-    score: int | float
-
-
-class DifferenceView(msgspec.Struct, frozen=True):
-    """One field where the recomputed verdict differs from the recorded one (values left out)."""
-
-    scope: str
-    field: str
-    check: str | None
-    classification: str
-
-
-class ReplaySummary(msgspec.Struct, frozen=True):
-    """What replay established about an intact AgentGuard trace (docs/audit.md, "Report")."""
-
-    replayable: bool
-    missing_inputs: tuple[str, ...]
-    reasons: tuple[Code, ...]
-    equivalence: Equivalence | None
-    recorded: VerdictView | None
-    recomputed: VerdictView | None
-    differences: tuple[DifferenceView, ...]
 
 
 class AssertionView(msgspec.Struct, frozen=True, omit_defaults=True):
