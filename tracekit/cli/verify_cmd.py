@@ -140,10 +140,12 @@ def verify(
     if not inputs.files:
         inputs.note()
         fail(Code.CLI_NO_INPUT)
-    from tracekit.cli import bundle_cmd
+    from tracekit.cli.bundle_io import is_bundle
 
-    bundles = [p for p in inputs.files if bundle_cmd.is_bundle(p)]
+    bundles = [p for p in inputs.files if is_bundle(p)]
     if bundles:  # sealed bundles (docs/bundle-format.md), never mixed with traces in one run
+        from tracekit.cli import bundle_cmd
+
         if len(bundles) != len(inputs.files):
             fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
         verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)

@@ -6,12 +6,14 @@ import tracekit fresh and share nothing with the parent but the pickled task.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from tracekit.executors.window import ordered
+
+if TYPE_CHECKING:  # imported when a pool is started: --jobs 1 never needs it
+    import multiprocessing.context
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -36,6 +38,7 @@ class LocalExecutor:
     without it, workers come from a fork server that imported them once."""
 
     def _context(self) -> multiprocessing.context.BaseContext:
+        import multiprocessing
         import threading
 
         if self.preload and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():

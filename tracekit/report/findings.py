@@ -8,13 +8,15 @@ named it, escaped for XML. Nothing is taken from trace content.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from tracekit.report.harness_text import xml_safe
 from tracekit.report.text import display_path
+
+if TYPE_CHECKING:
+    from tracekit.replay.engine import ReplayReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "notice": "note"}
@@ -37,22 +39,12 @@ class TraceFindings(msgspec.Struct, frozen=True):
     findings: tuple[FindingRow, ...]
 
 
-def from_dicts(traces: Iterable[Mapping[str, Any]]) -> list[TraceFindings]:
-    """From the per-trace JSON forms of verify and audit (``path``, ``exit_code``, ``findings``)."""
-    return [
-        TraceFindings(
-            str(t["path"]),
-            int(t["exit_code"]),
-            tuple(FindingRow(f["code"], f["severity"], f["line"], f["message"]) for f in t["findings"]),
-        )
-        for t in traces
-    ]
-
-
 def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
     """One testcase per trace: a ``failure`` for exit 1, an ``error`` for exit 2, with one line
     per finding that is not informational."""
     from xml.etree.ElementTree import Element, SubElement, tostring
+
+    from tracekit.report.harness_text import xml_safe
 
     failures = sum(1 for t in traces if t.exit_code == 1)
     errors = sum(1 for t in traces if t.exit_code >= 2)
@@ -123,7 +115,7 @@ def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 
 
-def from_replay(path: str, report: Any, exit_code: int) -> TraceFindings:
+def from_replay(path: str, report: ReplayReport, exit_code: int) -> TraceFindings:
     """A replay report as findings: the reasons it is not replayable, its notices, and one
     finding per difference (``replay.semantic`` or ``replay.divergent``, naming the field and
     check in tracekit's own terms)."""
