@@ -88,6 +88,7 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> AuditReport | None:
 
 
 def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
+    from tracekit import collector
     from tracekit.audit import audit_agentguard
     from tracekit.cli.trace_input import verify_opened
     from tracekit.verify import VerifyOptions
@@ -97,10 +98,16 @@ def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
         strict_sources=opts.strict_sources,
         trusted_roots={k: Path(v) for k, v in opts.roots},
     )
-    verified = verify_opened(path, source, options)
-    return audit_agentguard(
-        verified, strict_sources=opts.strict_sources, scenario_given=opts.scenario is not None
-    )
+    # One collector pause over the walk and the audit, and the kept events dropped before it
+    # ends: resumed with them alive, its first collection would rescan every one (tracekit/
+    # collector.py).
+    with collector.paused():
+        verified = verify_opened(path, source, options)
+        report = audit_agentguard(
+            verified, strict_sources=opts.strict_sources, scenario_given=opts.scenario is not None
+        )
+        del verified
+    return report
 
 
 def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
