@@ -18,8 +18,6 @@ the summary.
 from __future__ import annotations
 
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,7 +51,7 @@ from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, TracekitError
 
 if TYPE_CHECKING:
-    from tracekit.audit.model import AuditReport
+    pass
 
 
 def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
@@ -70,33 +68,6 @@ def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
     if sum(1 for job in jobs if job.path == "-") > 1:
         fail(Code.CLI_STDIN_TWICE)
     return jobs, too_deep
-
-
-class _Reports:
-    """Each trace's report spooled as one msgspec JSON line to an anonymous temporary file as
-    it arrives, read back in order when the report is written: memory holds the campaign's
-    :class:`~tracekit.audit.campaign.Tally`, not the traces."""
-
-    def __init__(self) -> None:
-        import msgspec
-
-        from tracekit.audit.model import AuditReport
-
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-        self._encoder = msgspec.json.Encoder()
-        self._decoder = msgspec.json.Decoder(AuditReport)
-
-    def add(self, report: AuditReport) -> None:
-        self._file.write(self._encoder.encode(report) + b"\n")
-
-    def read(self) -> Iterator[AuditReport]:
-        self._file.flush()
-        self._file.seek(0)
-        for line in self._file:
-            yield self._decoder.decode(line)
-
-    def close(self) -> None:
-        self._file.close()
 
 
 def _scenario_bytes(path: Path | None) -> bytes | None:
@@ -168,7 +139,10 @@ def audit(
         walked.note()
         fail(Code.CLI_NO_INPUT)
     chosen = run.make(len(work), stdin=any(job.path == "-" for job in work))
-    spool = _Reports()
+    from tracekit.audit.model import AuditReport
+    from tracekit.cli.spool import Spool
+
+    spool = Spool(AuditReport)
     tally = Tally()
     try:
         skipped = 0

@@ -11,16 +11,15 @@ SARIF renderers take the whole typed suite, read back from it.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from tracekit.cli.check_cmd import SUMMARY_NAME, CheckOptions, tally_line
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, worst
 from tracekit.cli.sink import check_folder, emit, make_folder, write_files
+from tracekit.cli.spool import Spool
 from tracekit.errors import Code, finding
 from tracekit.harness.evaluate import INVALID_INPUT, SuiteCounts, SuiteEntry, SuiteResult
 from tracekit.harness.model import semantics
@@ -31,12 +30,12 @@ if TYPE_CHECKING:
 
 
 class EntrySpool:
-    """Suite entries in arrival (scenario) order, pickled to an anonymous temporary file; memory
-    keeps the counts, whether any input was invalid, and the id and offset of each evaluated
-    entry (for ``--output-dir``)."""
+    """Suite entries in arrival (scenario) order, in the one spool (cli/spool.py); memory keeps
+    the counts, whether any input was invalid, and the id and offset of each evaluated entry
+    (for ``--output-dir``)."""
 
     def __init__(self) -> None:
-        self.handle: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        self._spool: Spool[SuiteEntry] = Spool(SuiteEntry)
         self.counts = SuiteCounts()
         self.invalid = False
         self.missing = 0
@@ -44,8 +43,7 @@ class EntrySpool:
 
     def add(self, entry: SuiteEntry) -> None:
         """Spool one entry and count it."""
-        offset = self.handle.tell()
-        pickle.dump(entry, self.handle, protocol=pickle.HIGHEST_PROTOCOL)
+        offset = self._spool.add(entry)
         self.counts = self.counts.add(entry.result)
         self.invalid = self.invalid or entry.error_reason in INVALID_INPUT
         self.missing += entry.error_reason == "missing_trace"
@@ -53,23 +51,15 @@ class EntrySpool:
             self.evaluated.append((entry.scenario_id, offset))
 
     def entries(self) -> Iterator[SuiteEntry]:
-        """Every entry, in order (our own pickles, written by :meth:`add`)."""
-        self.handle.flush()
-        self.handle.seek(0, os.SEEK_END)
-        end = self.handle.tell()
-        position = 0
-        while position < end:
-            self.handle.seek(position)
-            entry: SuiteEntry = pickle.load(self.handle)  # noqa: S301 - written by add() above
-            position = self.handle.tell()
-            yield entry
+        """Every entry, in order."""
+        return self._spool.read()
 
     def at(self, offset: int) -> SuiteEntry:
         """The entry spooled at ``offset``."""
-        self.handle.flush()
-        self.handle.seek(offset)
-        entry: SuiteEntry = pickle.load(self.handle)  # noqa: S301 - written by add() above
-        return entry
+        return self._spool.at(offset)
+
+    def close(self) -> None:
+        self._spool.close()
 
     def head(self, strict: bool) -> SuiteResult:
         """The suite's aggregate and counts, without its entries (they stay in the spool)."""
@@ -78,9 +68,6 @@ class EntrySpool:
     def suite(self, strict: bool) -> SuiteResult:
         """The whole suite, read back from the spool."""
         return SuiteResult(self.counts.result, self.counts, tuple(self.entries()), semantics(strict))
-
-    def close(self) -> None:
-        self.handle.close()
 
 
 def _document(spool: EntrySpool | None, report: CampaignReport | None, fmt: str, strict: bool) -> Iterator[str]:

@@ -116,9 +116,9 @@ def _sweep(
         for result in results:
             tally.add(result)
             cases += len(result.cases)
-            spools.cases.add(result.cases)
+            spools.cases.extend(result.cases)
             if result.skipped is not None:
-                spools.skipped.add([result.skipped])
+                spools.skipped.add(result.skipped)
             progress.update(tally.sources, cases, tally.failed)
         progress.update(tally.sources, cases, tally.failed, final=True)
     finally:
@@ -134,10 +134,10 @@ class _Spools:
     """The typed spools of one study: its cases and its skipped sources (or episodes)."""
 
     def __init__(self, case: type[msgspec.Struct], skipped: type[msgspec.Struct]) -> None:
-        from tracekit.cli.metamorphic_output import StructSpool
+        from tracekit.cli.spool import Spool
 
-        self.cases: StructSpool[Any] = StructSpool(case)
-        self.skipped: StructSpool[Any] = StructSpool(skipped)
+        self.cases: Spool[Any] = Spool(case)
+        self.skipped: Spool[Any] = Spool(skipped)
 
     def emit(self, render: ModuleType, report: StudyReport, format: Format, output: Path | None, force: bool) -> None:
         if format is Format.json:
@@ -220,14 +220,14 @@ def _evidence_study(
             for part in executor.map_ordered(findings_io.sweep_job, jobs):
                 if part.code is not None:
                     file_skips[part.code] += 1
-                    spools.skipped.add([SkippedEpisode(part.name, None, part.code)])
+                    spools.skipped.add(SkippedEpisode(part.name, None, part.code))
                     continue
                 tally.episodes += part.episodes
                 episodes_skipped += part.skipped_total
                 for case in part.cases:
                     tally.add(case)
-                spools.cases.add(part.cases)
-                spools.skipped.add(part.skipped)
+                spools.cases.extend(part.cases)
+                spools.skipped.extend(part.skipped)
         except TracekitError as error:
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None

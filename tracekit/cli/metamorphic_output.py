@@ -16,9 +16,9 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Generic, TypeVar
+from typing import TypeVar
 
 import msgspec
 
@@ -26,7 +26,7 @@ from tracekit.cli.common import fail
 from tracekit.cli.sink import check_folder, make_folder, write_files
 from tracekit.errors import Code
 
-__all__ = ["OUTPUT_NAMES", "OutputDir", "Progress", "StructSpool", "check_output_dir"]
+__all__ = ["OUTPUT_NAMES", "OutputDir", "Progress", "check_output_dir"]
 
 S = TypeVar("S", bound=msgspec.Struct)
 
@@ -61,30 +61,6 @@ class Progress:
         if self.drawn:
             sys.stderr.write("\n")
             sys.stderr.flush()
-
-
-class StructSpool(Generic[S]):
-    """An append-only spool of one Struct type (one JSON line each), read back in order and
-    decoded to the same type, so cases stay typed from the worker to the renderer."""
-
-    def __init__(self, kind: type[S]) -> None:
-        # Closed by close(); a spool lives as long as the study, not one block.
-        self.handle: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        self.encoder = msgspec.json.Encoder()
-        self.decoder = msgspec.json.Decoder(kind)
-
-    def add(self, items: Iterable[S]) -> None:
-        for item in items:
-            self.handle.write(self.encoder.encode(item) + b"\n")
-
-    def read(self) -> Iterator[S]:
-        self.handle.flush()
-        self.handle.seek(0)
-        for line in self.handle:
-            yield self.decoder.decode(line)
-
-    def close(self) -> None:
-        self.handle.close()
 
 
 def check_output_dir(folder: Path, force: bool) -> None:

@@ -1,33 +1,54 @@
-"""Spools: per-trace results streamed to anonymous temporary files as they arrive, read back in
-order when the report is written, so a campaign's memory holds only its summary (audit,
-metamorphic)."""
+"""The one spool: per-trace results streamed to an anonymous temporary file as they arrive and
+read back in order when the report is written, so a campaign's memory holds only its summary
+(audit's reports, metamorphic's cases, check's suite entries; docs/threat-model.md, "Work
+budget")."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from typing import IO, Generic, TypeVar
+
+import msgspec
+
+S = TypeVar("S", bound=msgspec.Struct)
 
 
-class Spool:
-    """Append-only JSON-lines spools for cases and skipped sources; read back in order."""
+class Spool(Generic[S]):
+    """Append-only Structs of one type, one msgspec JSON line each, decoded back to that type:
+    results stay typed from the worker to the renderer."""
 
-    def __init__(self) -> None:
-        # Closed by close(); the spools live as long as the study, not one block.
-        self.cases: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        self.skipped: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+    def __init__(self, kind: type[S]) -> None:
+        # Closed by close(); a spool lives as long as its command, not one block.
+        self._handle: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self._encoder = msgspec.json.Encoder()
+        self._decoder = msgspec.json.Decoder(kind)
 
-    def add(self, handle: IO[bytes], items: Iterable[dict[str, Any]]) -> None:
+    def add(self, item: S) -> int:
+        """Spool ``item``; its offset, for :meth:`at`."""
+        offset = self._handle.tell()
+        self._handle.write(self._encoder.encode(item) + b"\n")
+        return offset
+
+    def extend(self, items: Iterable[S]) -> None:
         for item in items:
-            handle.write(json.dumps(item, sort_keys=True, ensure_ascii=True).encode("ascii") + b"\n")
+            self.add(item)
 
-    def read(self, handle: IO[bytes]) -> Iterator[dict[str, Any]]:
-        handle.flush()
-        handle.seek(0)
-        for line in handle:
-            yield json.loads(line)
+    def read(self) -> Iterator[S]:
+        """Every item, in the order spooled."""
+        self._handle.flush()
+        self._handle.seek(0)
+        for line in self._handle:
+            yield self._decoder.decode(line)
+        self._handle.seek(0, 2)  # appends go on at the end
+
+    def at(self, offset: int) -> S:
+        """The item spooled at ``offset``."""
+        self._handle.flush()
+        self._handle.seek(offset)
+        item = self._decoder.decode(self._handle.readline())
+        self._handle.seek(0, 2)
+        return item
 
     def close(self) -> None:
-        self.cases.close()
-        self.skipped.close()
+        self._handle.close()
