@@ -1,6 +1,6 @@
 """BASELINE, not tracekit: the straightforward verifier the benchmark compares tracekit against.
 
-It is written the way upstream AgentGuard verifies a trace (spec §2-§4, §8): a bounded
+It verifies as upstream AgentGuard does (docs/trace-format.md steps 1-7, leniently): a bounded
 ``readline`` loader, stdlib ``json.loads`` per line, an iterative bounds walk, the exact key sets
 of header and events, and ``json.dumps(ensure_ascii=True, sort_keys=True, separators=(",", ":"))``
 as the canonical form for every SHA-256 of the chain and the root. It checks nothing beyond the
@@ -56,7 +56,7 @@ def sha256_hex(data: bytes) -> str:
 
 
 def check_bounds(value: Any) -> None:
-    """Upstream's iterative bounds walk (spec §8 step 9)."""
+    """Upstream's iterative bounds walk (docs/trace-format.md step 2.5)."""
     nodes = 0
     stack = [(value, 0, False)]
     while stack:
@@ -81,7 +81,7 @@ def check_bounds(value: Any) -> None:
 
 
 def read_records(stream: BinaryIO) -> list[dict[str, Any]]:
-    """Upstream's loader (spec §8 steps 1-9); keeps every record, as upstream does."""
+    """Upstream's loader (docs/trace-format.md steps 1-2); keeps every record, as upstream does."""
     records = []
     total = 0
     number = 0
@@ -116,7 +116,7 @@ def read_records(stream: BinaryIO) -> list[dict[str, Any]]:
 
 
 def verify_records(records: list[dict[str, Any]]) -> str:
-    """Structure, chain and root (spec §3, §4, §7); returns the root hash."""
+    """Structure, chain and root (docs/trace-format.md steps 4, 6 and 7); returns the root hash."""
     header, events = records[0], records[1:]
     version = header.get("schema_version")
     expected = HEADER_KEYS | (POLICY_KEYS if version in (2, 3) else set())

@@ -1,7 +1,7 @@
 """Realistic benchmark traces: up to 10,000 events filling a byte budget, deterministic per seed.
 
 Built from the corpus builders (corpus/gen/base.py) and written by ``tracekit.writer``, so every
-trace is canonical and intact. What makes it realistic, per the AgentGuard spec §6:
+trace is canonical and intact. What makes it realistic, per docs/trace-format.md step 4.4:
 
 * mostly ``agent_command`` events with long argv (12 to 48 tokens, one in twenty up to the
   128-item bound) and their command text (up to 4096 characters), output identities, float

@@ -1,4 +1,4 @@
-"""STYLE rule 14: the package is typed (mypy strict) and linted (ruff); both run in CI."""
+"""docs/development.md, "Typed and linted": mypy strict and ruff, both run in CI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The loader's bounds: one frozen object, defaults from the AgentGuard loader (spec section 8).
+"""The loader's bounds: one frozen object, AgentGuard's defaults
+(docs/trace-format.md, "Limits, in one place").
 
 The order in which they are enforced is documented in docs/trace-format.md, step 1 and step 2.
 """

@@ -1,7 +1,7 @@
 """Path hygiene: a recorded path must already be in normalised, repository-relative form.
 
 Upstream normalises with PurePosixPath and so accepts ``.``, ``./x``, ``a//b`` and ``x/``, which
-let ``./secrets/k`` slip past a ``secrets/**`` pattern during replay (spec §17.4). tracekit requires
+let ``./secrets/k`` slip past a ``secrets/**`` pattern during replay. tracekit requires
 the stored value to *be* its normalised form (docs/trace-format.md step 5).
 """
 

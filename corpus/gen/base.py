@@ -1,7 +1,7 @@
 """Deterministic building blocks for realistic AgentGuard traces (no clock, no randomness).
 
-Payload shapes follow the shared AgentGuard spec §3-§6 field by field. Check results and the
-completion summary are written here by hand from the spec's check semantics (§13); they are not
+Payload shapes follow docs/trace-format.md step 4 field by field. Check results and the
+completion summary are written here by hand from upstream's checks (docs/replay.md); they are not
 produced by tracekit's replay engine, so replay tests compare two independent sources.
 """
 
@@ -356,7 +356,7 @@ PASS_MESSAGES = {
 
 
 def passing_checks(test_command: str = "python -m pytest -q") -> list[DraftEvent]:
-    """All seven checks passing, as upstream records them (messages and evidence per spec §13).
+    """All seven checks passing, as upstream records them (docs/replay.md, "The seven checks").
 
     Written by hand from upstream's check semantics, not by tracekit's replay engine, so that
     replay tests compare two independent sources.

@@ -1,7 +1,7 @@
 """Building blocks for the replay corpus (gen/replay.py holds the cases).
 
 Every recorded check_result and completion summary below is written BY HAND from upstream's check
-semantics (shared spec §12-§13 and upstream's checks/*.py messages): nothing here calls tracekit's
+semantics (docs/replay.md and upstream's checks/*.py messages): nothing here calls tracekit's
 replay engine, so the corpus is an independent oracle for it. Each case says, per command, the
 exit code, the equivalence (exact / semantic / divergent, or None when the trace is not
 replayable) and the first replayability reason code.

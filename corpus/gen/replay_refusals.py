@@ -1,5 +1,6 @@
-"""Traces that verify but must not be replayed: each reason of spec §12, plus tracekit's own
-(a content-based or incomplete secret scan it cannot recompute, inconsistent evidence).
+"""Traces that verify but must not be replayed: each reason of docs/replay.md
+"Replayability", plus tracekit's own (a content-based or incomplete secret scan it cannot
+recompute, inconsistent evidence).
 
 replayability exits 1 with the reason's code; replay exits 2 and writes nothing.
 """

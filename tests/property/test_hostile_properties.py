@@ -1,4 +1,5 @@
-"""Issue 7 invariants: same verdict from file, stdin and pipe; depth never reaches a decoder;
+"""Hostile-input invariants (docs/threat-model.md, "Fuzzing and resource bounds"): same verdict
+from file, stdin and pipe; depth never reaches a decoder;
 no command writes through a symlinked output."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Integrity invariants on the real third-party fixture (issue 2, scope 9).
+"""Integrity invariants on the real third-party fixture (docs/trace-format.md steps 6 and 7).
 
 Every single-byte change is detected (exit 2) or, when the parsed values are unchanged, reported
 as non-canonical; truncation at any offset is detected.

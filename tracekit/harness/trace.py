@@ -26,8 +26,8 @@ NAME_FIELDS = ("name", "tool", "tool_name")
 LISTS = ("messages", "tool_calls", "events")
 MCP_PREFIX = "mcp/"
 
-#: MCP lifecycle events normalised by upstream's MCP adapter (spec section 3). Server-scoped
-#: ones carry ``server_id`` and, when the workflow registry has it, a ``trust`` label.
+#: MCP lifecycle events normalised by upstream's MCP adapter (docs/harness.md section 2).
+#: Server-scoped ones carry ``server_id`` and, when the workflow registry has it, a ``trust`` label.
 MCP_EVENTS = frozenset(
     {
         "mcp_connection_initialized",

@@ -1,4 +1,4 @@
-"""Offline replay of AgentGuard policy checks (spec §12-§13, docs/replay.md).
+"""Offline replay of AgentGuard policy checks (docs/replay.md).
 
 ``replay(verify_report)`` rebuilds the evidence from a verified trace, decides whether the trace
 is replayable, reruns the seven registered checks with the trace's policy snapshot, scores them

@@ -1,4 +1,5 @@
-"""v3 containment evidence, carried into replay as recorded and never strengthened (spec §6, §12).
+"""v3 containment evidence, carried into replay as recorded and never strengthened
+(docs/replay.md, "Evidence reconstruction").
 
 Replay does not evaluate containment: none of the seven checks reads it. It is reconstructed so a
 replay report states what isolation the run *claimed*, with the same weakness it was recorded

@@ -19,7 +19,8 @@ from tracekit.schema import agentguard as ag
 KNOWN_WORKING_DIRECTORY_ROLES = frozenset(
     {"repository", "run", "configuration", "external", "unspecified"}
 )
-"""The roles upstream's builder writes (spec §6); anything else is flagged (spec §17.12)."""
+"""The roles upstream's builder writes; anything else draws a notice
+(docs/replay.md, "Replayability")."""
 
 Hit = tuple[int, int]
 """(first offending line, number of offenders)."""

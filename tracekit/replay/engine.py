@@ -2,14 +2,15 @@
 
 Pure: takes the :class:`~tracekit.verify.VerifyReport` of a trace verified with
 ``keep_events=True`` and returns a report; no file I/O, no clock, no external execution. The
-pipeline (spec §12, docs/replay.md):
+pipeline (docs/replay.md):
 
     evidence.reconstruct -> replayability.assess -> checks (registry order, enabled only)
     -> scorer.score (snapshot weights) -> equivalence.compare (recorded vs recomputed)
 
 Recorded check results are comparison targets only; they never feed the computation.
 NOTE(threat-model): "exact" proves the recorded verdict is *consistent* with the recorded
-evidence, not that the evidence is honest: anyone can rewrite and re-chain a trace (spec §17.11).
+evidence, not that the evidence is honest: anyone can rewrite and re-chain a trace
+(docs/threat-model.md, the first section, on what "intact" proves).
 """
 
 from __future__ import annotations

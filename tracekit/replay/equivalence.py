@@ -1,8 +1,10 @@
-"""Compare the recorded verdict with the recomputed one: exact, semantic or divergent (spec §12).
+"""Compare the recorded verdict with the recomputed one: exact, semantic or divergent
+(docs/replay.md, "Equivalence").
 
 Upstream compares check lists *by position*, so merely reordering check_result events makes a
 replay divergent, and a reordered list can pair a recorded check with a different recomputed one.
-tracekit pairs checks by identity instead (spec §17.12): a recorded check is the recomputed check
+tracekit pairs checks by identity instead (docs/replay.md, "Deviations from upstream"): a recorded
+check is the recomputed check
 whose display name or id it carries (checks.resolve_name). Then:
 
 * per paired check, a difference in ``passed``, ``severity``, ``evidence`` (order-sensitive, as

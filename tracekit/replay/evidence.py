@@ -1,4 +1,5 @@
-"""Rebuild the evidence a policy evaluation needs from a verified trace's typed events (spec §12).
+"""Rebuild the evidence a policy evaluation needs from a verified trace's typed events
+(docs/replay.md, "Evidence reconstruction").
 
 Pure: takes the events verify kept, or their replay fold (grouping.py), and returns an
 :class:`Evidence` plus findings. Nothing here reads files, runs commands or trusts a recorded

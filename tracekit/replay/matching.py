@@ -1,4 +1,5 @@
-"""Path and command matching exactly as upstream's policy matcher (spec §13), within a budget.
+"""Path and command matching exactly as upstream's policy matcher, within a budget
+(docs/replay.md, "The seven checks").
 
 Paths and patterns are both normalised the same way before ``fnmatchcase``: backslashes become
 ``/`` and leading and trailing ``/`` are stripped. ``fnmatchcase`` lets ``*`` match ``/`` too, so
@@ -7,7 +8,8 @@ Paths and patterns are both normalised the same way before ``fnmatchcase``: back
 is upstream's behaviour and is kept. Command patterns are plain substrings.
 
 tracekit does not need to normalise harder than this: verify already refuses any recorded path
-that is not in normalised form (``./secrets/k`` cannot reach replay), docs/replay.md "Paths".
+that is not in normalised form (``./secrets/k`` cannot reach replay), docs/replay.md,
+"Deviations from upstream".
 
 Bounded work (docs/threat-model.md, "Work budget"): a snapshot may list one pattern 4,096 times
 and a trace may change 10,000 files, so :class:`PathPatterns` and :class:`CommandPatterns` match

@@ -1,4 +1,5 @@
-"""Can this verified trace be replayed offline? Every reason, with a stable code (spec §12).
+"""Can this verified trace be replayed offline? Every reason, with a stable code
+(docs/replay.md, "Replayability").
 
 A trace is replayable when no policy input is missing and no reason stands against it. The rules,
 in the order they are reported:

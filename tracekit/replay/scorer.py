@@ -1,4 +1,5 @@
-"""Score a list of check outcomes with the snapshot's weights (spec §12).
+"""Score a list of check outcomes with the snapshot's weights (docs/replay.md,
+"The seven checks", Scoring).
 
 ``score = max(0, 100 - sum of weights[severity] over failed checks)``; the result is FAIL when any
 failed check has severity ``error`` or ``critical``, otherwise PASS. Replay only runs with a

@@ -1,6 +1,6 @@
 """The AgentGuard portable execution trace, schema v1-v3, as strict msgspec Structs.
 
-Spec references are to the shared AgentGuard specification; docs/trace-format.md step 4 lists
+Comments cite the steps of docs/trace-format.md; step 4 lists
 where tracekit is stricter than upstream. Every Struct forbids unknown fields, and the Structs
 are decoded with ``strict=True`` so a bool is never an int and a float never an int. Optional
 payload keys use ``UNSET`` so that a decoded record re-encodes to exactly the keys it had.
@@ -104,7 +104,7 @@ SUPPORTED_VERSIONS = (1, 2, 3)
 ZERO_HASH = "0" * 64
 
 
-# --------------------------------------------------------------------------- header (spec §3, §5)
+# ---------------------------------------------------- header (docs/trace-format.md steps 4.1-4.3)
 
 
 class Integrity(Closed, frozen=True):
@@ -119,7 +119,8 @@ class Integrity(Closed, frozen=True):
 
 
 class SourceArtifact(Closed, frozen=True):
-    """A file the trace was exported from, identified by its digest (spec §10)."""
+    """A file the trace was exported from, identified by its digest (docs/trace-format.md
+    step 8)."""
 
     path: Text
     """Relative to the trace's folder or to a trusted root for ``role``; normalised."""
@@ -132,7 +133,8 @@ class SourceArtifact(Closed, frozen=True):
 
 
 class PolicySnapshot(Closed, frozen=True):
-    """The normalised replay policy committed to by v2/v3 headers (spec §5)."""
+    """The normalised replay policy committed to by v2/v3 headers
+    (docs/trace-format.md step 4.3)."""
 
     allowed_paths: TextList
     """Patterns changed files must match (scope-adherence)."""
@@ -169,7 +171,8 @@ class PolicySnapshot(Closed, frozen=True):
 
 
 class Header(Closed, frozen=True):
-    """Line 1 of a trace. The key set is exact; v1 has no policy keys (spec §3)."""
+    """Line 1 of a trace. The key set is exact; v1 has no policy keys
+    (docs/trace-format.md step 4.1)."""
 
     agent_adapter: Text
     """The adapter that drove the agent."""
@@ -225,7 +228,7 @@ class Header(Closed, frozen=True):
     """v2/v3 only: sha256 of the canonical snapshot."""
 
 
-# ------------------------------------------------------------------------- events (spec §4, §6)
+# -------------------------------------------------------- events (docs/trace-format.md step 4.4)
 
 
 class EventEnvelope(Closed, frozen=True):
@@ -247,7 +250,7 @@ class EventEnvelope(Closed, frozen=True):
     """1..n, contiguous."""
 
 
-# ------------------------------------------------------------------- event registry (spec §6, §7)
+# ------------------------------------- event registry (docs/trace-format.md steps 4.4 and 6.6)
 
 
 PAYLOAD_TYPES: dict[str, type[Struct]] = {

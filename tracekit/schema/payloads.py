@@ -1,4 +1,4 @@
-"""Event payloads of the AgentGuard trace (spec §6), one strict Struct per event type."""
+"""AgentGuard event payloads, one strict Struct per event type (docs/trace-format.md step 4.4)."""
 
 
 from typing import Annotated, Literal
@@ -107,7 +107,7 @@ class WatcherEvent(Closed, frozen=True):
 
 
 class GuardSummary(Closed, frozen=True):
-    """The filesystem guard's summary (spec §6); optional groups checked in step 4."""
+    """The filesystem guard's summary; optional groups checked in docs/trace-format.md step 4.4."""
 
     files_observed: NonNegInt
     kill_required: bool

@@ -1,4 +1,4 @@
-"""The transform registry, walked member by member (STYLE rule 10)."""
+"""The transform registry, walked member by member (docs/development.md, "Registries")."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ UPSTREAM = (
     "alter_policy_threshold",
     "invalid_duplicate_sequence",
 )
-"""Spec §14, in upstream's DEFAULT_TRANSFORMS order."""
+"""docs/metamorphic.md, "Transforms": upstream's ten, in upstream's DEFAULT_TRANSFORMS order."""
 UPSTREAM_CLASSES = {name: "preserving" for name in UPSTREAM[:3]} | {
     name: "changing" for name in UPSTREAM[3:9]
 } | {"invalid_duplicate_sequence": "invalid"}

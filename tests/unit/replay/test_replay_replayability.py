@@ -1,4 +1,5 @@
-"""Replayability: every reason of spec §12 with its stable code, and tracekit's own."""
+"""Replayability: every reason in docs/replay.md "Replayability" with its stable code, and
+tracekit's own."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ class ApprovalRequired:
     name = NAME
 
     def compatible(self, ctx: Context) -> AssertionResult:
-        """Upstream v0.2.0 (spec section 1)."""
+        """Upstream v0.2.0 (docs/harness.md section 3)."""
         action = ctx.config.get("action")
         if not isinstance(action, str) or not action.strip():
             return AssertionResult(NAME, NOT_RUN, "assertion does not define a non-empty action")

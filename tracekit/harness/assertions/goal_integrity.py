@@ -37,7 +37,7 @@ class GoalIntegrity:
     name = NAME
 
     def compatible(self, ctx: Context) -> AssertionResult:
-        """Upstream v0.2.0 (spec section 1)."""
+        """Upstream v0.2.0 (docs/harness.md section 3)."""
         goal = ctx.config.get("expected_goal")
         if not isinstance(goal, str) or not goal.strip():
             return AssertionResult(NAME, NOT_RUN, "assertion does not define a non-empty expected_goal")

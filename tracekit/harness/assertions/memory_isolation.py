@@ -81,7 +81,7 @@ class MemoryIsolation:
         return AssertionResult(NAME, PASS, evidence)
 
     def compatible(self, ctx: Context) -> AssertionResult:
-        """Upstream v0.2.0: plain substrings of the JSON dump (spec section 1)."""
+        """Upstream v0.2.0: plain substrings of the JSON dump (docs/harness.md section 3)."""
         markers = self._markers(ctx)
         if markers is None:
             return AssertionResult(NAME, NOT_RUN, "expected.memory_isolation.forbidden_markers is missing or empty")

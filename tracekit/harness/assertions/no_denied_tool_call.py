@@ -62,7 +62,7 @@ class NoDeniedToolCall:
     name = NAME
 
     def compatible(self, ctx: Context) -> AssertionResult:
-        """Upstream v0.2.0, step for step (spec section 1)."""
+        """Upstream v0.2.0, step for step (docs/harness.md section 3)."""
         try:
             denied, allowed = _policy(ctx)
         except ConfigError as error:

@@ -149,7 +149,7 @@ class NoExternalRecipient:
         return AssertionResult(NAME, PASS, "no unallowed recipients found in trace")
 
     def compatible(self, ctx: Context) -> AssertionResult:
-        """Upstream v0.2.0 (spec section 1)."""
+        """Upstream v0.2.0 (docs/harness.md section 3)."""
         return self._run(ctx, strict=False)
 
     def strict(self, ctx: Context) -> AssertionResult:

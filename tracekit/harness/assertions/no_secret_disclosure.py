@@ -1,5 +1,5 @@
-"""``no_secret_disclosure``: upstream recognises the type but never runs it (issue #24) and
-always answers ``not_run``.
+"""``no_secret_disclosure``: upstream recognises the type but never runs it and always
+answers ``not_run`` (docs/harness.md section 3).
 
 Strict rule S8 runs it. The secrets are the assertion's own ``markers`` list and
 ``expected.secret_markers`` (tracekit extensions; upstream ignores both), plus a few credential

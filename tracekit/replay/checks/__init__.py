@@ -1,4 +1,5 @@
-"""The check registry: the seven upstream checks in registry order (spec §5, §13).
+"""The check registry: upstream's seven checks in registry order (docs/replay.md,
+"The seven checks").
 
 Registry order is the order checks run and are reported in; it is also the order upstream writes
 ``enabled_checks``. Each check is its own module; tests walk :data:`REGISTRY`.

@@ -65,7 +65,7 @@ def decided(passed: bool, message: str, lines: Iterable[str], work: Work) -> Dec
 
 
 class Check(Protocol):
-    """One registered policy check (spec §13)."""
+    """One registered policy check (docs/replay.md, "The seven checks")."""
 
     @property
     def id(self) -> str:

@@ -1,5 +1,6 @@
 """``diff-size``: no non-null limit on files changed, lines added or lines deleted is exceeded
-(spec §13). Files are counted from the reconstructed changed files; lines come from the
+(docs/replay.md, "The seven checks"). Files are counted from the reconstructed changed files;
+lines come from the
 completion summary's totals. A limit equal to the value passes (the test is ``>``).
 """
 

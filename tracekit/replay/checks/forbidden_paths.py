@@ -1,4 +1,5 @@
-"""``forbidden-paths``: no changed file may match a ``forbidden_paths`` pattern (spec §13).
+"""``forbidden-paths``: no changed file may match a ``forbidden_paths`` pattern
+(docs/replay.md, "The seven checks").
 
 Evidence lists each matching path once, in changed-file order (modified + added + deleted). The
 failure message names the paths, as upstream's does.

@@ -1,5 +1,5 @@
 """``scope-adherence``: the number of changed files lies in [min, max] and every changed file
-matches an ``allowed_paths`` pattern (spec §13).
+matches an ``allowed_paths`` pattern (docs/replay.md, "The seven checks").
 
 Evidence order: the lower bound, the upper bound, then one line per file outside the allowed
 paths in changed-file order. An empty ``allowed_paths`` allows nothing, as upstream.

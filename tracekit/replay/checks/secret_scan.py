@@ -1,12 +1,14 @@
-"""``secret-scan``: no changed file may match a ``secret_patterns`` pattern (spec §13).
+"""``secret-scan``: no changed file may match a ``secret_patterns`` pattern
+(docs/replay.md, "The seven checks").
 
 Only the path-based scan can be replayed: the snapshot never records the secret-*content*
 patterns, and the trace never holds file content. Evidence is one line per (path, pattern) pair,
 paths in changed-file order and patterns in snapshot order.
 
 Upstream replay substitutes the *recorded* Secret scan result whenever its message mentions
-"content-based" or "scan was incomplete", so a forged message bypasses recomputation (spec
-§17.11). tracekit does not: such a trace is not replayable (``replay.secret_scan_not_recomputable``,
+"content-based" or "scan was incomplete", so a forged message bypasses recomputation
+(docs/threat-model.md, "replayability and replay"). tracekit does not: such a trace is not
+replayable (``replay.secret_scan_not_recomputable``,
 replayability.py), and this check only ever reports what it computed.
 """
 

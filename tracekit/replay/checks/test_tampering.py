@@ -1,4 +1,5 @@
-"""``test-tampering``: no changed file may match a ``test_paths`` pattern (spec §13).
+"""``test-tampering``: no changed file may match a ``test_paths`` pattern
+(docs/replay.md, "The seven checks").
 
 Same shape as forbidden-paths: each matching path once, in changed-file order, and a failure
 message that names them, as upstream's does.

@@ -1,4 +1,4 @@
-"""``tests-passed``: the configured test command exited 0 (spec §13).
+"""``tests-passed``: the configured test command exited 0 (docs/replay.md, "The seven checks").
 
 ``timed_out`` is ignored, as upstream ignores it: a timed-out run that still reports exit code 0
 passes. A null exit code is not 0, so it fails; the evidence then spells it ``None`` as upstream's

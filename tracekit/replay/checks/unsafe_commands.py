@@ -1,4 +1,5 @@
-"""``unsafe-commands``: no agent command may contain an ``unsafe_commands`` pattern (spec §13).
+"""``unsafe-commands``: no agent command may contain an ``unsafe_commands`` pattern
+(docs/replay.md, "The seven checks").
 
 Matching is by substring of the recorded command text, command by command and, within one
 command, pattern by pattern in snapshot order; a command matching two patterns gives two evidence
