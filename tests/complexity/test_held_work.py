@@ -5,63 +5,44 @@ place that turns bytes into lines splits on "\\n" only."""
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 
 import pytest
 from gen import base, worst
 
+from tests.complexity.support import Reads, count_reads, source
 from tests.unit.metamorphic.support import sweep
 from tracekit.errors import Code
 from tracekit.metamorphic import NAMES, cases
 from tracekit.metamorphic.transforms.canonical_reencoding import reencode
 from tracekit.replay import replay
-from tracekit.schema.agentguard import SourceArtifact
 from tracekit.sources import check_source
 from tracekit.verify import VerifyOptions, verify_bytes, verify_file
 from tracekit.writer import DraftTrace, freeze, read_draft, thaw, write_trace
 
 
-def _source(path: str) -> SourceArtifact:
-    return SourceArtifact(path=path, required=True, role="report", sha256=base.EMPTY_SHA)
-
-
-class _Reads:
-    def __init__(self) -> None:
-        self.bytes = 0
-
-
 @pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> _Reads:
-    counter = _Reads()
-    real = os.read
-
-    def counting(fd: int, n: int) -> bytes:
-        chunk = real(fd, n)
-        counter.bytes += len(chunk)
-        return chunk
-
-    monkeypatch.setattr("tracekit.sources.os.read", counting)
-    return counter
+def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
+    return count_reads(monkeypatch)
 
 
-def test_a_huge_sparse_source_is_not_read(tmp_path: Path, reads: _Reads) -> None:
+def test_a_huge_sparse_source_is_not_read(tmp_path: Path, reads: Reads) -> None:
     sparse = tmp_path / "report.json"
     with sparse.open("wb") as handle:
         handle.truncate(8 * 1024**3)  # 8 GiB, a few blocks on disk
-    status = check_source(1, _source("report.json"), tmp_path, {})
+    status = check_source(1, source("report.json"), tmp_path, {})
     assert (status.status, status.code) == ("too_large", Code.SOURCE_TOO_LARGE)
     assert reads.bytes == 0
 
 
-def test_a_source_at_the_bound_is_hashed_and_one_past_is_not(tmp_path: Path, reads: _Reads) -> None:
+def test_a_source_at_the_bound_is_hashed_and_one_past_is_not(tmp_path: Path, reads: Reads) -> None:
     (tmp_path / "a").write_bytes(b"")
     (tmp_path / "b").write_bytes(b"x" * 1025)
-    assert check_source(1, _source("a"), tmp_path, {}, max_bytes=1024).status == "match"
-    assert check_source(2, _source("b"), tmp_path, {}, max_bytes=1024).status == "too_large"
+    assert check_source(1, source("a"), tmp_path, {}, max_bytes=1024).status == "match"
+    assert check_source(2, source("b"), tmp_path, {}, max_bytes=1024).status == "too_large"
     assert reads.bytes == 0
     (tmp_path / "c").write_bytes(b"x" * 1024)
-    assert check_source(3, _source("c"), tmp_path, {}, max_bytes=1024).status == "changed"
+    assert check_source(3, source("c"), tmp_path, {}, max_bytes=1024).status == "changed"
     assert reads.bytes == 1024
 
 

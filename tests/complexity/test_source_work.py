@@ -3,56 +3,37 @@ counted in bytes read, never in seconds."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from gen import base
 
+from tests.complexity.support import Reads, count_reads, source
 from tracekit.errors import Code
 from tracekit.limits import DEFAULT_BUDGET, Meter
-from tracekit.schema.agentguard import SourceArtifact
 from tracekit.sources import check_source
 from tracekit.verify import VerifyOptions, verify_file
 from tracekit.writer import write_trace
 
 
-def _source(path: str) -> SourceArtifact:
-    return SourceArtifact(path=path, required=True, role="report", sha256=base.EMPTY_SHA)
-
-
-class _Reads:
-    def __init__(self) -> None:
-        self.bytes = 0
-
-
 @pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> _Reads:
-    counter = _Reads()
-    real = os.read
-
-    def counting(fd: int, n: int) -> bytes:
-        chunk = real(fd, n)
-        counter.bytes += len(chunk)
-        return chunk
-
-    monkeypatch.setattr("tracekit.sources.os.read", counting)
-    return counter
+def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
+    return count_reads(monkeypatch)
 
 
-def test_sources_share_one_total_bound_per_trace(tmp_path: Path, reads: _Reads) -> None:
+def test_sources_share_one_total_bound_per_trace(tmp_path: Path, reads: Reads) -> None:
     # Each source is under the per-source bound; together they pass the per-trace one: the
     # source that would pass it is reported and not read, and the bytes read stay under it.
     for name in ("a", "b", "c"):
         (tmp_path / name).write_bytes(b"x" * 1000)
     total = Meter(2500)
-    statuses = [check_source(i, _source(n), tmp_path, {}, total=total) for i, n in enumerate("abc", 1)]
+    statuses = [check_source(i, source(n), tmp_path, {}, total=total) for i, n in enumerate("abc", 1)]
     assert [s.status for s in statuses] == ["changed", "changed", "too_large"]
     assert statuses[2].code is Code.SOURCE_TOO_LARGE
     assert total.used == 2000 and reads.bytes == 2000
 
 
-def test_verify_hashes_at_most_the_total_bound(tmp_path: Path, reads: _Reads) -> None:
+def test_verify_hashes_at_most_the_total_bound(tmp_path: Path, reads: Reads) -> None:
     sources = []
     for index in range(20):  # 20 x 16 MiB sparse files: 320 MiB, over the 256 MiB total
         name = f"s{index}.bin"
