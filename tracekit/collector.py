@@ -25,4 +25,10 @@ def paused(when: bool = True) -> Iterator[None]:
         yield
     finally:
         if stop:
+            # What the block kept is all in the youngest generation; the first collection after
+            # it would scan every object once more just to age it. Moved to the oldest
+            # generation instead (freeze, then unfreeze), it stays collectable and is scanned
+            # only by the next full collection.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()

@@ -23,7 +23,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from tracekit.formats.base import (
     FormatLimits,
     Source,
 )
+from tracekit.formats.reading import read_upto, spooled
 
 if TYPE_CHECKING:
     from tracekit.verify import VerifyOptions, VerifyReport
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 STDIN = "-"
 SKIPPABLE_UNKNOWN = (".json",)
 """Suffixes of walked files that are skipped, not reported, when no format accepts them (rule 3)."""
-_CHUNK = 1024 * 1024
 
 
 class _Prefixed(io.RawIOBase):
@@ -82,18 +81,6 @@ class Opened:
     size: int
 
 
-def _read_up_to(stream: BinaryIO, size: int) -> bytes:
-    parts: list[bytes] = []
-    have = 0
-    while have < size:
-        chunk = stream.read(size - have)
-        if not chunk:
-            break
-        parts.append(chunk)
-        have += len(chunk)
-    return b"".join(parts)
-
-
 @contextmanager
 def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
     """Open ``path`` (``-``: standard input) and decide its format (rules 1-2).
@@ -118,7 +105,7 @@ def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
             raw, regular = handle, stat.S_ISREG(mode)
             size = os.fstat(handle.fileno()).st_size if regular else 0
         try:
-            prefix = _read_up_to(raw, SNIFF_BYTES)
+            prefix = read_upto(raw, SNIFF_BYTES)
         except OSError:
             raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
         if regular:
@@ -145,7 +132,7 @@ def read_whole(source: Opened, limit: int, too_large: Code) -> bytes:
     if source.regular and source.size > limit:
         raise TracekitError(finding(too_large, limit=limit))
     try:
-        data = _read_up_to(source.stream, limit + 1)
+        data = read_upto(source.stream, limit + 1)
     except OSError:
         raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
     if len(data) > limit:
@@ -181,15 +168,8 @@ def load_evidence(
             raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
         context = () if path == STDIN else path_context(Path(path).parts)
         return registry.load_as(fmt, Source(source.stream, source.size, Path(path).suffix.lower(), context), limits)
-    with tempfile.TemporaryFile() as spool:
-        size = 0
-        while chunk := source.stream.read(_CHUNK):
-            size += len(chunk)
-            if size > limits.total_bytes:
-                raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
-            spool.write(chunk)
-        spool.seek(0)
-        return registry.load_as(fmt, Source(spool, size, ""), limits)
+    with spooled(source.stream, limits) as copy:
+        return registry.load_as(fmt, copy, limits)
 
 
 def verify_opened(path: str, source: Opened, options: VerifyOptions, jobs: int = 1) -> VerifyReport:

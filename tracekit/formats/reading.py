@@ -41,8 +41,8 @@ def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) 
     ``format.too_large`` for input beyond the total limit.
     """
     if str(path) == STDIN:
-        with _spool(sys.stdin.buffer, limits) as spooled:
-            yield spooled
+        with spooled(sys.stdin.buffer, limits) as copy:
+            yield copy
         return
     handle, info = _open(path)
     try:
@@ -79,7 +79,7 @@ def read_capped(path: str | Path, cap: int) -> bytes:
     ``format.too_large`` (``limit`` = ``cap``) beyond ``cap`` bytes."""
     too_large = FormatError(finding(Code.FORMAT_TOO_LARGE, limit=cap))
     if str(path) == STDIN:
-        data = _read_upto(sys.stdin.buffer, cap + 1)
+        data = read_upto(sys.stdin.buffer, cap + 1)
     else:
         handle, info = _open(path)
         with handle:
@@ -88,7 +88,7 @@ def read_capped(path: str | Path, cap: int) -> bytes:
             if stat.S_ISREG(info.st_mode) and info.st_size > cap:
                 raise too_large
             try:
-                data = _read_upto(handle, cap + 1)
+                data = read_upto(handle, cap + 1)
             except OSError:
                 raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
     if len(data) > cap:
@@ -96,7 +96,7 @@ def read_capped(path: str | Path, cap: int) -> bytes:
     return data
 
 
-def _read_upto(stream: BinaryIO, most: int) -> bytes:
+def read_upto(stream: BinaryIO, most: int) -> bytes:
     """At most ``most`` bytes of ``stream``, read in chunks: a small file never costs a buffer
     of ``most`` bytes (``read(n)`` allocates ``n`` before it knows the size)."""
     parts: list[bytes] = []
@@ -108,8 +108,9 @@ def _read_upto(stream: BinaryIO, most: int) -> bytes:
 
 
 @contextmanager
-def _spool(stream: BinaryIO, limits: FormatLimits) -> Iterator[Source]:
-    """Copy ``stream`` into a temporary file, refusing it once it passes the total limit."""
+def spooled(stream: BinaryIO, limits: FormatLimits) -> Iterator[Source]:
+    """``stream`` (standard input, a FIFO: read once, not seekable) copied into a temporary
+    file that importers can seek in, refused once it passes the total limit."""
     with tempfile.TemporaryFile() as spool:
         size = 0
         while chunk := stream.read(_CHUNK):
