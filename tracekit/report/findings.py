@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -67,14 +67,74 @@ def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
 
 
+class _Text(msgspec.Struct, frozen=True):
+    text: str
+
+
+class _Rule(msgspec.Struct, frozen=True):
+    id: str
+    shortDescription: _Text  # noqa: N815 - SARIF's key
+
+
+class _Region(msgspec.Struct, frozen=True):
+    startLine: int  # noqa: N815 - SARIF's key
+
+
+class _Artifact(msgspec.Struct, frozen=True):
+    uri: str
+
+
+class _Physical(msgspec.Struct, frozen=True, omit_defaults=True):
+    artifactLocation: _Artifact  # noqa: N815 - SARIF's key
+    region: _Region | None = None
+
+
+class _Location(msgspec.Struct, frozen=True):
+    physicalLocation: _Physical  # noqa: N815 - SARIF's key
+
+
+class _Result(msgspec.Struct, frozen=True):
+    ruleId: str  # noqa: N815 - SARIF's key
+    level: str
+    message: _Text
+    locations: tuple[_Location, ...]
+
+
+class _Driver(msgspec.Struct, frozen=True):
+    name: str
+    version: str
+    informationUri: str  # noqa: N815 - SARIF's key
+    rules: tuple[_Rule, ...]
+
+
+class _Tool(msgspec.Struct, frozen=True):
+    driver: _Driver
+
+
+class _Properties(msgspec.Struct, frozen=True):
+    command: str
+
+
+class _Run(msgspec.Struct, frozen=True):
+    tool: _Tool
+    properties: _Properties
+    results: tuple[_Result, ...]
+
+
+class _Log(msgspec.Struct, frozen=True):
+    schema: str = msgspec.field(name="$schema")
+    version: str
+    runs: tuple[_Run, ...]
+
+
 def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
     """One SARIF run; one result per finding of severity notice or above, located at the trace
     file and line; one rule per code, described by its fixed text."""
     from tracekit import __version__
     from tracekit.errors import CODE_INFO, Code
 
-    rules: dict[str, dict[str, Any]] = {}
-    results: list[dict[str, Any]] = []
+    rules: dict[str, _Rule] = {}
+    results: list[_Result] = []
     for trace in traces:
         for f in trace.findings:
             level = _SARIF_LEVEL.get(f.severity)
@@ -82,37 +142,13 @@ def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
                 continue
             if f.code not in rules:
                 text = CODE_INFO[Code(f.code)].message if f.code in Code._value2member_map_ else f.code
-                rules[f.code] = {"id": f.code, "shortDescription": {"text": text}}
-            location: dict[str, Any] = {"artifactLocation": {"uri": display_path(trace.path)}}
-            if f.line:
-                location["region"] = {"startLine": f.line}
-            results.append(
-                {
-                    "ruleId": f.code,
-                    "level": level,
-                    "message": {"text": f.message},
-                    "locations": [{"physicalLocation": location}],
-                }
-            )
-    document = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "tracekit",
-                        "version": __version__,
-                        "informationUri": "docs/error-codes.md",
-                        "rules": sorted(rules.values(), key=lambda r: str(r["id"])),
-                    }
-                },
-                "properties": {"command": command},
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+                rules[f.code] = _Rule(f.code, _Text(text))
+            region = _Region(f.line) if f.line else None
+            where = _Location(_Physical(_Artifact(display_path(trace.path)), region))
+            results.append(_Result(f.code, level, _Text(f.message), (where,)))
+    driver = _Driver("tracekit", __version__, "docs/error-codes.md", tuple(sorted(rules.values(), key=lambda r: r.id)))
+    log = _Log(SARIF_SCHEMA, "2.1.0", (_Run(_Tool(driver), _Properties(command), tuple(results)),))
+    return json.dumps(msgspec.to_builtins(log), indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 
 
 def from_replay(path: str, report: ReplayReport, exit_code: int) -> TraceFindings:
