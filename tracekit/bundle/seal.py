@@ -6,7 +6,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+import msgspec
 
 from tracekit import __version__
 from tracekit.bundle import dsse, jcs, keys, merkle
@@ -21,6 +23,7 @@ from tracekit.bundle.container import (
     blob_frame_head,
     frame,
 )
+from tracekit.bundle.predicate import FindingResults, Predicate, Results
 from tracekit.bundle.records import (
     CallRecord,
     EpisodeRecord,
@@ -166,16 +169,10 @@ def campaign_root(roots: Sequence[bytes]) -> bytes:
     return merkle.root_of(finding_leaf(i, r) for i, r in enumerate(roots))
 
 
-def predicate(kind: str, findings: Sequence[SealedFinding], results: dict[str, Any] | None) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "tracekit_version": __version__,
-        "bundle_kind": kind,
-        "findings": len(findings),
-        "format": findings[0].format if kind == "finding" else None,
-    }
-    if results is not None:
-        body["results"] = results
-    return body
+def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFinding], results: Results | None) -> Predicate:
+    """The statement's predicate (section 6): the same Struct ``bundle verify`` decodes."""
+    fmt = findings[0].format if kind == "finding" else None
+    return Predicate(__version__, kind, len(findings), fmt, results)
 
 
 def signature_frame(
@@ -198,7 +195,7 @@ def seal(
     items: Sequence[FindingInput],
     seed: bytes | None,
     campaign: bool,
-    results: list[dict[str, Any]] | None = None,
+    results: list[FindingResults] | None = None,
 ) -> Iterator[bytes]:
     """The bundle's bytes, in chunks: one finding, or a campaign of ``items`` (section 9).
     ``results`` holds, per item, the checks' results at sealing time for the predicate."""
@@ -209,19 +206,19 @@ def seal_with_root(
     items: Sequence[FindingInput],
     seed: bytes | None,
     campaign: bool,
-    results: list[dict[str, Any]] | None = None,
+    results: list[FindingResults] | None = None,
 ) -> tuple[bytes, Iterator[bytes]]:
     """As :func:`seal`, with the bundle root (section 5) the signed statement names."""
-    kind = "campaign" if campaign else "finding"
+    kind: Literal["finding", "campaign"] = "campaign" if campaign else "finding"
     store = BlobStore()
     findings = [
         seal_finding(item, store, index if campaign else None) for index, item in enumerate(items)
     ]
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root
-    summary: dict[str, Any] | None = None
+    summary: Results | None = None
     if results is not None:
-        summary = results[0] if not campaign else {"per_finding": results}
-    body = predicate(kind, findings, summary)
+        summary = Results(per_finding=tuple(results)) if campaign else Results(**msgspec.structs.asdict(results[0]))
+    body: dict[str, Any] = msgspec.to_builtins(predicate(kind, findings, summary))
     originals = [(f.original.digest, f.original.sha256) for f in findings]
     signed = signature_frame(root, originals, body, seed)
     return root, frames(kind, store, [r for f in findings for r in f.records], None, signed)

@@ -58,8 +58,9 @@ def audit_file(job: AuditJob) -> AuditReport | None:
 
 
 def audit_job(job: AuditJob) -> dict[str, Any] | None:
-    """:func:`audit_file` as its JSON value (lists, not tuples), for the campaign store and
-    bundle predicates, which keep their results as JSON values (tracekit/store/ingest.py)."""
+    """:func:`audit_file` as its JSON value (lists, not tuples): the document `audit -f json`
+    prints for the trace, which the campaign store keeps as rows and JSON columns
+    (tracekit/store/ingest.py)."""
     import msgspec
 
     result = audit_file(job)

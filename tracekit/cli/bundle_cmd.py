@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -46,6 +46,7 @@ from tracekit.cli.sink import check_target, emit, write_atomic, write_files
 from tracekit.errors import Code, TracekitError
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
+    from tracekit.bundle.predicate import FindingResults
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
     from tracekit.report.bundle_render import ActionReport
@@ -232,7 +233,7 @@ def seal(
             diag(error.finding, str(opts.scenario))
             raise typer.Exit(ExitCode.ERROR) from None
     items: list[FindingInput] = []
-    results: list[dict[str, Any]] | None = [] if opts.predicate else None
+    results: list[FindingResults] | None = [] if opts.predicate else None
     for path in paths:  # the first file that does not import fails the seal, named
         try:
             items.append(load_finding(path, opts.input_format))

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tracekit.cli.common import fail, is_regular_file
 from tracekit.errors import Code, ExitCode, TracekitError, finding
 
 if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
+    from tracekit.bundle.predicate import FindingResults
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
 
@@ -52,39 +53,38 @@ def load_finding(path: str, input_format: str | None) -> FindingInput:
     return FindingInput(original, evidence)
 
 
-def _codes(findings: list[dict[str, Any]]) -> list[str]:
-    return sorted({str(f["code"]) for f in findings})
-
-
 def predicate_results(
     path: str, fmt: str, names: list[str], scenario: bytes | None
-) -> dict[str, Any]:
-    """``{check: {"exit", "codes"[, "result"]}}`` for each named check, run on the original at
-    sealing time (docs/bundle-format.md section 6); ``exit`` null where a check does not apply."""
-    out: dict[str, Any] = {}
+) -> FindingResults:
+    """The result of each named check, run on the original at sealing time (docs/bundle-format.md
+    section 6): its exit code (None where it does not apply to the format) and its distinct
+    codes, sorted."""
+    from tracekit.bundle.predicate import CheckResult, FindingResults
+
+    checks: dict[str, CheckResult] = {}
     for name in names:
-        entry: dict[str, Any] = {"exit": None, "codes": []}
+        entry = CheckResult(None, ())
         if name == "verify" and fmt == "agentguard":
             from tracekit.verify import VerifyOptions, verify_file
 
             report = verify_file(path, VerifyOptions())
-            entry = {"exit": report.exit_code, "codes": sorted({f.code.value for f in report.findings})}
+            entry = CheckResult(report.exit_code, tuple(sorted({f.code.value for f in report.findings})))
         elif name == "audit" and fmt in ("agentguard", "harness"):
-            from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_job
+            from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
             from tracekit.cli.common import absolute
 
             options = AuditOptions(strict_sources=False, roots=(), scenario=scenario)
-            result = audit_job(AuditJob(path, absolute(path), True, options))
-            if result is not None:
-                entry = {"exit": result["exit_code"], "codes": _codes(result["findings"])}
+            audited = audit_file(AuditJob(path, absolute(path), True, options))
+            if audited is not None:
+                entry = CheckResult(audited.exit_code, tuple(sorted({f.code.value for f in audited.findings})))
         elif name == "check" and fmt == "harness" and scenario is not None:
             from tracekit.cli import check_io
             from tracekit.harness import evaluate, parse_scenario, parse_trace
 
             result_check = evaluate(parse_scenario(scenario), parse_trace(check_io.read_trace(path)), False)
-            entry = {"exit": 0, "codes": [], "result": result_check.result}
-        out[name] = entry
-    return out
+            entry = CheckResult(0, (), result_check.result)
+        checks[name] = entry
+    return FindingResults(**checks)
 
 
 def is_bundle(path: str) -> bool:
