@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from tracekit.report.sarif import ArtifactLocation, Region, Text
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
@@ -67,26 +68,14 @@ def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
 
 
-class _Text(msgspec.Struct, frozen=True):
-    text: str
-
-
 class _Rule(msgspec.Struct, frozen=True):
     id: str
-    shortDescription: _Text  # noqa: N815 - SARIF's key
-
-
-class _Region(msgspec.Struct, frozen=True):
-    startLine: int  # noqa: N815 - SARIF's key
-
-
-class _Artifact(msgspec.Struct, frozen=True):
-    uri: str
+    shortDescription: Text  # noqa: N815 - SARIF's key
 
 
 class _Physical(msgspec.Struct, frozen=True, omit_defaults=True):
-    artifactLocation: _Artifact  # noqa: N815 - SARIF's key
-    region: _Region | None = None
+    artifactLocation: ArtifactLocation  # noqa: N815 - SARIF's key
+    region: Region | None = None
 
 
 class _Location(msgspec.Struct, frozen=True):
@@ -96,7 +85,7 @@ class _Location(msgspec.Struct, frozen=True):
 class _Result(msgspec.Struct, frozen=True):
     ruleId: str  # noqa: N815 - SARIF's key
     level: str
-    message: _Text
+    message: Text
     locations: tuple[_Location, ...]
 
 
@@ -142,10 +131,10 @@ def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
                 continue
             if f.code not in rules:
                 text = CODE_INFO[Code(f.code)].message if f.code in Code._value2member_map_ else f.code
-                rules[f.code] = _Rule(f.code, _Text(text))
-            region = _Region(f.line) if f.line else None
-            where = _Location(_Physical(_Artifact(display_path(trace.path)), region))
-            results.append(_Result(f.code, level, _Text(f.message), (where,)))
+                rules[f.code] = _Rule(f.code, Text(text))
+            region = Region(f.line) if f.line else None
+            where = _Location(_Physical(ArtifactLocation(display_path(trace.path)), region))
+            results.append(_Result(f.code, level, Text(f.message), (where,)))
     driver = _Driver("tracekit", __version__, "docs/error-codes.md", tuple(sorted(rules.values(), key=lambda r: r.id)))
     log = _Log(SARIF_SCHEMA, "2.1.0", (_Run(_Tool(driver), _Properties(command), tuple(results)),))
     return json.dumps(msgspec.to_builtins(log), indent=2, sort_keys=True, ensure_ascii=True) + "\n"

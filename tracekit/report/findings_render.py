@@ -25,7 +25,6 @@ from tracekit.report.harness_json import document
 from tracekit.report.harness_junit import suite_testsuites
 from tracekit.report.harness_sarif import (
     FINDINGS_SCHEMA,
-    ArtifactLocation,
     FindingResult,
     FindingRule,
     FindingsDriver,
@@ -36,12 +35,12 @@ from tracekit.report.harness_sarif import (
     Log,
     LogicalLocation,
     PhysicalLocation,
-    Text,
     dumps_log,
     suite_run,
 )
 from tracekit.report.harness_text import xml_safe
 from tracekit.report.jsonout import dumps_chunks
+from tracekit.report.sarif import ArtifactLocation, Text
 from tracekit.report.text import display_path, md_table, table
 
 if TYPE_CHECKING:

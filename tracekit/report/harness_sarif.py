@@ -21,16 +21,11 @@ import msgspec
 from tracekit import __version__
 from tracekit.harness.evaluate import SuiteCounts, SuiteResult
 from tracekit.harness.model import AssertionResult, HarnessResult, Mode, Outcome
+from tracekit.report.sarif import ArtifactLocation, Text
 
 SCHEMA = "https://schemastore.azurewebsites.net/schemas/json/sarif-2.1.0-rtm.5.json"
 Level = Literal["error", "warning"]
 _LEVEL: dict[str, Level] = {"fail": "error", "error": "warning"}
-
-
-class Text(msgspec.Struct, frozen=True):
-    """A SARIF message or description."""
-
-    text: str
 
 
 class RuleTags(msgspec.Struct, frozen=True):
@@ -113,10 +108,6 @@ class Log(msgspec.Struct, frozen=True, kw_only=True):
 # tracekit's own SARIF run for ``check`` on evidence (report/findings_render.py) ---------------
 
 FINDINGS_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-
-
-class ArtifactLocation(msgspec.Struct, frozen=True):
-    uri: str
 
 
 class PhysicalLocation(msgspec.Struct, frozen=True):
