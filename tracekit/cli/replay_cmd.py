@@ -97,15 +97,16 @@ def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int
     return findings.render_sarif("replay", rows)
 
 
+STRICT_SOURCES = typer.Option(
+    False, "--strict-sources", help="A changed or unavailable source makes the trace not replayable."
+)
+
+
 def replayability(
     path: str = typer.Argument(..., metavar="TRACE", help="A trace file, or - for stdin."),
     format: Format = FORMAT,
     input_format: InputFormat = INPUT_FORMAT,
-    strict_sources: bool = typer.Option(
-        False,
-        "--strict-sources",
-        help="A changed or unavailable source makes the trace not replayable.",
-    ),
+    strict_sources: bool = STRICT_SOURCES,
     trusted_root: list[str] = TRUSTED_ROOT,
     output: Path = OUTPUT,
     force: bool = FORCE,
@@ -142,11 +143,7 @@ def replay(
     ),
     output: Path = OUTPUT,
     force: bool = FORCE,
-    strict_sources: bool = typer.Option(
-        False,
-        "--strict-sources",
-        help="A changed or unavailable source makes the trace not replayable.",
-    ),
+    strict_sources: bool = STRICT_SOURCES,
     allow_divergence: bool = typer.Option(
         False,
         "--allow-divergence",
