@@ -2,8 +2,10 @@
 
 Upstream checks none of these, so a forger who edits a value and re-hashes the chain gets a trace
 that verifies; a careless forger leaves the edited value contradicting the values around it, and
-these rules say so. Each rule is a pure function over the verified trace's typed events and
-returns findings with one stable code; :data:`RULES` lists them in report order.
+these rules say so. Each rule is a pure function over the verified trace's events, folded once
+(:class:`~tracekit.replay.grouping.EventGroups`: the events the rules read, by type, and the
+per-event rules applied as the events pass, so a streamed trace is never held whole), and returns
+findings with one stable code; :data:`RULES` lists them in report order.
 
 Severities: ``error`` when the recorded verdict contradicts itself (it cannot be both), ``warning``
 for bookkeeping that disagrees with the evidence. Either way the audit exits 1: the trace was read
@@ -23,6 +25,7 @@ from tracekit.errors import Code
 from tracekit.records import EventRecord
 from tracekit.replay import crosschecks
 from tracekit.replay.checks import resolve_name
+from tracekit.replay.grouping import EventGroups, grouped
 from tracekit.schema import agentguard as ag
 
 UPSTREAM_DEDUCTIONS: Mapping[str, int] = {"critical": 50, "error": 30, "warning": 10, "info": 0}
@@ -35,13 +38,12 @@ class Context:
     """A verified trace, split by event type once for every rule."""
 
     header: ag.Header
-    events: Sequence[EventRecord]
+    events: EventGroups
     started: EventRecord
     test: EventRecord
     completed: EventRecord
-    checks: tuple[EventRecord, ...]
-    changes: tuple[EventRecord, ...]
-    commands: tuple[EventRecord, ...]
+    checks: Sequence[EventRecord]
+    changes: Sequence[EventRecord]
 
     @property
     def weights(self) -> Mapping[str, int]:
@@ -58,23 +60,22 @@ class Context:
         return self.completed.payload
 
 
-def context(header: ag.Header, events: Sequence[EventRecord]) -> Context | None:
+def context(header: ag.Header, events: Sequence[EventRecord] | EventGroups) -> Context | None:
     """Split ``events``; None unless the trace has its three singletons (verify guarantees it)."""
+    groups = grouped(events)
     single = {
-        kind: [e for e in events if e.event_type == kind]
-        for kind in ("execution_started", "test_result", "execution_completed")
+        kind: groups.of(kind) for kind in ("execution_started", "test_result", "execution_completed")
     }
     if any(len(found) != 1 for found in single.values()):
         return None
     return Context(
         header=header,
-        events=events,
+        events=groups,
         started=single["execution_started"][0],
         test=single["test_result"][0],
         completed=single["execution_completed"][0],
-        checks=tuple(e for e in events if e.event_type == "check_result"),
-        changes=tuple(e for e in events if e.event_type == "file_change"),
-        commands=tuple(e for e in events if e.event_type == "agent_command"),
+        checks=groups.of("check_result"),
+        changes=groups.of("file_change"),
     )
 
 
@@ -254,7 +255,7 @@ def severities(ctx: Context) -> list[AuditFinding]:
 
 def offsets(ctx: Context) -> list[AuditFinding]:
     """relative_offset_seconds never decreases along the trace (nulls are skipped)."""
-    drops = crosschecks.offset_drops(ctx.events)
+    drops = ctx.events.offsets.drops.hit()
     if drops is None:
         return []
     return [
@@ -269,7 +270,7 @@ def offsets(ctx: Context) -> list[AuditFinding]:
 
 def working_directory_roles(ctx: Context) -> list[AuditFinding]:
     """Every agent_command's working_directory_role is one upstream's builder writes."""
-    odd = crosschecks.unknown_working_directory_roles(ctx.commands)
+    odd = ctx.events.roles.hit()
     if odd is None:
         return []
     return [
@@ -301,8 +302,10 @@ RULES: tuple[Rule, ...] = (
 """Every consistency rule, in report order; tests walk this registry."""
 
 
-def check_consistency(header: ag.Header, events: Sequence[EventRecord]) -> list[AuditFinding]:
-    """All consistency findings for a verified trace's header and typed events."""
+def check_consistency(
+    header: ag.Header, events: Sequence[EventRecord] | EventGroups
+) -> list[AuditFinding]:
+    """All consistency findings for a verified trace's header and typed events (or their fold)."""
     ctx = context(header, events)
     if ctx is None:
         return []

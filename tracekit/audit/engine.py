@@ -1,7 +1,8 @@
 """Audit one trace: intact? consistent? does the verdict follow? could a colleague rerun it?
 
 Pure given the loaded data: the CLI reads files and passes a :class:`VerifyReport` (AgentGuard,
-verified with ``keep_events=True``) or the bytes of a harness trace. The pipeline per format
+verified with an :class:`AgentGuardFold` as ``VerifyOptions.observe``, or with
+``keep_events=True``) or the bytes of a harness trace. The pipeline per format
 (docs/audit.md):
 
 * AgentGuard: verify findings -> (if intact) integrity-is-not-authenticity note -> consistency
@@ -13,12 +14,13 @@ verified with ``keep_events=True``) or the bytes of a harness trace. The pipelin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from tracekit import collector
 from tracekit.audit import consistency, failure_modes
 from tracekit.audit.completeness import PROFILES
-from tracekit.audit.completeness.agentguard import AgentGuardEvidence
+from tracekit.audit.completeness.agentguard import AgentGuardEvidence, CommandRecords
 from tracekit.audit.digests import DEMONSTRATION_TYPES, demonstration_digest, payload_digest
 from tracekit.audit.harness_view import HarnessView
 from tracekit.audit.model import (
@@ -34,6 +36,8 @@ from tracekit.audit.model import (
 )
 from tracekit.errors import Code, Finding, TracekitError
 from tracekit.limits import HARNESS_LIMITS, Limits
+from tracekit.records import EventRecord
+from tracekit.replay.grouping import EventGroups
 from tracekit.schema import agentguard as ag
 
 if TYPE_CHECKING:  # the harness package (and YAML) loads only when a harness trace is audited
@@ -74,41 +78,75 @@ def unreadable(path: str, fmt: Format, found: Finding) -> AuditReport:
 # ------------------------------------------------------------------------------------ AgentGuard
 
 
-def _replay(report: VerifyReport, strict_sources: bool) -> tuple[ReplaySummary, list[AuditFinding]]:
+class AgentGuardFold:
+    """Everything the AgentGuard audit reads, folded from the verified events in one pass, so no
+    event list is kept (docs/audit.md, "One pass"). Give :meth:`add` to the verifier as
+    ``VerifyOptions.observe``, or the kept events to the constructor:
+
+    * ``groups``: replay's fold (tracekit/replay/grouping.py), which the consistency rules, the
+      completeness profile and replay read;
+    * ``commands``: the agent_command events as the completeness profile reads them;
+    * ``failures``: the failure-mode fold;
+    * ``demonstration``: the (event type, payload) of each :data:`DEMONSTRATION_TYPES` event.
+    """
+
+    __slots__ = ("commands", "demonstration", "failures", "groups")
+
+    def __init__(self, events: Iterable[EventRecord] = ()) -> None:
+        self.groups = EventGroups()
+        self.commands = CommandRecords()
+        self.failures = failure_modes.AgentGuardFailures()
+        self.demonstration: list[tuple[str, Any]] = []
+        for event in events:  # verify bounds the number of events
+            self.add(event)
+
+    def add(self, event: EventRecord) -> None:
+        """Take the next verified event, in trace order."""
+        self.groups.add(event)
+        self.commands.add(event)
+        self.failures.add(event)
+        if event.event_type in DEMONSTRATION_TYPES:
+            self.demonstration.append((event.event_type, event.payload))
+
+
+def _replay(
+    report: VerifyReport, strict_sources: bool, events: EventGroups
+) -> tuple[ReplaySummary, list[AuditFinding]]:
     from tracekit.replay import replay, replay_summary
 
-    result = replay(report, strict_sources=strict_sources)
+    result = replay(report, strict_sources=strict_sources, events=events)
     found = [located(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED]
     if result.equivalence is not None:
         found.append(note(_EQUIVALENCE[result.equivalence]))
     return replay_summary(result), found
 
 
-def _demonstration(report: VerifyReport) -> str:
-    return demonstration_digest(
-        [(e.event_type, e.payload) for e in report.events if e.event_type in DEMONSTRATION_TYPES]
-    )
-
-
 def audit_agentguard(
-    report: VerifyReport, *, strict_sources: bool = False, scenario_given: bool = False
+    report: VerifyReport,
+    *,
+    strict_sources: bool = False,
+    scenario_given: bool = False,
+    events: AgentGuardFold | None = None,
 ) -> AuditReport:
-    """Audit an AgentGuard trace from its verify report (made with ``keep_events=True``).
+    """Audit an AgentGuard trace from its verify report and ``events``, the
+    :class:`AgentGuardFold` the verifier fed; without it, from the report's kept events (made
+    with ``keep_events=True``).
 
     The cyclic collector is paused meanwhile, as verify's walk pauses it while keeping events
     (docs/performance.md, "Round 2, second pass"): the audit's steps make no reference cycles,
-    and a collection would rescan every kept event to find nothing (about a third of the
-    audit's own time on a 10,000-event trace)."""
+    and a collection would rescan every held payload to find nothing."""
     with collector.paused():
-        return _audit_agentguard(report, strict_sources, scenario_given)
+        return _audit_agentguard(report, strict_sources, scenario_given, events)
 
 
-def _audit_agentguard(report: VerifyReport, strict_sources: bool, scenario_given: bool) -> AuditReport:
+def _audit_agentguard(
+    report: VerifyReport, strict_sources: bool, scenario_given: bool, events: AgentGuardFold | None
+) -> AuditReport:
     findings = [located(f) for f in report.findings]
     if scenario_given:
         findings.append(note(Code.AUDIT_SCENARIO_NOT_APPLICABLE))
     header = report.header
-    if not report.intact or header is None or not report.events:
+    if not report.intact or header is None or (events is None and not report.events):
         return audit_report(
             report.path,
             "agentguard",
@@ -117,16 +155,19 @@ def _audit_agentguard(report: VerifyReport, strict_sources: bool, scenario_given
             findings=tuple(findings),
             trace_id=report.trace_id,
         )
+    if events is None:
+        events = AgentGuardFold(report.events)
+    groups = events.groups
     findings.append(note(Code.AUDIT_INTEGRITY_NOT_AUTHENTICITY))
-    findings += consistency.check_consistency(header, report.events)
-    summary, replay_found = _replay(report, strict_sources)
+    findings += consistency.check_consistency(header, groups)
+    summary, replay_found = _replay(report, strict_sources, groups)
     findings += replay_found
-    rows = PROFILES["agentguard"].assess(AgentGuardEvidence(header, report.events, report.sources))
+    evidence = AgentGuardEvidence(header, groups, events.commands, report.sources)
+    rows = PROFILES["agentguard"].assess(evidence)
     findings += gap_findings(rows)
-    findings += failure_modes.agentguard_failure_modes(report.events)
-    completed = next(
-        e.payload for e in report.events if isinstance(e.payload, ag.ExecutionCompleted)
-    )
+    findings += events.failures.findings()
+    completed = groups.of("execution_completed")[0].payload
+    assert isinstance(completed, ag.ExecutionCompleted)  # verify checked the one completion
     return audit_report(
         report.path,
         "agentguard",
@@ -138,7 +179,7 @@ def _audit_agentguard(report: VerifyReport, strict_sources: bool, scenario_given
         replayable=summary.replayable,
         trace_id=header.trace_id,
         outcome=completed.result,
-        demonstration=_demonstration(report),
+        demonstration=demonstration_digest(events.demonstration),
     )
 
 

@@ -12,8 +12,9 @@
 * **repeated findings**: recorded findings whose payload digests are identical are one
   demonstration, not several.
 
-Pure functions over a :class:`HarnessView` (or AgentGuard typed events); each returns at most one
-finding per failure mode, with a count and the first location in our terms.
+Pure functions over a :class:`HarnessView` (for AgentGuard traces, a fold over the verified
+events, :class:`AgentGuardFailures`); each gives at most one finding per failure mode, with a count
+and the first location in our terms.
 """
 
 from __future__ import annotations
@@ -211,12 +212,20 @@ def harness_failure_modes(view: HarnessView) -> list[AuditFinding]:
 # ----------------------------------------------------------------------------- AgentGuard traces
 
 
-def agentguard_failure_modes(events: Sequence[EventRecord]) -> list[AuditFinding]:
-    """Truncated output or records, and failed checks recorded without evidence."""
-    cut: list[tuple[str, str]] = []
-    bare: list[str] = []
-    for event in events:
-        p, seq = event.payload, event.sequence
+class AgentGuardFailures:
+    """The AgentGuard failure modes as a fold: truncated output or records, and failed checks
+    recorded without evidence. Feed it each verified event in trace order with :meth:`add`
+    (while verify streams them, or from kept events), then read :meth:`findings`."""
+
+    __slots__ = ("bare", "cut")
+
+    def __init__(self) -> None:
+        self.cut: list[tuple[str, str]] = []
+        self.bare: list[str] = []
+
+    def add(self, event: EventRecord) -> None:
+        """Take the next event."""
+        p, seq, cut = event.payload, event.sequence, self.cut
         if isinstance(p, (ag.AgentCommand, ag.TestResult)):
             for name, out in (("stdout", p.stdout), ("stderr", p.stderr)):
                 if out.truncated:
@@ -231,8 +240,13 @@ def agentguard_failure_modes(events: Sequence[EventRecord]) -> list[AuditFinding
             if p.truncation.message or p.truncation.evidence:
                 cut.append((f"events[{seq}].truncation", FLAG))
             if not p.passed and not p.evidence:
-                bare.append(f"events[{seq}].evidence")
+                self.bare.append(f"events[{seq}].evidence")
         elif isinstance(p, ag.ExecutionCompleted) and p.modified_files.truncated:
             cut.append((f"events[{seq}].modified_files.truncated", FLAG))
-    found = _one(Code.AUDIT_RESULT_TRUNCATED, [w for w, _ in cut], reason=cut[0][1]) if cut else []
-    return found + _one(Code.AUDIT_VERDICT_WITHOUT_PAYLOADS, bare)
+
+    def findings(self) -> list[AuditFinding]:
+        """At most one finding per failure mode, with a count and the first location."""
+        cut = self.cut
+        found = _one(Code.AUDIT_RESULT_TRUNCATED, [w for w, _ in cut], reason=cut[0][1]) if cut else []
+        return found + _one(Code.AUDIT_VERDICT_WITHOUT_PAYLOADS, self.bare)
+

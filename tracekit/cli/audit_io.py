@@ -91,23 +91,30 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> AuditReport | None:
 def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
     from tracekit import collector
     from tracekit.audit import audit_agentguard
+    from tracekit.audit.engine import AgentGuardFold
     from tracekit.cli.trace_input import verify_opened
     from tracekit.verify import VerifyOptions
 
+    # One pass: the verifier hands each event, once it passed its checks, to the audit's fold,
+    # which keeps only what the audit's steps read (docs/audit.md, "One pass").
+    events = AgentGuardFold()
     options = VerifyOptions(
-        keep_events=True,
+        observe=events.add,
         strict_sources=opts.strict_sources,
         trusted_roots={k: Path(v) for k, v in opts.roots},
     )
-    # One collector pause over the walk and the audit, and the kept events dropped before it
-    # ends: resumed with them alive, its first collection would rescan every one (tracekit/
-    # collector.py).
+    # One collector pause over the walk and the audit, and the fold dropped before it ends:
+    # resumed with the held payloads alive, its first collection would rescan every one
+    # (tracekit/collector.py).
     with collector.paused():
         verified = verify_opened(path, source, options)
         report = audit_agentguard(
-            verified, strict_sources=opts.strict_sources, scenario_given=opts.scenario is not None
+            verified,
+            strict_sources=opts.strict_sources,
+            scenario_given=opts.scenario is not None,
+            events=events,
         )
-        del verified
+        del verified, events
     return report
 
 

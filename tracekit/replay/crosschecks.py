@@ -3,10 +3,10 @@
 Replay reports them as notices that do not block (``replay.*``, evidence.py); audit reports them
 under its own consistency codes (``audit.*``, tracekit/audit/consistency.py) and drops replay's
 copy (``SUPERSEDED`` in tracekit/audit/engine.py), so a trace is never counted twice. Both call
-these functions, so the two commands cannot disagree on what the rule is. Each returns the first
-offending line and the number of offenders, or None; one linear pass over the events. Replay
-applies the same rules while the events stream past (:class:`OffsetWatch`, :func:`role_known`,
-tracekit/replay/grouping.py).
+these folds and functions, so the two commands cannot disagree on what the rule is. The
+per-event rules are folds applied while the events pass (:class:`OffsetWatch`, :func:`role_known`
+with a :class:`Tally`, in tracekit/replay/grouping.py's ``EventGroups``), each giving the first
+offending line and the number of offenders, or None.
 """
 
 from __future__ import annotations
@@ -65,28 +65,9 @@ class OffsetWatch:
         self.last = offset
 
 
-def offset_drops(events: Sequence[EventRecord]) -> Hit | None:
-    """``relative_offset_seconds`` never decreases along the trace (nulls are skipped)."""
-    watch = OffsetWatch()
-    for event in events:
-        watch.see(event.line, event.relative_offset_seconds)
-    return watch.drops.hit()
-
-
 def role_known(role: str) -> bool:
     """Whether an agent_command's ``working_directory_role`` is one upstream's builder writes."""
     return role in KNOWN_WORKING_DIRECTORY_ROLES
-
-
-def unknown_working_directory_roles(events: Sequence[EventRecord]) -> Hit | None:
-    """Every agent_command's ``working_directory_role`` is one upstream's builder writes."""
-    odd = Tally()
-    for event in events:
-        if isinstance(event.payload, ag.AgentCommand) and not role_known(
-            event.payload.working_directory_role
-        ):
-            odd.add(event.line)
-    return odd.hit()
 
 
 def line_totals_match(

@@ -24,6 +24,7 @@ from tracekit.audit.model import FieldStatus
 from tracekit.errors import Code
 from tracekit.records import EventRecord
 from tracekit.replay.checks import resolve_name
+from tracekit.replay.grouping import EventGroups
 from tracekit.schema import agentguard as ag
 from tracekit.sources import SourceStatus
 
@@ -55,17 +56,50 @@ FIELDS: tuple[FieldSpec, ...] = (
 _F = by_name(FIELDS)
 
 
+class CommandRecords:
+    """The agent_command events as the profile reads them, folded as the events pass (nearly all
+    of a long trace's events are commands; none is held): each command's sequence, and the
+    sequences of those lacking verbatim argv, uncut output, a duration or an exit code."""
+
+    __slots__ = ("argv_bad", "cut", "no_exit", "sequences", "untimed")
+
+    def __init__(self) -> None:
+        self.sequences: list[int] = []
+        self.argv_bad: list[int] = []
+        self.cut: list[int] = []
+        self.untimed: list[int] = []
+        self.no_exit: list[int] = []
+
+    def add(self, event: EventRecord) -> None:
+        """Take the next event (any type; only agent_command events count)."""
+        c = event.payload
+        if not isinstance(c, ag.AgentCommand):
+            return
+        s = event.sequence
+        self.sequences.append(s)
+        if not c.argv or c.truncation.argv or c.truncation.command:
+            self.argv_bad.append(s)
+        if c.stdout.truncated or c.stderr.truncated:
+            self.cut.append(s)
+        if c.duration_seconds is None and not c.blocked:
+            self.untimed.append(s)
+        if c.executed and c.exit_code is None and not c.timed_out:
+            self.no_exit.append(s)
+
+
 @dataclass(frozen=True, slots=True)
 class AgentGuardEvidence:
-    """What the profile reads: a verified trace's header, typed events and source statuses."""
+    """What the profile reads: a verified trace's header, its events folded (the held event
+    types by type, and the commands as :class:`CommandRecords`), and its source statuses."""
 
     header: ag.Header
-    events: Sequence[EventRecord]
+    events: EventGroups
+    commands: CommandRecords
     sources: Sequence[SourceStatus] = field(default_factory=tuple)
 
-    def of(self, kind: type[Any]) -> list[tuple[int, Any]]:
-        """``(sequence, payload)`` of every event whose payload is a ``kind``."""
-        return [(e.sequence, e.payload) for e in self.events if isinstance(e.payload, kind)]
+    def of(self, event_type: str) -> list[tuple[int, Any]]:
+        """``(sequence, payload)`` of every held event of ``event_type``, in trace order."""
+        return [(e.sequence, e.payload) for e in self.events.of(event_type)]
 
 
 def _known(value: str | None) -> bool:
@@ -117,7 +151,7 @@ def _header_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
         rows.append(
             _F[name].row("present" if _known(getattr(h, name)) else "missing", f"header.{name}")
         )
-    contained = [e for e in ev.events if e.event_type == "containment_evidence"]
+    contained = ev.events.of("containment_evidence")
     if h.schema_version < 3:
         rows.append(
             _F["containment_evidence"].row(
@@ -130,7 +164,7 @@ def _header_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
                 "present" if contained else "missing", "events[2] containment_evidence"
             )
         )
-    completed = ev.of(ag.ExecutionCompleted)
+    completed = ev.of("execution_completed")
     timing = [
         _known(h.created_at),
         bool(completed) and completed[0][1].duration_seconds is not None,
@@ -151,35 +185,33 @@ def _loc(lacking: list[int], every: list[int], suffix: str, none: str) -> str:
 
 
 def _command_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
-    commands: list[tuple[int, ag.AgentCommand]] = ev.of(ag.AgentCommand)
-    tests: list[tuple[int, ag.TestResult]] = ev.of(ag.TestResult)
-    argv_bad = [s for s, c in commands if not c.argv or c.truncation.argv or c.truncation.command]
-    outputs = [(s, c.stdout, c.stderr) for s, c in commands] + [
-        (s, t.stdout, t.stderr) for s, t in tests
-    ]
-    cut = [s for s, out, err in outputs if out.truncated or err.truncated]
-    untimed = [s for s, c in commands if c.duration_seconds is None and not c.blocked]
-    no_exit = [s for s, c in commands if c.executed and c.exit_code is None and not c.timed_out]
-    n, seqs, none = len(commands), [s for s, _ in commands], "agent_command events (none recorded)"
+    commands = ev.commands
+    tests: list[tuple[int, ag.TestResult]] = ev.of("test_result")
+    seqs = commands.sequences
+    outputs = seqs + [s for s, _ in tests]
+    cut = commands.cut + [s for s, t in tests if t.stdout.truncated or t.stderr.truncated]
+    n, none = len(seqs), "agent_command events (none recorded)"
     return [
-        _F["command_argv"].count(n - len(argv_bad), n, _loc(argv_bad, seqs, ".argv", none)),
+        _F["command_argv"].count(
+            n - len(commands.argv_bad), n, _loc(commands.argv_bad, seqs, ".argv", none)
+        ),
         _F["command_output_digests"].count(
             len(outputs) - len(cut),
             len(outputs),
-            _loc(cut, [s for s, _, _ in outputs], ".stdout/stderr", none),
+            _loc(cut, outputs, ".stdout/stderr", none),
         ),
         _F["command_timing"].count(
-            n - len(untimed), n, _loc(untimed, seqs, ".duration_seconds", none)
+            n - len(commands.untimed), n, _loc(commands.untimed, seqs, ".duration_seconds", none)
         ),
         _F["command_exit_codes"].count(
-            n - len(no_exit), n, _loc(no_exit, seqs, ".exit_code", none)
+            n - len(commands.no_exit), n, _loc(commands.no_exit, seqs, ".exit_code", none)
         ),
     ]
 
 
 def _file_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
-    changes: list[tuple[int, ag.FileChange]] = ev.of(ag.FileChange)
-    completed = ev.of(ag.ExecutionCompleted)
+    changes: list[tuple[int, ag.FileChange]] = ev.of("file_change")
+    completed = ev.of("execution_completed")
     truncated = bool(completed) and completed[0][1].modified_files.truncated
     rows = [
         _F["file_changes"].row(
@@ -207,7 +239,7 @@ def _file_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
 
 def _verdict_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
     rows = []
-    tests: list[tuple[int, ag.TestResult]] = ev.of(ag.TestResult)
+    tests: list[tuple[int, ag.TestResult]] = ev.of("test_result")
     if not tests:
         rows.append(_F["test_record"].row("missing", "test_result"))
     else:
@@ -218,7 +250,7 @@ def _verdict_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
             t.duration_seconds is not None,
         ]
         rows.append(_F["test_record"].count(sum(parts), 3, f"events[{seq}]"))
-    checks: list[tuple[int, ag.CheckResult]] = ev.of(ag.CheckResult)
+    checks: list[tuple[int, ag.CheckResult]] = ev.of("check_result")
     snapshot = ev.header.policy_snapshot
     enabled = set(snapshot.enabled_checks) if snapshot is not UNSET else set()
     recorded = {resolve_name(c.name) for _, c in checks}
