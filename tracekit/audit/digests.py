@@ -194,30 +194,59 @@ def _prepared(payload: Any, plan: _Plan) -> Any:
     return msgspec.structs.replace(payload, **{path[0]: msgspec.UNSET for path in plan.volatile})
 
 
-def demonstration_digest(payloads: Sequence[tuple[str, Any]]) -> str:
-    """The digest of ``[{"event_type": t, "payload": p}, ...]``, exactly as :func:`payload_digest`
-    makes it.
+class Demonstration:
+    """The demonstration digest as a fold: ``[{"event_type": t, "payload": p}, ...]`` digested
+    exactly as :func:`payload_digest` makes it, one payload at a time as the events pass.
 
     Each payload is an AgentGuard payload (a msgspec Struct, or a plain value). When the schema
     of every payload fixes where its volatile keys and integers are (:func:`_plain`), the
     volatile fields are unset (msgspec omits them), and msgspec's sorted encoding of the Structs
     is RFC 8785's bytes: field names are ASCII (code-point order is UTF-16 order), no float is
     left, every integer was checked to be within +/-(2**53 - 1), and strings are escaped alike
-    (see :func:`canonical_json`). Anything else takes the generic walk and encoder."""
-    prepared: list[dict[str, Any]] = []
-    for kind, payload in payloads:
+    (see :func:`canonical_json`). msgspec writes a list as ``[``, its items joined by ``,``, and
+    ``]``, so the items are hashed as they come. Anything else takes the generic walk and encoder
+    over every payload (held for that case: references to the decoded payloads)."""
+
+    __slots__ = ("_hash", "_plain", "payloads")
+
+    def __init__(self) -> None:
+        self.payloads: list[tuple[str, Any]] = []
+        self._hash = hashlib.sha256()
+        self._plain = True
+
+    def add(self, kind: str, payload: Any) -> None:
+        """Take the next demonstration event's type and payload."""
+        self._hash.update(b"," if self.payloads else b"[")
+        self.payloads.append((kind, payload))
+        if not self._plain:
+            return
         plan = _plan(type(payload)) if isinstance(payload, msgspec.Struct) else None
         ready = None if plan is None else _prepared(payload, plan)
         if ready is None:
-            break
-        prepared.append({"event_type": kind, "payload": ready})
-    else:
+            self._plain = False
+            return
         try:
-            return hashlib.sha256(_ENCODER.encode(prepared)).hexdigest()
+            self._hash.update(_ENCODER.encode({"event_type": kind, "payload": ready}))
         except UnicodeEncodeError:
-            pass
-    evidence = msgspec.to_builtins([{"event_type": t, "payload": p} for t, p in payloads])
-    return payload_digest(evidence)
+            self._plain = False
+
+    def hexdigest(self) -> str:
+        """The digest of every payload taken so far."""
+        if self._plain:
+            whole = self._hash.copy()
+            whole.update(b"]" if self.payloads else b"[]")
+            return whole.hexdigest()
+        evidence = msgspec.to_builtins([{"event_type": t, "payload": p} for t, p in self.payloads])
+        return payload_digest(evidence)
+
+
+def demonstration_digest(payloads: Sequence[tuple[str, Any]]) -> str:
+    """The digest of ``[{"event_type": t, "payload": p}, ...]``, exactly as :func:`payload_digest`
+    makes it (:class:`Demonstration` over ``payloads``)."""
+    digest = Demonstration()
+    for kind, payload in payloads:  # the caller bounds the number of payloads
+        digest.add(kind, payload)
+    return digest.hexdigest()
 
 
 def distinct(digests: Iterable[str]) -> int:

@@ -15,13 +15,13 @@ verified with an :class:`AgentGuardFold` as ``VerifyOptions.observe``, or with
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tracekit import collector
 from tracekit.audit import consistency, failure_modes
 from tracekit.audit.completeness import PROFILES
 from tracekit.audit.completeness.agentguard import AgentGuardEvidence, CommandRecords
-from tracekit.audit.digests import DEMONSTRATION_TYPES, demonstration_digest, payload_digest
+from tracekit.audit.digests import DEMONSTRATION_TYPES, Demonstration, payload_digest
 from tracekit.audit.harness_view import HarnessView
 from tracekit.audit.model import (
     AssertionView,
@@ -87,7 +87,7 @@ class AgentGuardFold:
       completeness profile and replay read;
     * ``commands``: the agent_command events as the completeness profile reads them;
     * ``failures``: the failure-mode fold;
-    * ``demonstration``: the (event type, payload) of each :data:`DEMONSTRATION_TYPES` event.
+    * ``demonstration``: the demonstration digest over the :data:`DEMONSTRATION_TYPES` events.
     """
 
     __slots__ = ("commands", "demonstration", "failures", "groups")
@@ -96,7 +96,7 @@ class AgentGuardFold:
         self.groups = EventGroups()
         self.commands = CommandRecords()
         self.failures = failure_modes.AgentGuardFailures()
-        self.demonstration: list[tuple[str, Any]] = []
+        self.demonstration = Demonstration()
         for event in events:  # verify bounds the number of events
             self.add(event)
 
@@ -106,7 +106,7 @@ class AgentGuardFold:
         self.commands.add(event)
         self.failures.add(event)
         if event.event_type in DEMONSTRATION_TYPES:
-            self.demonstration.append((event.event_type, event.payload))
+            self.demonstration.add(event.event_type, event.payload)
 
 
 def _replay(
@@ -179,7 +179,7 @@ def _audit_agentguard(
         replayable=summary.replayable,
         trace_id=header.trace_id,
         outcome=completed.result,
-        demonstration=demonstration_digest(events.demonstration),
+        demonstration=events.demonstration.hexdigest(),
     )
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from msgspec.structs import astuple
+
 from tracekit.audit.digests import distinct, payload_digest
 from tracekit.audit.harness_view import (
     ARGUMENT_KEYS,
@@ -232,7 +234,7 @@ class AgentGuardFailures:
                     cut.append((f"events[{seq}].{name}", FLAG))
                 elif out.bytes in CAPTURE_WIDTHS:
                     cut.append((f"events[{seq}].{name}.bytes", WIDTH))
-            if any(getattr(p.truncation, f) for f in p.truncation.__struct_fields__):
+            if True in astuple(p.truncation):  # every truncation field is a bool
                 cut.append((f"events[{seq}].truncation", FLAG))
         elif isinstance(p, ag.FileChange) and p.diff_truncated is True:
             cut.append((f"events[{seq}].diff_truncated", FLAG))

@@ -124,3 +124,7 @@ def test_plans_place_volatile_keys_and_integers_from_the_schema() -> None:
     assert plan.volatile == (("duration_seconds",),)
     assert ("stdout", "bytes") in plan.integers and ("exit_code",) in plan.integers
     assert _plan(ag.GuardSummary) is None  # floats that stay: the generic encoder decides
+
+
+def test_no_demonstration_payloads_digest_the_empty_list() -> None:
+    assert demonstration_digest([]) == hashlib.sha256(b"[]").hexdigest() == payload_digest([])
