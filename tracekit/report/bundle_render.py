@@ -12,7 +12,6 @@ payload it signed.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import msgspec
 
@@ -21,7 +20,7 @@ from tracekit.bundle.predicate import Predicate
 from tracekit.bundle.verify import BundleReport
 from tracekit.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings, render_junit, render_sarif
-from tracekit.report.jsonout import dumps
+from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 FORMATS = ("table", "json", "markdown")
@@ -196,8 +195,7 @@ ActionReport = KeygenReport | SealReport | RedactReport | ExtractReport | ProveR
 
 
 def _json(command: str, report: msgspec.Struct) -> str:
-    body: dict[str, Any] = msgspec.to_builtins(report)
-    return dumps({"report_version": REPORT_VERSION, "command": command, **body})
+    return dumps_struct(report, report_version=REPORT_VERSION, command=command)
 
 
 _VERDICT = {0: "sealed and trusted", 1: "intact, needs action", 2: "INVALID"}

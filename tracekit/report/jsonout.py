@@ -13,12 +13,13 @@ def dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 
 
-def dumps_struct(report: object) -> str:
-    """:func:`dumps` of a typed report (a msgspec Struct), its JSON form derived by msgspec."""
+def dumps_struct(report: object, /, **head: object) -> str:
+    """:func:`dumps` of a typed report (a msgspec Struct), its JSON form derived by msgspec,
+    after the ``head`` keys (``report_version``, ``command``...) a document puts around it."""
     import msgspec
 
     document: dict[str, Any] = msgspec.to_builtins(report)
-    return dumps(document)
+    return dumps({**head, **document})
 
 
 def _element(value: Mapping[str, Any]) -> str:

@@ -21,7 +21,7 @@ from tracekit import REPORT_VERSION
 from tracekit.audit.model import episode_label
 from tracekit.canonical import jcs_bytes
 from tracekit.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
-from tracekit.report.jsonout import dumps
+from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import blocks, fields, md_report, md_section, md_table, table
 from tracekit.report.verify_render import shown
 
@@ -199,7 +199,7 @@ def evidence_show(evidence: EvidenceFile) -> EvidenceShow:
 
 
 def render_json(report: EvidenceShow) -> str:
-    return dumps({"report_version": REPORT_VERSION, **msgspec.to_builtins(report)})
+    return dumps_struct(report, report_version=REPORT_VERSION)
 
 
 def _messages(counts: dict[str, int]) -> str:

@@ -16,7 +16,7 @@ import msgspec
 
 from tracekit import REPORT_VERSION
 from tracekit.report.findings import FindingRow, TraceFindings, render_junit, render_sarif
-from tracekit.report.jsonout import dumps
+from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import display_path, md_escape, md_table, table
 from tracekit.store.diff import Diff, FindingRef
 from tracekit.store.export import ExportReport
@@ -26,8 +26,7 @@ FORMATS = ("table", "json", "markdown")
 
 
 def _json(kind: str, report: msgspec.Struct) -> str:
-    body: dict[str, Any] = msgspec.to_builtins(report)
-    return dumps({"report_version": REPORT_VERSION, "report": kind, **body})
+    return dumps_struct(report, report_version=REPORT_VERSION, report=kind)
 
 
 def _grid(rows: Sequence[Sequence[Any]], headers: Sequence[str], fmt: str) -> list[str]:
