@@ -25,8 +25,8 @@ class Spool(Generic[S]):
         self._decoder = msgspec.json.Decoder(kind)
 
     def add(self, item: S) -> int:
-        """Spool ``item``; its offset, for :meth:`at`."""
-        offset = self._handle.tell()
+        """Spool ``item`` at the end, whatever was read since; its offset, for :meth:`at`."""
+        offset = self._handle.seek(0, 2)
         self._handle.write(self._encoder.encode(item) + b"\n")
         return offset
 
@@ -40,15 +40,12 @@ class Spool(Generic[S]):
         self._handle.seek(0)
         for line in self._handle:
             yield self._decoder.decode(line)
-        self._handle.seek(0, 2)  # appends go on at the end
 
     def at(self, offset: int) -> S:
         """The item spooled at ``offset``."""
         self._handle.flush()
         self._handle.seek(offset)
-        item = self._decoder.decode(self._handle.readline())
-        self._handle.seek(0, 2)
-        return item
+        return self._decoder.decode(self._handle.readline())
 
     def close(self) -> None:
         self._handle.close()
