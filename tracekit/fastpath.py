@@ -199,8 +199,10 @@ def _build_fast_path() -> Any:
     *infos, envelope_info = mi.multi_type_info([kind for _, kind in kinds] + [ag.EventEnvelope])
     assert isinstance(envelope_info, mi.StructType)
     _inspect(envelope_info, fields, free)
-    envelope_floats = [f.name for f in envelope_info.fields if f.name in fields[ag.EventEnvelope]]
-    envelope_floats = [name for name in envelope_floats if name not in ("event_type", "payload")]
+    envelope_floats = [
+        f.name for f in envelope_info.fields
+        if f.name in fields[ag.EventEnvelope] and f.name not in ("event_type", "payload")
+    ]
     for (name, kind), info in zip(kinds, infos, strict=True):
         if _inspect(info, fields, free)[1]:
             continue
@@ -213,7 +215,7 @@ def _build_fast_path() -> Any:
             frozen=True,
         )
         assert isinstance(info, mi.StructType)
-        payload_floats = [f"payload.{path}" for path in _float_paths(info, fields)] if fields[kind] else []
+        payload_floats = [f"payload.{path}" for path in _float_paths(info, fields)]
         lines[line_type] = name
         floats[line_type] = _float_getter(envelope_floats + payload_floats)
     decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(reduce(or_, lines))
