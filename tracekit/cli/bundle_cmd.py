@@ -28,7 +28,6 @@ from tracekit.cli.bundle_io import (
     trusted_keys,
     verify_path,
 )
-from tracekit.cli.bundle_io import is_bundle as is_bundle  # the verify dispatch asks it
 from tracekit.cli.common import (
     FORCE,
     FORMAT,
