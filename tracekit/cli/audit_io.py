@@ -103,19 +103,14 @@ def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
         strict_sources=opts.strict_sources,
         trusted_roots={k: Path(v) for k, v in opts.roots},
     )
-    # One collector pause over the walk and the audit, and the fold dropped before it ends:
-    # resumed with the held payloads alive, its first collection would rescan every one
-    # (tracekit/collector.py).
-    with collector.paused():
+    with collector.paused():  # one pause over the walk and the audit (tracekit/collector.py)
         verified = verify_opened(path, source, options)
-        report = audit_agentguard(
+        return audit_agentguard(
             verified,
             strict_sources=opts.strict_sources,
             scenario_given=opts.scenario is not None,
             events=events,
         )
-        del verified, events
-    return report
 
 
 def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
