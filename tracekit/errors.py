@@ -320,6 +320,8 @@ class Code(enum.StrEnum):
     CLI_OUTPUT_IS_FOLDER = "cli.output_is_folder"
     CLI_OUTPUT_NOT_REGULAR = "cli.output_not_regular"
     CLI_OUTPUT_UNWRITABLE = "cli.output_unwritable"
+    CLI_OUTPUT_IS_INPUT = "cli.output_is_input"
+    CLI_UNKNOWN_CODE = "cli.unknown_code"
     CLI_NOTHING_CHECKED = "cli.nothing_checked"
     # -- bundle and store commands on the pipeline (docs/cli.md) ----------------------------------
     CLI_BAD_VALUE = "cli.bad_value"
@@ -861,6 +863,14 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _E,
         "The output could not be written (permission denied, read-only or special file system, "
         "or no space); no output file was changed.",
+    ),
+    Code.CLI_OUTPUT_IS_INPUT: CodeInfo(
+        _E,
+        "The output names a file this command reads; an input is never replaced, even with "
+        "--force. Write the report elsewhere.",
+    ),
+    Code.CLI_UNKNOWN_CODE: CodeInfo(
+        _E, "No such code; `tracekit explain --list` lists every code (docs/error-codes.md)."
     ),
     Code.CLI_BAD_VALUE: CodeInfo(_E, "{option} takes {expected}."),
     Code.BUNDLE_NOT_A_CAMPAIGN: CodeInfo(

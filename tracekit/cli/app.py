@@ -116,6 +116,18 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _named_command() -> str:
+    """``tracekit <command>`` when the command line names one, else ``tracekit``: click reports
+    an option missing its value before it enters the command (docs/cli.md, Conventions 1)."""
+    words = sys.argv[1:3]
+    if words and words[0] in COMMANDS:
+        groups = {"bundle": ("verify", "show", "extract", "prove"), "db": ("summary", "diff", "findings", "export", "runs")}
+        if len(words) > 1 and words[1] in groups.get(words[0], ()):
+            return f"tracekit {words[0]} {words[1]}"
+        return f"tracekit {words[0]}"
+    return "tracekit"
+
+
 def usage_error(error: Exception) -> NoReturn:
     """A usage error click found (a missing argument, an unknown option, a value of the wrong
     type), in the one error style: ``tracekit: error[cli.usage] <what click says>`` and a hint.
@@ -127,7 +139,7 @@ def usage_error(error: Exception) -> NoReturn:
 
     assert isinstance(error, UsageError)
     ctx = error.ctx
-    where = f"tracekit {ctx.command_path.split(' ', 1)[1]}" if ctx and " " in ctx.command_path else "tracekit"
+    where = f"tracekit {ctx.command_path.split(' ', 1)[1]}" if ctx and " " in ctx.command_path else _named_command()
     print(f"tracekit: error[cli.usage] {display_path(error.format_message())}", file=sys.stderr)
     print(f"Try '{where} -h' for help.", file=sys.stderr)
     sys.exit(2)

@@ -41,7 +41,7 @@ from tracekit.cli.common import (
     fail,
     refuse_folder,
 )
-from tracekit.cli.sink import check_target, emit, write_atomic, write_files
+from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic, write_files
 from tracekit.errors import Code, TracekitError
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
@@ -127,7 +127,9 @@ def keygen(
     from tracekit.bundle import keys
     from tracekit.report.bundle_render import KeygenReport
 
-    private_path, public_path = Path(output + ".key"), Path(output + ".pub")
+    # `-o x.key` and `-o x.pub` name the pair x, as `-o x` does.
+    stem = output.removesuffix(".key").removesuffix(".pub")
+    private_path, public_path = Path(stem + ".key"), Path(stem + ".pub")
     check_target(private_path, force)
     check_target(public_path, force)
     seed, public = keys.generate()
@@ -392,7 +394,8 @@ def extract(
     except (TracekitError, BundleError) as error:
         diag(error.finding, bundle)
         raise typer.Exit(ExitCode.ERROR) from None
-    _report("bundle extract", ExtractReport(str(output), wanted.hex(), written[0]), format)
+    if not is_stdout(output):  # with `-o -` stdout carries the bytes alone
+        _report("bundle extract", ExtractReport(str(output), wanted.hex(), written[0]), format)
     _say(quiet, "bundle extract", f"{written[0]} byte(s) written")
 
 
