@@ -127,3 +127,65 @@ def test_a_missing_option_value_points_to_the_command_help(words: list[str], hin
     done = run_cli(*words)
     assert done.returncode == 2 and b"cli.usage" in done.stderr
     assert hint in done.stderr
+
+
+#: Every command that prints a JSON report, on valid and on bad input: (id, arguments). Run in a
+#: folder holding ``t.jsonl`` (a valid trace), ``bad.jsonl`` (a truncated copy), ``k.key``/``k.pub``
+#: and ``b.tkb`` (a bundle sealed from t.jsonl) and ``s.duckdb`` (a store).
+JSON_REPORTS: list[tuple[str, list[str]]] = [
+    ("verify", ["verify", "t.jsonl"]),
+    ("verify-bad", ["verify", "bad.jsonl"]),
+    ("verify-bundle", ["verify", "b.tkb", "--trusted-key", "k.pub"]),
+    ("show", ["show", "t.jsonl"]),
+    ("audit", ["audit", "t.jsonl"]),
+    ("audit-bad", ["audit", "bad.jsonl"]),
+    ("replay", ["replay", "t.jsonl"]),
+    ("replayability", ["replayability", "t.jsonl"]),
+    ("check", ["check", str(SCENARIO), str(INSPECT), "--strict"]),
+    ("check-campaign", ["check", str(SCENARIO), str(INSPECT.parent)]),
+    ("metamorphic", ["metamorphic", "t.jsonl", "--trials", "1"]),
+    ("seal", ["seal", "t.jsonl", "--key", "k.key", "-o", "c.tkb"]),
+    ("bundle-show", ["bundle", "show", "b.tkb", "--trusted-key", "k.pub"]),
+    ("db-summary", ["db", "summary", "s.duckdb"]),
+    ("db-findings", ["db", "findings", "s.duckdb"]),
+    ("explain", ["explain", "chain.event_hash_mismatch"]),
+]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("contract")
+    shutil.copyfile(FIXTURE, folder / "t.jsonl")
+    (folder / "bad.jsonl").write_bytes(FIXTURE.read_bytes()[:200])
+    assert run_cli("keygen", "-o", "k", "-q", cwd=folder).returncode == 0
+    assert run_cli("seal", "t.jsonl", "--key", "k.key", "-o", "b.tkb", "-q", cwd=folder).returncode == 0
+    (folder / "campaign").mkdir()
+    shutil.copyfile(FIXTURE, folder / "campaign" / "a.jsonl")
+    assert run_cli("audit", "campaign", "--db", "s.duckdb", "-q", cwd=folder).returncode in (0, 1)
+    return folder
+
+
+@pytest.mark.parametrize(("name", "words"), JSON_REPORTS, ids=[r[0] for r in JSON_REPORTS])
+def test_every_json_report_starts_with_its_head(name: str, words: list[str], workdir: Path) -> None:
+    """docs/cli.md, "JSON reports": ``command``, ``report_version`` and ``exit_code`` come
+    first, and ``exit_code`` is the process's exit code."""
+    (workdir / "c.tkb").unlink(missing_ok=True)
+    done = run_cli(*words, "-f", "json", cwd=workdir)
+    document = json.loads(done.stdout)
+    assert list(document)[:3] == ["command", "report_version", "exit_code"], list(document)[:5]
+    assert document["command"] == " ".join(words[:2]) if words[0] in ("db", "bundle") else words[0]
+    assert document["exit_code"] == done.returncode, done.stderr
+
+
+def test_explain_knows_every_code_and_refuses_others() -> None:
+    from tracekit.code_help import FAMILY_HELP
+    from tracekit.errors import Code
+
+    assert {c.value.split(".")[0] for c in Code} <= set(FAMILY_HELP), "every family says why and what to do"
+    done = run_cli("explain", "chain.event_hash_mismatch")
+    assert done.returncode == 0 and b"tampered" in done.stdout
+    unknown = run_cli("explain", "canary.\x1b[31mred")
+    assert unknown.returncode == 2 and b"cli.unknown_code" in unknown.stderr
+    assert b"canary" not in unknown.stderr and unknown.stdout == b""
+    listed = run_cli("explain", "--list", "-f", "json")
+    assert len(json.loads(listed.stdout)["codes"]) == len(Code)

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "redact": "bundle_cmd",
     "bundle": "bundle_cmd",
     "db": "db_cmd",
+    "explain": "explain_cmd",
 }
 
 
@@ -98,6 +99,11 @@ def main() -> None:
     # to print, in the one error style.
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
+    from tracekit.report.jsonout import set_head
+
+    named = _named_command()
+    if named != "tracekit":
+        set_head(command=named.removeprefix("tracekit "))
     try:
         code = build(sys.argv[1] if len(sys.argv) > 1 else None)(standalone_mode=False)
     except NoArgsIsHelpError as error:

@@ -43,6 +43,7 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic, write_files
 from tracekit.errors import Code, TracekitError
+from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
     from tracekit.bundle.predicate import FindingResults
@@ -103,6 +104,7 @@ def _verified(path: str, trusted: list[bytes]) -> BundleReport:
 def _report(command: str, report: ActionReport, format: Format) -> None:
     from tracekit.report.bundle_render import render_action
 
+    set_head(exit_code=0)
     emit(render_action(command, report, format.value))
 
 
@@ -354,6 +356,7 @@ def show(
     if output is not None:
         check_target(output, force)
     report = _verified(bundle, trusted_keys(trusted_key))
+    set_head(exit_code=0)
     emit(SHOW_RENDERERS[format.value](bundle_show(bundle, report)), output, force)
     _say(quiet, "bundle show", f"{report.kind}, {report.records} record(s), {report.blobs} blob(s); exit {report.exit_code}")
     raise typer.Exit(report.exit_code)

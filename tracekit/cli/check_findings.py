@@ -16,6 +16,7 @@ from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
 from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.cli.findings_io import CheckJob, CheckPart
@@ -58,14 +59,16 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
         fail(Code.FINDINGS_NO_EPISODE)
     entries = tuple(entry(e, findings_io.judge(scenario, e, opts.strict)) for e in chosen)
     report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
-    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     refused = [e.refused for e in entries if e.refused is not None]
+    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
+    verdict = worst(EXIT_ERROR if refused else EXIT_OK, gated)
+    set_head(exit_code=verdict)
+    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     for code in dict.fromkeys(refused):
         diag(finding(Code(code)), "trace")
     if not opts.quiet:
         print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
-    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
-    return worst(EXIT_ERROR if refused else EXIT_OK, gated)
+    return verdict
 
 
 class Campaign:
@@ -180,6 +183,7 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     for part in stream(opts, findings_io.check_job, jobs, stdin="-" in inputs.files):
         campaign.fold(part)
     report = campaign.report()
+    set_head(exit_code=worst(campaign.exit_code(), EXIT_FAIL if inputs.too_deep else EXIT_OK))
     emit(render_campaign(report, opts.format), opts.output, opts.force)
     if not opts.quiet:
         print(campaign.summary(report), file=sys.stderr)

@@ -35,6 +35,7 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, TracekitError
+from tracekit.report.jsonout import set_head
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
 """Fault injection for the crash tests: ``ACTION:POINT:N`` sends this process SIGKILL
@@ -99,6 +100,7 @@ def summary(
             report = query(con)
     except TracekitError as error:
         _store_error(error)
+    set_head(exit_code=0)
     emit(SUMMARY_RENDERERS[format](report), output, force)
     _say(quiet, "db summary", f"run {report.run.run_id}: {report.files} files, {report.episodes} episodes")
 
@@ -127,6 +129,7 @@ def diff(
             report = query(con, since)
     except TracekitError as error:
         _store_error(error)
+    set_head(exit_code=0)
     emit(DIFF_RENDERERS[format](report), output, force)
     _say(
         quiet, "db diff",
@@ -166,6 +169,7 @@ def findings(
             report = query(con, policy=policy, fmt=trace_format, limit=limit)
     except TracekitError as error:
         _store_error(error)
+    set_head(exit_code=0)
     emit(FINDINGS_RENDERERS[format](report), output, force)
     _say(quiet, "db findings", f"run {report.run_id}: {report.total} finding(s), {len(report.rows)} shown")
 

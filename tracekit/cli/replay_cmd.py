@@ -42,6 +42,7 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, Severity, TracekitError
+from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.replay import ReplayReport
@@ -128,6 +129,7 @@ def replayability(
         Format.table: render_replayability_table,
         Format.markdown: render_replayability_markdown,
     }
+    set_head(exit_code=EXIT_OK if report.replayable else EXIT_FAIL)
     emit(renderers[format](report), output, force)
     if not quiet:
         print(replayability_summary_line(report), file=sys.stderr)
@@ -172,6 +174,7 @@ def replay(
         check_folder(output_dir, OUTPUT_NAMES, force)
     report = _replay_report(path, strict_sources, trusted_root, input_format)
     if not report.replayable:
+        set_head(exit_code=EXIT_ERROR)
         if format is FindingsFormat.json:
             emit(render_json(report), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
@@ -184,6 +187,7 @@ def replay(
     exact = report.equivalence == "exact"
     allowed = allow_divergence or no_require_equivalence
     code = EXIT_OK if exact or allowed else EXIT_FAIL
+    set_head(exit_code=code)
     if format in (FindingsFormat.junit, FindingsFormat.sarif):
         emit(_findings(format, path, report, code), output, force)
     else:
