@@ -244,7 +244,7 @@ def _finding_rows(table: str) -> list[str]:
 def test_table_message_does_not_repeat_the_location(path: Path) -> None:
     """The table's where column holds the location; the message leaves it out and each line of
     a finding row stays within the wrapped widths. JSON keeps the whole message."""
-    table = run_cli("audit", str(path)).stdout.decode()
+    table = run_cli("audit", str(path), "--verbose").stdout.decode()
     code, doc = _json(str(path))
     located = [
         f for t in doc["traces"] for f in t["findings"] if f["where"] and f"({f['where']})" in f["message"]
@@ -290,3 +290,21 @@ def test_oversized_harness_trace_is_refused_by_the_bounded_reader(tmp_path: Path
         assert result.returncode == 2, result.stderr
         trace = json.loads(result.stdout)["traces"][0]
         assert trace["format"] == "harness" and trace["findings"][0]["code"] == "harness.trace_too_large"
+
+
+def test_a_campaign_table_is_summary_first_then_one_line_per_file(tmp_path: Path) -> None:
+    """docs/audit.md, "Reading the table": the summary, then one row per file; a file's own
+    tables only with --verbose."""
+    import shutil
+
+    from tests.helpers import FIXTURE
+
+    for name in ("a.jsonl", "b.jsonl", "c.jsonl"):
+        shutil.copyfile(FIXTURE, tmp_path / name)
+    brief = run_cli("audit", str(tmp_path)).stdout.decode()
+    assert brief.startswith("== campaign summary")
+    rows = [line for line in brief.splitlines() if line.endswith(".jsonl")]
+    assert len(rows) == 3 and all(not line.startswith("==") for line in rows)
+    assert "completeness" not in brief.split("== files")[1] and "field " not in brief.split("== files")[1]
+    verbose = run_cli("audit", str(tmp_path), "--verbose").stdout.decode()
+    assert verbose.count("\n== ") >= 4 and len(verbose) > len(brief)

@@ -109,6 +109,7 @@ def audit(
     ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Campaign tables: every file's own tables too."),
     db: Path = typer.Option(
         None, "--db", metavar="FILE", help="Audit one campaign folder into this store (DuckDB): only new or "
         "changed files are read; query it with `tracekit db`."
@@ -171,7 +172,7 @@ def audit(
         elif format is FindingsFormat.markdown:
             emit(audit_render.markdown_chunks(spool.read(), summary), output, force)
         else:
-            emit(audit_render.table_chunks(spool.read(), summary), output, force)
+            emit(audit_render.table_chunks(spool.read(), summary, verbose), output, force)
     finally:
         spool.close()
     if not quiet:
