@@ -189,3 +189,45 @@ def test_explain_knows_every_code_and_refuses_others() -> None:
     assert b"canary" not in unknown.stderr and unknown.stdout == b""
     listed = run_cli("explain", "--list", "-f", "json")
     assert len(json.loads(listed.stdout)["codes"]) == len(Code)
+
+
+def _commands() -> list[str]:
+    import typer.main
+
+    from tracekit.cli.app import app
+
+    group = typer.main.get_command(app)
+    names: list[str] = []
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        sub = getattr(command, "commands", None)
+        names += [f"{name} {s}" for s in sub] if sub else [name]
+    return names
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_help_ends_with_examples_that_use_real_options(command: str) -> None:
+    """docs/cli.md, Conventions 3: every --help ends with examples, each a command line whose
+    options the command has."""
+    import re
+
+    from tracekit.cli.examples import EXAMPLES
+
+    assert EXAMPLES.get(command), "a command without examples"
+    help_text = run_cli(*command.split(), "-h").stdout.decode()
+    assert "Examples:" in help_text
+    for line in EXAMPLES[command]:
+        assert line.startswith(f"tracekit {command} ") or line == f"tracekit {command}"
+        for option in re.findall(r"(?<=\s)(--?[a-z][a-z-]*)", line.split("|")[0]):
+            assert re.search(rf"(^|[\s,]){re.escape(option)}[\s,=]", help_text, re.MULTILINE), (command, option)
+
+
+def test_completion_scripts_and_answers() -> None:
+    script = run_cli("completion", "bash")
+    assert script.returncode == 0 and b"_TRACEKIT_COMPLETE" in script.stdout
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, _TRACEKIT_COMPLETE="complete_bash", COMP_WORDS="tracekit ver", COMP_CWORD="1")
+    answer = subprocess.run([str(Path(sys.executable).parent / "tracekit")], env=env, capture_output=True, check=False)
+    assert answer.stdout.split() == [b"verify"]

@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "bundle": "bundle_cmd",
     "db": "db_cmd",
     "explain": "explain_cmd",
+    "completion": "completion_cmd",
 }
 
 
@@ -58,6 +59,11 @@ def build(command: str | None = None) -> typer.Typer:
         name="tracekit",
         help="Independent verifier and forensic workbench for AI-agent execution traces.",
         add_completion=False,
+        epilog=(
+            "Every command: -h for its help and examples; -o - writes to stdout; --debug FILE writes an internal "
+            "error's stack to FILE for a bug report. `tracekit explain CODE` explains a diagnostic; "
+            "`tracekit completion SHELL` prints a completion script. docs/cli.md is the contract."
+        ),
         pretty_exceptions_enable=False,
         no_args_is_help=True,
         rich_markup_mode=None,
@@ -97,10 +103,20 @@ def main() -> None:
     signal.signal(signal.SIGINT, _on_sigint)
     # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
     # to print, in the one error style.
+    import os
+
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
     from tracekit.report.jsonout import set_head
 
+    if os.environ.get("_TRACEKIT_COMPLETE"):
+        # The completion script calling back (tracekit/cli/completion_cmd.py).
+        from typer._completion_classes import completion_init
+
+        completion_init()
+    from tracekit.cli import debug
+
+    sys.argv[1:] = debug.take_option(sys.argv[1:])
     named = _named_command()
     if named != "tracekit":
         set_head(command=named.removeprefix("tracekit "))
@@ -117,9 +133,22 @@ def main() -> None:
         raise
     except (KeyboardInterrupt, Interrupted):
         interrupted()
-    except BaseException:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
+    except BaseException as error:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
+        _debug_report(error, named)
         fail_internal()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _debug_report(error: BaseException, named: str) -> None:
+    """Write the ``--debug`` report of an internal error, if one was asked for (cli/debug.py);
+    a report that cannot be written never hides the error itself."""
+    from tracekit.cli import debug
+
+    try:
+        if debug.write_report(error, named):
+            print("tracekit: the --debug report was written (stack frames only; no input content).", file=sys.stderr)
+    except (Exception, SystemExit):  # noqa: BLE001 - the internal error is what gets reported
+        pass
 
 
 def _named_command() -> str:

@@ -289,6 +289,15 @@ class Command(typer.core.TyperCommand):
         pieces = super().collect_usage_pieces(ctx)
         return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
 
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        """The command's examples (tracekit/cli/examples.py), kept as written."""
+        from tracekit.cli.examples import epilog
+
+        text = epilog(ctx.command_path)
+        if text:
+            formatter.write_paragraph()
+            formatter.write(text + "\n")
+
 
 # -- the sink's and the executors' functions under their former names in this module, for
 # commands written before cli/sink.py and tracekit/executors existed (docs/cli.md) -------------
