@@ -231,3 +231,44 @@ def test_completion_scripts_and_answers() -> None:
     env = dict(os.environ, _TRACEKIT_COMPLETE="complete_bash", COMP_WORDS="tracekit ver", COMP_CWORD="1")
     answer = subprocess.run([str(Path(sys.executable).parent / "tracekit")], env=env, capture_output=True, check=False)
     assert answer.stdout.split() == [b"verify"]
+
+
+def _stderr_on_a_terminal(*args: str) -> bytes:
+    """Run the CLI with stderr on a pseudo-terminal; what it drew there."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    import fcntl
+    import struct
+    import termios
+
+    main, side = pty.openpty()
+    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a terminal's size
+    command = [str(Path(sys.executable).parent / "tracekit"), *args]
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=side) as process:
+        os.close(side)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        process.wait(timeout=120)
+    os.close(main)
+    return drawn
+
+
+def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
+    """docs/cli.md, "Progress": counts and rate on a terminal; nothing in a pipe or with -q."""
+    for n in range(4):
+        shutil.copyfile(FIXTURE, tmp_path / f"t{n}.jsonl")
+    drawn = _stderr_on_a_terminal("audit", str(tmp_path))
+    assert b"tracekit audit:" in drawn and b"/4 [" in drawn and b"file/s" in drawn
+    assert b"/4 [" not in _stderr_on_a_terminal("audit", str(tmp_path), "-q")
+    piped = run_cli("audit", str(tmp_path))
+    assert b"/4 [" not in piped.stderr and b"\r" not in piped.stderr

@@ -148,7 +148,9 @@ def audit(
     try:
         skipped = 0
         try:
-            for result in chosen.map_ordered(audit_file, work):
+            from tracekit.cli.progress import tracked
+
+            for result in tracked(chosen.map_ordered(audit_file, work), len(work), "audit", quiet):
                 if result is None:
                     skipped += 1
                     continue

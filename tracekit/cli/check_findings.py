@@ -154,7 +154,9 @@ def stream(opts: CheckOptions, work: Callable[[T], R], tasks: list[T], stdin: bo
     "Executors"), results in task order; an unavailable executor is a diagnostic and exit 2."""
     executor = opts.run.make(len(tasks), stdin=stdin, preload=WORKER_MODULES)
     try:
-        yield from executor.map_ordered(work, tasks)
+        from tracekit.cli.progress import tracked
+
+        yield from tracked(executor.map_ordered(work, tasks), len(tasks), "check", opts.quiet)
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None

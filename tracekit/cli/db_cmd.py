@@ -323,7 +323,10 @@ def audit_into_store(job: StoreRun) -> NoReturn:
     chosen = job.run.make(len(paths))
 
     def audit(files: list[str]) -> Iterator[dict[str, Any] | None]:
-        return chosen.map_ordered(store_job, [AuditJob(f, absolute(f), False, opts) for f in files])
+        from tracekit.cli.progress import tracked
+
+        done = chosen.map_ordered(store_job, [AuditJob(f, absolute(f), False, opts) for f in files])
+        return tracked(done, len(files), "audit", job.quiet)
 
     started = time.perf_counter()
     try:

@@ -161,7 +161,9 @@ def verify(
     ]
     chosen = run.make(1 if one else len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
     try:
-        results = list(chosen.map_ordered(verify_job, work))
+        from tracekit.cli.progress import tracked
+
+        results = list(tracked(chosen.map_ordered(verify_job, work), len(work), "verify", quiet))
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
