@@ -235,13 +235,12 @@ def test_completion_scripts_and_answers() -> None:
 
 def _stderr_on_a_terminal(*args: str) -> bytes:
     """Run the CLI with stderr on a pseudo-terminal; what it drew there."""
+    import fcntl
     import os
     import pty
+    import struct
     import subprocess
     import sys
-
-    import fcntl
-    import struct
     import termios
 
     main, side = pty.openpty()
