@@ -271,3 +271,41 @@ def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
     assert b"/4 [" not in _stderr_on_a_terminal("audit", str(tmp_path), "-q")
     piped = run_cli("audit", str(tmp_path))
     assert b"/4 [" not in piped.stderr and b"\r" not in piped.stderr
+
+
+def _matrix() -> dict[tuple[str, str], set[int]]:
+    """docs/cli.md's exit matrix: (command, input kind) -> the exit codes its cell lists."""
+    import re
+
+    from tests.helpers import ROOT
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = text.split("### What each exit code means, per command and input kind", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][2:]
+    kinds = ("agentguard", "imported", "harness", "bundle")
+    cells: dict[tuple[str, str], set[int]] = {}
+    for row in rows:
+        command, *values = [cell.strip() for cell in row.strip("|").split("|")]
+        for kind, value in zip(kinds, values, strict=True):
+            cells[(command, kind)] = {int(code) for code in re.findall(r"(?:^|; )([0-2]) ", value)}
+    return cells
+
+
+MATRIX_INPUTS = {
+    "agentguard": str(FIXTURE),
+    "imported": str(INSPECT),
+    "harness": str(CORPUS / "third_party" / "owasp-harness" / "examples" / "traces" / "denied_tool_call.json"),
+    "bundle": "b.tkb",
+}
+
+
+@pytest.mark.parametrize(("command", "kind"), sorted(_matrix()), ids=[f"{c}-{k}" for c, k in sorted(_matrix())])
+def test_exit_codes_match_the_documented_matrix(command: str, kind: str, workdir: Path) -> None:
+    path = MATRIX_INPUTS[kind]
+    words = {"check": ["check", str(SCENARIO), path]}.get(command, [command, path])
+    if command == "verify" and kind == "bundle":
+        words += ["--trusted-key", "k.pub"]
+    if command == "metamorphic":
+        words += ["--trials", "1"]
+    done = run_cli(*words, "-q", cwd=workdir)
+    assert done.returncode in _matrix()[(command, kind)], done.stderr
