@@ -814,7 +814,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
         "{count} folder(s) nested deeper than {limit} levels below an input folder were not "
         "searched; the traces above them were checked.",
     ),
-    Code.CLI_NOT_A_FILE: CodeInfo(_E, "This command reads one trace file; a folder was given."),
+    Code.CLI_NOT_A_FILE: CodeInfo(_E, "This argument names one file; a folder was given."),
     Code.CLI_STDIN_TWICE: CodeInfo(_E, "Standard input (-) can be read only once per command."),
     Code.CLI_MISSING_ARGUMENT: CodeInfo(_E, "Missing {what}."),
     Code.CLI_OPTION_CONFLICT: CodeInfo(_E, "{option} cannot be used with {other}."),
