@@ -195,7 +195,7 @@ def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary, verbos
         yield from _blocks(traces, first=True)
         yield "\n"
         return
-    tail = ["== campaign summary", table(_summary_rows(summary), tablefmt="plain")]
+    tail = ["== campaign summary", MARKDOWN_NOTE, "", table(_summary_rows(summary), tablefmt="plain")]
     if summary.by_format:
         tail += ["", "by format:", table(_format_rows(summary), FORMAT_HEADERS)]
     if summary.by_policy:
