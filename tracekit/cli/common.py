@@ -137,6 +137,7 @@ class InputFormat(enum.StrEnum):
     garak = "garak"
     agentguard = "agentguard"
     harness = "harness"
+    claude_code = "claude_code"
 
 
 INPUT_FORMAT = typer.Option(
