@@ -138,6 +138,7 @@ class InputFormat(enum.StrEnum):
     agentguard = "agentguard"
     harness = "harness"
     claude_code = "claude_code"
+    codex = "codex"
 
 
 INPUT_FORMAT = typer.Option(

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from tracekit.evidence import (
@@ -20,6 +19,7 @@ from tracekit.evidence import (
 )
 from tracekit.formats.base import FormatLimits
 from tracekit.formats.jsoninput import Budget, Codes, as_dict, as_list, fail, opt_str, schema_error
+from tracekit.formats.record_time import seconds_between
 
 CODES = Codes.of("claude_code")
 
@@ -100,7 +100,7 @@ class Session:
             is_error=bool(is_error),
             error_kind="tool_error" if is_error else None,
             started_at=call.at,
-            latency_s=_seconds(call.at, at),
+            latency_s=seconds_between(call.at, at),
         )
 
     def _assistant(self, record: dict[str, Any], message: dict[str, Any], content: list[Any], at: str | None, line: int) -> None:
@@ -194,17 +194,6 @@ def _result_text(content: Any, line: int) -> str | None:
         return content
     texts = [_text(b, line) for b in as_list(content, CODES, "tool_result.content", line) if isinstance(b, dict) and b.get("type") == "text"]
     return "\n".join(texts) if texts else None
-
-
-def _seconds(start: str | None, end: str | None) -> float | None:
-    """Seconds between two record timestamps, when both parse and do not run backwards."""
-    if start is None or end is None:
-        return None
-    try:
-        delta = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-    except (ValueError, TypeError):
-        return None
-    return delta if delta >= 0 else None
 
 
 def check_threads(parents: dict[str, tuple[str | None, int]]) -> None:

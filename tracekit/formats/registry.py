@@ -31,6 +31,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "agentguard",
     "harness",
     "claude_code",
+    "codex",
 )
 """Supported formats, as help and diagnostics list them: the importers, then the two seed formats."""
 DETECTION_ORDER: tuple[str, ...] = (
@@ -41,6 +42,7 @@ DETECTION_ORDER: tuple[str, ...] = (
     "garak",
     "harness",
     "claude_code",
+    "codex",
 )
 """The order sniffs are asked in (docs/formats.md, "Detection", step 3). At most one accepts any
 file, so the order only decides speed: AgentGuard first, since every command already holds its

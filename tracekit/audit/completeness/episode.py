@@ -100,6 +100,22 @@ NOT_CARRIED: dict[str, dict[str, str]] = {
             "scorer",
         )
     },
+    "codex": {
+        name: "codex records the history, not the requests"
+        for name in (
+            "messages_as_sent",
+            "tool_schemas",
+            "raw_model_response",
+            "finish_reason",
+            "seed",
+            "endpoint",
+            "harness_revision",
+            "tool_server_revision",
+            "injection_point",
+            "outcome",
+            "scorer",
+        )
+    },
 }
 """Per format: fields its exporter has nowhere to put, with the reason shown in ``where``
 (docs/formats.md, "What each format cannot carry")."""
