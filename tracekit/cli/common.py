@@ -139,6 +139,7 @@ class InputFormat(enum.StrEnum):
     harness = "harness"
     claude_code = "claude_code"
     codex = "codex"
+    atif = "atif"
 
 
 INPUT_FORMAT = typer.Option(

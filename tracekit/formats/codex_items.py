@@ -133,7 +133,7 @@ class Rollout:
             text = item.get("arguments" if kind == "function_call" else "input")
             if not isinstance(name, str) or not isinstance(text, str):
                 schema_error(CODES, f"{kind}.arguments", line)
-            arguments = _string_arguments(text, self.limits.depth) if kind == "function_call" else Arguments("string", text=text)
+            arguments = string_arguments(text, self.limits.depth) if kind == "function_call" else Arguments("string", text=text)
         call = _Call(len(self.calls), turn, name, call_id, arguments, at)
         self.calls.append(call)
         if call_id is not None:
@@ -177,7 +177,7 @@ class Rollout:
         )
 
 
-def _string_arguments(text: str, depth: int) -> Arguments:
+def string_arguments(text: str, depth: int) -> Arguments:
     """A ``function_call``'s arguments: the provider's JSON string, kept verbatim; its parse when
     it is a JSON object (depth-bounded before decoding), else ``parse_error``."""
     raw = text.encode("utf-8")

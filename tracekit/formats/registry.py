@@ -32,6 +32,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "harness",
     "claude_code",
     "codex",
+    "atif",
 )
 """Supported formats, as help and diagnostics list them: the importers, then the two seed formats."""
 DETECTION_ORDER: tuple[str, ...] = (
@@ -43,6 +44,7 @@ DETECTION_ORDER: tuple[str, ...] = (
     "harness",
     "claude_code",
     "codex",
+    "atif",
 )
 """The order sniffs are asked in (docs/formats.md, "Detection", step 3). At most one accepts any
 file, so the order only decides speed: AgentGuard first, since every command already holds its

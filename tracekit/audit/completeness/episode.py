@@ -116,6 +116,24 @@ NOT_CARRIED: dict[str, dict[str, str]] = {
             "scorer",
         )
     },
+    "atif": {
+        name: "atif records steps, not requests, timing or verdicts"
+        for name in (
+            "messages_as_sent",
+            "raw_model_response",
+            "finish_reason",
+            "start_time",
+            "latency",
+            "error_and_retry",
+            "sampling",
+            "seed",
+            "endpoint",
+            "tool_server_revision",
+            "injection_point",
+            "outcome",
+            "scorer",
+        )
+    },
 }
 """Per format: fields its exporter has nowhere to put, with the reason shown in ``where``
 (docs/formats.md, "What each format cannot carry")."""
