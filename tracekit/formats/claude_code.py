@@ -18,8 +18,28 @@ from tracekit.formats.base import FormatLimits, Source
 from tracekit.formats.claude_code_episode import CODES, Session, check_threads
 from tracekit.formats.jsoninput import Budget, first_line, iter_lines, schema_error
 
-RECORD_TYPES = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress"})
-"""Record types Claude Code writes; only ``user`` and ``assistant`` carry the conversation."""
+CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+"""Record types on the ``uuid``/``parentUuid`` thread; only ``user`` and ``assistant`` carry the
+conversation."""
+METADATA_TYPES = frozenset(
+    {
+        "summary",
+        "file-history-snapshot",
+        "file-history-delta",
+        "queue-operation",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "agent-name",
+        "custom-title",
+        "ai-title",
+        "bridge-session",
+        "atis-latch",
+        "cost-state",
+        "frame-link",
+    }
+)
+"""Record types with the session's metadata and no place on the thread."""
 _LONG_HEAD = re.compile(rb'\A\{\s*"parentUuid"\s*:\s*(?:null|"[^"\\]{1,128}")\s*,\s*"isSidechain"\s*:\s*(?:true|false)\s*,')
 """The opening Claude Code writes on a record line (for a first line beyond the sniff prefix)."""
 
@@ -35,13 +55,15 @@ class ClaudeCodeFormat:
         if head is None:
             return bool(_LONG_HEAD.match(prefix))
         kind = head.get("type")
-        if not isinstance(kind, str) or kind not in RECORD_TYPES or "payload" in head:
+        if not isinstance(kind, str) or "payload" in head:
             return False
+        if kind in CONVERSATION_TYPES:
+            return "sessionId" in head and "uuid" in head
         if kind == "summary":
             return "leafUuid" in head and "summary" in head
-        if kind == "file-history-snapshot":
-            return "messageId" in head and "snapshot" in head
-        return "sessionId" in head and ("uuid" in head or kind == "queue-operation")
+        if kind.startswith("file-history-"):
+            return "messageId" in head or "sessionId" in head
+        return (kind in METADATA_TYPES or kind.startswith("artifact-")) and "sessionId" in head
 
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """One episode per session thread, records in file order."""
@@ -55,15 +77,11 @@ class ClaudeCodeFormat:
             kind = record.get("type")
             if not isinstance(kind, str):
                 schema_error(CODES, "type", number)
+            if kind in CONVERSATION_TYPES:
+                _thread(record, number, parents)
             if kind not in ("user", "assistant"):
-                continue  # summaries, snapshots, system notices: no conversation (docs/formats.md)
-            key, uuid = _thread_key(record, number), record.get("uuid")
-            if not isinstance(uuid, str):
-                schema_error(CODES, "uuid", number)
-            parent = record.get("parentUuid")
-            if parent is not None and not isinstance(parent, str):
-                schema_error(CODES, "parentUuid", number)
-            parents.setdefault(uuid, (parent, number))
+                continue  # metadata, attachments, system notices: no conversation (docs/formats.md)
+            key = _thread_key(record, number)
             if version is None and isinstance(record.get("version"), str):
                 version = record["version"]
             if key not in sessions:
@@ -72,6 +90,19 @@ class ClaudeCodeFormat:
             sessions[key].add(kind, record, number)
         check_threads(parents)
         return EvidenceFile("claude_code", version, tuple(s.episode(version) for s in sessions.values()))
+
+
+def _thread(record: dict[str, Any], line: int, parents: dict[str, tuple[str | None, int]]) -> None:
+    """Note a thread record's parent (the first record of a ``uuid`` wins). A ``user`` or
+    ``assistant`` record must have a ``uuid``; another thread record without one is left out."""
+    uuid, parent = record.get("uuid"), record.get("parentUuid")
+    if not isinstance(uuid, str):
+        if record.get("type") in ("user", "assistant") or uuid is not None:
+            schema_error(CODES, "uuid", line)
+        return
+    if parent is not None and not isinstance(parent, str):
+        schema_error(CODES, "parentUuid", line)
+    parents.setdefault(uuid, (parent, line))
 
 
 def _thread_key(record: dict[str, Any], line: int) -> str:

@@ -115,6 +115,24 @@ def test_a_parent_cycle_is_refused_without_looping(tmp_path: Path) -> None:
     assert raised.value.finding.code.value == "claude_code.schema" and "parentUuid" in raised.value.finding.message
 
 
+def test_a_cycle_through_an_attachment_is_refused(tmp_path: Path) -> None:
+    attachment = {"type": "attachment", "uuid": "t", "parentUuid": "b", "sessionId": "s1", "attachment": {}}
+    path = _write(tmp_path / "s.jsonl", [_record("user", "a", "t", "x"), _record("user", "b", "a", "x"), attachment])
+    with pytest.raises(FormatError):
+        load_file(path)
+
+
+def test_a_transcript_may_open_with_a_metadata_record(tmp_path: Path) -> None:
+    for head in ({"type": "permission-mode", "permissionMode": "default", "sessionId": "s1"},
+                 {"type": "queue-operation", "operation": "enqueue", "timestamp": "t", "sessionId": "s1"},
+                 {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}, "isSnapshotUpdate": False},
+                 {"type": "artifact-comment-monitor", "sessionId": "s1"}):
+        path = _write(tmp_path / "s.jsonl", [head, _record("user", "u", None, "go")])
+        assert registry.accepting(path.read_bytes(), ".jsonl") == ("claude_code",)
+        assert [e.id for e in load_file(path).episodes] == ["s1"]
+    assert registry.accepting(json.dumps({"type": "mode", "mode": "x"}).encode(), ".jsonl") == ()
+
+
 def test_a_self_parent_is_a_cycle(tmp_path: Path) -> None:
     with pytest.raises(FormatError):
         load_file(_write(tmp_path / "s.jsonl", [_record("user", "a", "a", "x")]))
