@@ -68,7 +68,7 @@ def test_seal_and_the_store(tmp_path: Path) -> None:
         assert checked.returncode == 0, checked.stderr
     campaign = tmp_path / "campaign"
     campaign.mkdir()
-    for fmt, path in SAMPLES.items():
+    for path in SAMPLES.values():
         shutil.copy(path, campaign / path.name)
     stored = run_cli("audit", str(campaign), "--db", str(tmp_path / "store.duckdb"), "-q")
     assert stored.returncode == 1, stored.stderr
