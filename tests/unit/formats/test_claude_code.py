@@ -38,7 +38,7 @@ def _write(path: Path, records: list[Any]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["representative_messages.jsonl", "session_b.jsonl", "todowrite_examples.jsonl"])
+@pytest.mark.parametrize("name", sorted(k for k in json.loads((PUBLIC / "counts.expected.json").read_text()) if k.endswith(".jsonl")))
 def test_public_file_counts(name: str) -> None:
     want = _expected(name)
     evidence = load_file(PUBLIC / name)
@@ -54,6 +54,7 @@ def test_public_file_counts(name: str) -> None:
     assert sum(c.result is not None for c in episode.calls) == want["tool_result"]
     assert all(c.arguments.shape == "object" and c.parallel_group == c.turn for c in episode.calls)
     assert episode.facts.model == want["model"]
+    assert ("context_compacted" in episode.losses) == want.get("compacted", False)
 
 
 def test_public_files_are_claude_code_alone() -> None:
