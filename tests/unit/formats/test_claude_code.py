@@ -5,7 +5,6 @@ threading checked without looping, and the reader's work linear in the file."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -183,14 +182,8 @@ def _chain(path: Path, count: int) -> Path:
     return path
 
 
-def test_reading_is_linear_in_a_long_thread(tmp_path: Path) -> None:
-    """A 20 000-record chain, threaded end to end: the cycle check visits each record once, so
-    ten times the records costs about ten times the time, not a hundred."""
-    small, large = _chain(tmp_path / "s.jsonl", 2_000), _chain(tmp_path / "l.jsonl", 20_000)
-    timings = []
-    for path in (small, large):
-        start = time.perf_counter()
-        (episode,) = load_file(path).episodes
-        timings.append(time.perf_counter() - start)
-        assert len(episode.messages) in (2_000, 20_000)
-    assert timings[1] < timings[0] * 30
+def test_a_long_thread_reads_whole(tmp_path: Path) -> None:
+    """A 20 000-record chain threaded end to end (the check's work is counted in
+    tests/complexity/test_transcript_work.py)."""
+    (episode,) = load_file(_chain(tmp_path / "l.jsonl", 20_000)).episodes
+    assert len(episode.messages) == 20_000 and len(episode.turns) == 10_000
