@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracekit.evidence import (
+    Approval,
     Arguments,
     Episode,
     EpisodeError,
@@ -22,6 +23,9 @@ from tracekit.formats.jsoninput import Budget, Codes, as_dict, as_list, fail, op
 from tracekit.formats.record_time import seconds_between
 
 CODES = Codes.of("claude_code")
+REJECTED = "User rejected tool use"
+"""The record-level ``toolUseResult`` Claude Code writes when the user refuses a tool call at its
+permission prompt (docs/formats.md, "Claude Code", step 3)."""
 
 
 class _Call:
@@ -54,6 +58,7 @@ class Session:
         self.open: dict[str, _Call] = {}
         self.errors: list[EpisodeError] = []
         self.redactions: list[Redaction] = []
+        self.approvals: list[Approval] = []
         self.compacted = False
         self.model: str | None = None
 
@@ -70,22 +75,22 @@ class Session:
         at = opt_str(record.get("timestamp"), CODES, "timestamp", line)
         if kind == "user":
             self.compacted = self.compacted or record.get("isCompactSummary") is True
-            self._user(content, at, line)
+            self._user(content, at, line, record.get("toolUseResult") == REJECTED)
         else:
             self._assistant(record, message, content, at, line)
 
-    def _user(self, content: list[Any], at: str | None, line: int) -> None:
+    def _user(self, content: list[Any], at: str | None, line: int, rejected: bool) -> None:
         texts: list[str] = []
         for block in content:
             item = as_dict(block, CODES, "message.content[]", line)
             if item.get("type") == "text":
                 texts.append(_text(item, line))
             elif item.get("type") == "tool_result":
-                self._result(item, at, line)
+                self._result(item, at, line, rejected)
         if texts:
             self.messages.append(Message(len(self.messages), "user", "\n".join(texts)))
 
-    def _result(self, item: dict[str, Any], at: str | None, line: int) -> None:
+    def _result(self, item: dict[str, Any], at: str | None, line: int, rejected: bool) -> None:
         call_id = item.get("tool_use_id")
         is_error = item.get("is_error", False)
         if not isinstance(call_id, str) or not isinstance(is_error, (bool, type(None))):
@@ -95,10 +100,13 @@ class Session:
         call = self.open.pop(call_id, None)
         if call is None:
             return  # an unpaired result: kept as a message, answering no recorded call
+        refused = rejected and is_error is True
+        if refused:
+            self.approvals.append(Approval("reject", call_id, call.name, "user", call.index + 1))
         call.result = ToolResult(
             text,
             is_error=bool(is_error),
-            error_kind="tool_error" if is_error else None,
+            error_kind=("rejected" if refused else "tool_error") if is_error else None,
             started_at=call.at,
             latency_s=seconds_between(call.at, at),
         )
@@ -177,6 +185,7 @@ class Session:
             errors=tuple(self.errors),
             redactions=tuple(self.redactions),
             provenance=provenance if calls else (),
+            approvals=tuple(self.approvals),
             losses=("context_compacted",) if self.compacted else (),
         )
 

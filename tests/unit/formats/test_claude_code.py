@@ -94,6 +94,18 @@ def test_blocks_of_one_response_are_one_turn_and_results_pair_by_id(tmp_path: Pa
     assert len(episode.redactions) == 1 and episode.redactions[0].where == "turns[1].thinking"
 
 
+def test_a_refusal_at_the_permission_prompt_is_a_rejection() -> None:
+    """spotter_short.jsonl: the user refused two calls; Claude Code marks each result record
+    ``toolUseResult: "User rejected tool use"``."""
+    (episode,) = load_file(PUBLIC / "spotter_short.jsonl").episodes
+    assert [(a.decision, a.approver) for a in episode.approvals] == [("reject", "user")] * 2
+    by_id = {c.call_id: c for c in episode.calls}
+    for approval in episode.approvals:
+        call = by_id[approval.call_id]
+        assert approval.action == call.name and approval.position == call.index + 1
+        assert call.result is not None and call.result.is_error and call.result.error_kind == "rejected"
+
+
 def test_sidechains_and_sub_agents_are_their_own_episodes(tmp_path: Path) -> None:
     path = _write(tmp_path / "s.jsonl", [
         {"type": "summary", "summary": "earlier", "leafUuid": "x"},
