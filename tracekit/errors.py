@@ -333,6 +333,34 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- agent session transcripts (docs/formats.md, "Claude Code", "Codex CLI", "ATIF") --
+    CLAUDE_CODE_TOO_LARGE = "claude_code.too_large"
+    CLAUDE_CODE_DOCUMENT_TOO_LARGE = "claude_code.document_too_large"
+    CLAUDE_CODE_INVALID_JSON = "claude_code.invalid_json"
+    CLAUDE_CODE_TOO_DEEP = "claude_code.too_deep"
+    CLAUDE_CODE_SCHEMA = "claude_code.schema"
+    CLAUDE_CODE_TOO_MANY_EPISODES = "claude_code.too_many_episodes"
+    CLAUDE_CODE_TOO_MANY_ITEMS = "claude_code.too_many_items"
+    CLAUDE_CODE_EMPTY = "claude_code.empty"
+    CLAUDE_CODE_DUPLICATE_KEY = "claude_code.duplicate_key"
+    CODEX_TOO_LARGE = "codex.too_large"
+    CODEX_DOCUMENT_TOO_LARGE = "codex.document_too_large"
+    CODEX_INVALID_JSON = "codex.invalid_json"
+    CODEX_TOO_DEEP = "codex.too_deep"
+    CODEX_SCHEMA = "codex.schema"
+    CODEX_TOO_MANY_EPISODES = "codex.too_many_episodes"
+    CODEX_TOO_MANY_ITEMS = "codex.too_many_items"
+    CODEX_EMPTY = "codex.empty"
+    CODEX_DUPLICATE_KEY = "codex.duplicate_key"
+    ATIF_TOO_LARGE = "atif.too_large"
+    ATIF_DOCUMENT_TOO_LARGE = "atif.document_too_large"
+    ATIF_INVALID_JSON = "atif.invalid_json"
+    ATIF_TOO_DEEP = "atif.too_deep"
+    ATIF_SCHEMA = "atif.schema"
+    ATIF_TOO_MANY_EPISODES = "atif.too_many_episodes"
+    ATIF_TOO_MANY_ITEMS = "atif.too_many_items"
+    ATIF_EMPTY = "atif.empty"
+    ATIF_DUPLICATE_KEY = "atif.duplicate_key"
 
 
 @dataclass(frozen=True, slots=True)
@@ -882,6 +910,34 @@ CODE_INFO: dict[Code, CodeInfo] = {
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
     ),
+    # -- agent session transcripts (docs/formats.md, "Claude Code", "Codex CLI", "ATIF") --
+    Code.CLAUDE_CODE_TOO_LARGE: CodeInfo(_E, "The Claude Code transcript exceeds the {limit}-byte limit."),
+    Code.CLAUDE_CODE_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the Claude Code transcript exceeds the {limit}-byte limit."),
+    Code.CLAUDE_CODE_INVALID_JSON: CodeInfo(_E, "The Claude Code transcript holds text that is not valid UTF-8 JSON."),
+    Code.CLAUDE_CODE_TOO_DEEP: CodeInfo(_E, "The Claude Code transcript nests JSON deeper than {limit} levels."),
+    Code.CLAUDE_CODE_SCHEMA: CodeInfo(_E, "The Claude Code transcript does not match the {format} schema at {field}."),
+    Code.CLAUDE_CODE_TOO_MANY_EPISODES: CodeInfo(_E, "The Claude Code transcript holds more than {limit} episodes."),
+    Code.CLAUDE_CODE_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the Claude Code transcript holds more than {limit} items."),
+    Code.CLAUDE_CODE_EMPTY: CodeInfo(_E, "The Claude Code transcript holds no records."),
+    Code.CLAUDE_CODE_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the Claude Code transcript repeats a key; readers would disagree on its value."),
+    Code.CODEX_TOO_LARGE: CodeInfo(_E, "The Codex rollout exceeds the {limit}-byte limit."),
+    Code.CODEX_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the Codex rollout exceeds the {limit}-byte limit."),
+    Code.CODEX_INVALID_JSON: CodeInfo(_E, "The Codex rollout holds text that is not valid UTF-8 JSON."),
+    Code.CODEX_TOO_DEEP: CodeInfo(_E, "The Codex rollout nests JSON deeper than {limit} levels."),
+    Code.CODEX_SCHEMA: CodeInfo(_E, "The Codex rollout does not match the {format} schema at {field}."),
+    Code.CODEX_TOO_MANY_EPISODES: CodeInfo(_E, "The Codex rollout holds more than {limit} episodes."),
+    Code.CODEX_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the Codex rollout holds more than {limit} items."),
+    Code.CODEX_EMPTY: CodeInfo(_E, "The Codex rollout holds no records."),
+    Code.CODEX_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the Codex rollout repeats a key; readers would disagree on its value."),
+    Code.ATIF_TOO_LARGE: CodeInfo(_E, "The ATIF trajectory exceeds the {limit}-byte limit."),
+    Code.ATIF_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the ATIF trajectory exceeds the {limit}-byte limit."),
+    Code.ATIF_INVALID_JSON: CodeInfo(_E, "The ATIF trajectory holds text that is not valid UTF-8 JSON."),
+    Code.ATIF_TOO_DEEP: CodeInfo(_E, "The ATIF trajectory nests JSON deeper than {limit} levels."),
+    Code.ATIF_SCHEMA: CodeInfo(_E, "The ATIF trajectory does not match the {format} schema at {field}."),
+    Code.ATIF_TOO_MANY_EPISODES: CodeInfo(_E, "The ATIF trajectory holds more than {limit} episodes."),
+    Code.ATIF_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the ATIF trajectory holds more than {limit} items."),
+    Code.ATIF_EMPTY: CodeInfo(_E, "The ATIF trajectory holds no records."),
+    Code.ATIF_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the ATIF trajectory repeats a key; readers would disagree on its value."),
 }
 
 

@@ -40,7 +40,7 @@ from tracekit.findings.judge import judge_file
 from tracekit.harness.model import FAIL, aggregate
 from tracekit.harness.scenario import Scenario
 
-IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak"})
+IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak", "claude_code", "codex", "atif"})
 OUTCOME_WORDS = frozenset({"pass", "fail", "PASS", "FAIL", "error", "hit", "failure", "success"})
 """Recorded outcomes shown and stored as they are; any other outcome text is input, left out."""
 

@@ -18,7 +18,7 @@ from tracekit.replay.document import ReplaySummary
 
 Status = Literal["present", "partial", "missing", "not_carried"]
 STATUSES: tuple[Status, ...] = ("present", "partial", "missing", "not_carried")
-Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "unknown"]
+Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "claude_code", "codex", "atif", "unknown"]
 Outcome = Literal["pass", "fail", "error", "not_run"]
 
 SEVERITY_RANK = {Severity.INFO: 0, Severity.NOTICE: 1, Severity.WARNING: 2, Severity.ERROR: 3}

@@ -137,6 +137,9 @@ class InputFormat(enum.StrEnum):
     garak = "garak"
     agentguard = "agentguard"
     harness = "harness"
+    claude_code = "claude_code"
+    codex = "codex"
+    atif = "atif"
 
 
 INPUT_FORMAT = typer.Option(
