@@ -93,6 +93,18 @@ FAMILY_HELP: dict[str, FamilyHelp] = {
         "A garak report or hitlog is malformed, or its records contradict each other.",
         "Compare the report with garak's own report reader; an edited report shows up as a contradiction.",
     ),
+    "claude_code": FamilyHelp(
+        "A Claude Code session transcript is malformed, over a bound, or threads its messages in a cycle.",
+        "Compare the named line with docs/formats.md (Claude Code); a transcript cut or edited by hand is refused at the first line that breaks.",
+    ),
+    "codex": FamilyHelp(
+        "A Codex CLI rollout is malformed, over a bound, or pairs calls and outputs inconsistently.",
+        "Compare the named line with docs/formats.md (Codex CLI); the older pre-wrapper layout is not read.",
+    ),
+    "atif": FamilyHelp(
+        "An ATIF trajectory is malformed, over a bound, or its steps do not pair calls and observations.",
+        "Validate the trajectory with Harbor's own model; docs/formats.md (ATIF) lists the fields read.",
+    ),
     "audit": FamilyHelp(
         "The trace does not record something a finding needs (seed 003's evidence vocabulary), or records it inconsistently.",
         "Ask the producing harness to record what is missing; until then the finding cannot be checked from the trace alone.",
