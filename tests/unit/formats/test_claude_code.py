@@ -64,7 +64,7 @@ def test_public_files_are_claude_code_alone() -> None:
 def test_the_deliberately_broken_public_file_is_refused_at_its_line() -> None:
     """claude-code-log's edge_cases.jsonl misspells ``content`` on line 10."""
     with pytest.raises(FormatError) as raised:
-        load_file(PUBLIC / "edge_cases.jsonl")
+        load_file(PUBLIC.parents[2] / "refused" / "claude_code" / "public" / "edge_cases.jsonl")
     found = raised.value.finding
     assert (found.code.value, found.line) == ("claude_code.schema", 10)
     assert "message.content" in found.message
