@@ -331,6 +331,10 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- run status of imported files (docs/formats.md, "Run status") --
+    AUDIT_RUN_NOT_FINISHED = "audit.run_not_finished"
+    AUDIT_RUN_SAMPLES_MISSING = "audit.run_samples_missing"
+    AUDIT_RUN_TOTALS_CONTRADICT = "audit.run_totals_contradict"
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,6 +875,23 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
+    ),
+    # -- run status of imported files (docs/formats.md, "Run status") ----------------------------
+    Code.AUDIT_RUN_NOT_FINISHED: CodeInfo(
+        _E,
+        "The {format} run did not finish: the tool recorded its status as {status}. What the file "
+        "holds is not a complete run, and a sample it does not hold is neither an episode nor "
+        "rerunnable.",
+    ),
+    Code.AUDIT_RUN_SAMPLES_MISSING: CodeInfo(
+        _E,
+        "The {format} file claims {claimed} sample(s) or attempt(s) in {where} but holds {held}: "
+        "the missing ones are not episodes and cannot be rerun from this file.",
+    ),
+    Code.AUDIT_RUN_TOTALS_CONTRADICT: CodeInfo(
+        _E,
+        "The {format} file's own totals at {where} contradict its records: the totals count "
+        "{claimed}, the records {held} (an edited or spliced file shows up here).",
     ),
 }
 
