@@ -19,21 +19,28 @@ from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimi
 from tracekit.formats.garak import FORMAT
 from tracekit.formats.reading import load_file
 
-PUBLIC = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "garak" / "public"
-EXPECTED: dict[str, dict[str, Any]] = json.loads((PUBLIC / "counts.expected.json").read_text())
+CORPUS = Path(__file__).resolve().parents[3] / "corpus"
+READ = CORPUS / "third_party" / "garak" / "public"
+REFUSED = CORPUS / "refused" / "garak" / "public"
+FOLDERS = {name: folder for folder in (READ, REFUSED) for name in json.loads((folder / "counts.expected.json").read_text())}
+EXPECTED: dict[str, dict[str, Any]] = {
+    name: want for folder in (READ, REFUSED) for name, want in json.loads((folder / "counts.expected.json").read_text()).items()
+}
 CANARY = "CANARY-garak-versions-do-not-echo"
 
 
-def test_every_public_file_is_listed_in_sources_and_expected() -> None:
-    files = sorted(p.name for p in PUBLIC.glob("*.jsonl"))
-    sources = (PUBLIC / "SOURCES").read_text()
-    assert files == sorted(EXPECTED) and len(files) >= 8
+@pytest.mark.parametrize("folder", [READ, REFUSED], ids=["read", "refused"])
+def test_every_public_file_is_listed_in_sources_and_expected(folder: Path) -> None:
+    files = sorted(p.name for p in folder.glob("*.jsonl"))
+    sources = (folder / "SOURCES").read_text()
+    assert files == sorted(n for n, f in FOLDERS.items() if f == folder) and files
     assert all(f"\n{name} | NVIDIA/garak | " in sources for name in files)
+    assert all(("refused" in EXPECTED[name]) is (folder == REFUSED) for name in files)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_public_file_is_garak_and_nothing_else(name: str) -> None:
-    assert registry.accepting((PUBLIC / name).read_bytes()[:65536], ".jsonl") == ("garak",)
+    assert registry.accepting((FOLDERS[name] / name).read_bytes()[:65536], ".jsonl") == ("garak",)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -41,10 +48,10 @@ def test_public_file_reads_with_expected_counts(name: str) -> None:
     want = EXPECTED[name]
     if "refused" in want:
         with pytest.raises(FormatError) as caught:
-            load_file(PUBLIC / name)
+            load_file(FOLDERS[name] / name)
         assert (caught.value.finding.code.value, caught.value.finding.line) == (want["refused"], want["line"])
         return
-    evidence = load_file(PUBLIC / name)
+    evidence = load_file(FOLDERS[name] / name)
     assert evidence.format_version == want["garak_version"]
     assert len(evidence.episodes) == want["episodes"]
     assert sum(e.facts.outcome == "evaluated" for e in evidence.episodes) == want["evaluated"]
