@@ -20,6 +20,7 @@ from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.jsoninput import Budget, Codes, iter_lines, read_document
 from tracekit.formats.otel_content import json_value
 from tracekit.formats.otel_episode import CONTENT_KEYS, EpisodeBuilder
+from tracekit.formats.otel_openinference import normalise
 from tracekit.formats.otel_sdk import sdk_spans_of
 from tracekit.formats.otel_spans import Span, log_spans_of, spans_of
 
@@ -47,6 +48,8 @@ class OtelFormat:
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """Every trace of the file, one episode each."""
         spans = _read(source, limits)
+        for span in spans:
+            normalise(span, limits.items_per_episode)
         budget = Budget(limits, CODES)
         traces: dict[str, list[Span]] = {}
         for span in _merge_log_records(spans):
