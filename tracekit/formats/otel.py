@@ -16,6 +16,7 @@ from typing import Any
 
 from tracekit.errors import Code
 from tracekit.evidence import Episode, EpisodeError, EvidenceFile, Provenance, RunFacts
+from tracekit.formats import otel_vercel as vercel
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.jsoninput import Budget, Codes, iter_lines, read_document
 from tracekit.formats.otel_content import json_value
@@ -50,6 +51,7 @@ class OtelFormat:
         spans = _read(source, limits)
         for span in spans:
             normalise(span, limits.items_per_episode)
+            vercel.normalise(span, limits)
         budget = Budget(limits, CODES)
         traces: dict[str, list[Span]] = {}
         for span in _merge_log_records(spans):
