@@ -223,7 +223,11 @@ def _hit_episode(uuid: str, lines: list[dict[str, Any]], limits: FormatLimits) -
         index, detector, value = line.get("attempt_idx"), line.get("detector"), line.get("score")
         if not isinstance(index, int) or not _count(index) or not isinstance(detector, str):
             schema_error(CODES, "hitlog.attempt_idx")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, list):  # a per-turn detector: the output's scores, one per turn
+            budget.take(len(value))
+            if not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in value):
+                schema_error(CODES, "hitlog.score")
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
             schema_error(CODES, "hitlog.score")
         outputs.setdefault(index, line.get("output"))
         scores.append(Score(f"garak:{detector}", value, passed=False, attack_succeeded=True))

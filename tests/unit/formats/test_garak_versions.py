@@ -188,3 +188,13 @@ def test_hostile_detector_results_stay_bounded() -> None:
     with pytest.raises(FormatError) as caught:
         _load(_lines(long_history), FormatLimits(items_per_episode=20))
     assert caught.value.finding.code == Code.GARAK_TOO_MANY_ITEMS
+
+
+def test_a_per_turn_hit_keeps_the_outputs_scores() -> None:
+    hit = {"goal": "g", "prompt": {"turns": [{"role": "user", "content": {"text": "q"}}]}, "output": {"text": "a"},
+           "score": [0.1, 0.9], "run_id": "r", "attempt_id": "u1", "attempt_idx": 0, "probe": "p.P", "detector": "d.D"}  # fmt: skip
+    ((score,),) = [e.facts.scores for e in _load(_lines(hit)).episodes]
+    assert (score.value, score.attack_succeeded) == ([0.1, 0.9], True)
+    with pytest.raises(FormatError) as caught:
+        _load(_lines({**hit, "score": [CANARY]}))
+    assert caught.value.finding.code == Code.GARAK_SCHEMA and CANARY not in caught.value.finding.message
