@@ -48,10 +48,10 @@ CODES = Codes.of("agentdojo")
 # "AgentDojo", step 1).
 _ENVELOPE = re.compile(rb'\A\s*\{\s*"suite_name"\s*:\s*(?:"|null)')
 _PIPELINE_KEY = re.compile(rb'\n?\s*"pipeline_name"\s*:')
-# Forks' run archives (docs/formats.md, "AgentDojo", "Forks"): the run's id first, the verdict in
-# an ``evaluation`` object.
-_ARCHIVE = re.compile(rb'\A\s*\{\s*"run_id"\s*:\s*"')
-_ARCHIVE_KEYS = (re.compile(rb'"suite_name"\s*:'), re.compile(rb'"evaluation"\s*:\s*\{'), re.compile(rb'"messages"\s*:\s*\['))
+# Forks' run archives (docs/formats.md, "AgentDojo", "Forks"): the run's id first, then the suite;
+# the ``evaluation`` object comes after the messages, often beyond the sniff prefix.
+_ARCHIVE = re.compile(rb'\A\s*\{\s*"run_id"\s*:\s*"(?:[^"\\]|\\.){0,256}"\s*,\s*"suite_name"\s*:\s*(?:"|null)')
+_ARCHIVE_KEYS = (re.compile(rb'"messages"\s*:\s*\['),)
 _ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
 _CONTEXT_KEYS = ("pipeline", "suite", "user_task", "attack", "injection_task")
 _PLACEHOLDER_LIMIT = 10_000
@@ -75,8 +75,7 @@ class AgentDojoFormat:
 
     def sniff(self, prefix: bytes, suffix: str) -> bool:
         """A JSON object whose first key is ``suite_name`` and that names a ``pipeline_name``; or
-        a fork's run archive: first key ``run_id``, naming ``suite_name``, ``evaluation`` and
-        ``messages``."""
+        a fork's run archive: ``run_id`` then ``suite_name``, naming a ``messages`` list."""
         if _ENVELOPE.match(prefix):
             return bool(_PIPELINE_KEY.search(prefix, 0, 4096))
         return bool(_ARCHIVE.match(prefix)) and all(key.search(prefix) for key in _ARCHIVE_KEYS)
@@ -118,13 +117,15 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
     for value in injections.values():
         if not isinstance(value, str):
             schema_error(CODES, "injections")
-    utility, security, outcome = _verdict(doc)
+    utility, security, outcome, forked = _verdict(doc)
     error = opt_str(doc.get("error"), CODES, "error")
     scores: list[Score] = []
     if utility is not None:
         scores.append(Score("agentdojo:utility", utility, passed=utility))
     if security is not None:
-        attacked = fields["injection_task"] is not None
+        # AgentDojo's security means the injection goal was reached; a fork's evaluation.security
+        # has no agreed direction, so it is kept as recorded without an attack verdict.
+        attacked = fields["injection_task"] is not None and not forked
         scores.append(
             Score(
                 "agentdojo:security",
@@ -177,9 +178,10 @@ def _seed(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _verdict(doc: dict[str, Any]) -> tuple[bool | None, bool | None, str | None]:
-    """``utility``, ``security`` and the recorded outcome: top level (AgentDojo's TraceLogger)
-    or in a fork's ``evaluation`` object; where both say, they must agree."""
+def _verdict(doc: dict[str, Any]) -> tuple[bool | None, bool | None, str | None, bool]:
+    """``utility``, ``security``, the recorded outcome and whether ``security`` came from a
+    fork's ``evaluation`` object rather than AgentDojo's top level; where both say, they must
+    agree."""
     evaluation = as_dict(doc.get("evaluation") or {}, CODES, "evaluation")
     found: list[bool | None] = []
     for key in ("utility", "security"):
@@ -188,7 +190,8 @@ def _verdict(doc: dict[str, Any]) -> tuple[bool | None, bool | None, str | None]
         if top is not None and inner is not None and top != inner:
             schema_error(CODES, f"evaluation.{key}")
         found.append(top if top is not None else inner)
-    return found[0], found[1], opt_str(evaluation.get("outcome"), CODES, "evaluation.outcome")
+    forked = doc.get("security") is None and evaluation.get("security") is not None
+    return found[0], found[1], opt_str(evaluation.get("outcome"), CODES, "evaluation.outcome"), forked
 
 
 def _text(content: Any, field: str) -> str | None:

@@ -23,20 +23,22 @@ CANARY = "CANARY-agentdojo-fork-do-not-echo"
 
 
 def _archive(**evaluation: Any) -> dict[str, Any]:
-    """A real TraceLogger run rearranged as a fork's run archive: run metadata first, the
-    verdict in ``evaluation``."""
+    """A real TraceLogger run rearranged as a fork's run archive is laid out (key order of
+    public fork archives: ``run_id``, ``suite_name``, ``pipeline_name``, run metadata, the
+    messages, then ``evaluation``)."""
     real = json.loads(REAL.read_text())
     return {
         "run_id": "run-7",
         "suite_name": real["suite_name"],
+        "pipeline_name": None,
         "task_id": real["user_task_id"],
         "injection_task_id": real["injection_task_id"],
         "attack_type": real["attack_type"],
+        "condition": "poison_top1",
         "seed": 11,
-        "condition": "attack",
-        "evaluation": {"utility": real["utility"], "security": real["security"], "outcome": "fail", **evaluation},
         "messages": real["messages"],
         "error": None,
+        "evaluation": {"utility": real["utility"], "security": real["security"], "outcome": "fail", **evaluation},
     }
 
 
@@ -53,6 +55,8 @@ def test_a_run_archive_is_agentdojo_and_nothing_else() -> None:
     assert registry.accepting(_raw(_archive())[:65536], ".json") == ("agentdojo",)
     no_messages = {k: v for k, v in _archive().items() if k != "messages"}
     assert registry.accepting(_raw(no_messages), ".json") == ()
+    suite_later = {"run_id": "r", "other": 1, **{k: v for k, v in _archive().items() if k != "run_id"}}
+    assert registry.accepting(_raw(suite_later), ".json") == ()
 
 
 def test_the_evaluation_is_the_tools_own_verdict() -> None:
@@ -61,7 +65,10 @@ def test_the_evaluation_is_the_tools_own_verdict() -> None:
     (episode,) = evidence.episodes
     scores = {s.scorer: s for s in episode.facts.scores}
     assert scores["agentdojo:utility"].value is real["utility"]
-    assert scores["agentdojo:security"].attack_succeeded is real["security"]
+    # A fork's evaluation.security has no agreed direction (one fork writes security true for
+    # "safe" and false for "task_failure_safe"): kept as recorded, never an attack verdict.
+    security = scores["agentdojo:security"]
+    assert (security.value, security.attack_succeeded, security.passed) == (real["security"], None, None)
     assert (episode.facts.task, episode.facts.seed, episode.facts.outcome) == (real["user_task_id"], 11, "fail")
     assert episode.id.startswith("run-7/") and evidence.run_problems == ()
     assert len(episode.messages) == len(real["messages"])
