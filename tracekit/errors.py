@@ -361,6 +361,10 @@ class Code(enum.StrEnum):
     ATIF_TOO_MANY_ITEMS = "atif.too_many_items"
     ATIF_EMPTY = "atif.empty"
     ATIF_DUPLICATE_KEY = "atif.duplicate_key"
+    # -- run status of imported files (docs/formats.md, "Run status") --
+    AUDIT_RUN_NOT_FINISHED = "audit.run_not_finished"
+    AUDIT_RUN_SAMPLES_MISSING = "audit.run_samples_missing"
+    AUDIT_RUN_TOTALS_CONTRADICT = "audit.run_totals_contradict"
 
 
 @dataclass(frozen=True, slots=True)
@@ -938,6 +942,23 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.ATIF_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the ATIF trajectory holds more than {limit} items."),
     Code.ATIF_EMPTY: CodeInfo(_E, "The ATIF trajectory holds no records."),
     Code.ATIF_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the ATIF trajectory repeats a key; readers would disagree on its value."),
+    # -- run status of imported files (docs/formats.md, "Run status") ----------------------------
+    Code.AUDIT_RUN_NOT_FINISHED: CodeInfo(
+        _E,
+        "The {format} run did not finish: the tool recorded its status as {status}. What the file "
+        "holds is not a complete run, and a sample it does not hold is neither an episode nor "
+        "rerunnable.",
+    ),
+    Code.AUDIT_RUN_SAMPLES_MISSING: CodeInfo(
+        _E,
+        "The {format} file claims {claimed} sample(s) or attempt(s) in {where} but holds {held}: "
+        "the missing ones are not episodes and cannot be rerun from this file.",
+    ),
+    Code.AUDIT_RUN_TOTALS_CONTRADICT: CodeInfo(
+        _E,
+        "The {format} file's own totals at {where} contradict its records: the totals count "
+        "{claimed}, the records {held} (an edited or spliced file shows up here).",
+    ),
 }
 
 

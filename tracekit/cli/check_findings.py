@@ -20,7 +20,7 @@ from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.cli.findings_io import CheckJob, CheckPart
-    from tracekit.evidence import Episode
+    from tracekit.evidence import Episode, EvidenceFile
     from tracekit.findings.judge import EpisodeVerdict
     from tracekit.harness.scenario import Scenario
     from tracekit.report.findings_render import CampaignReport, EpisodeEntry
@@ -66,9 +66,19 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     for code in dict.fromkeys(refused):
         diag(finding(Code(code)), "trace")
+    _run_status(evidence)
     if not opts.quiet:
         print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
     return verdict
+
+
+def _run_status(evidence: EvidenceFile) -> None:
+    """A run that did not finish, or whose totals disagree with its records, is said on stderr
+    (docs/formats.md, "Run status"): its episodes are not a complete run."""
+    from tracekit.audit.imported import run_findings
+
+    for found in run_findings(evidence.format, evidence.run_problems):
+        diag(Finding(found.code, found.severity, found.message, found.line), "trace")
 
 
 class Campaign:
