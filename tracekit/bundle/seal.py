@@ -55,6 +55,8 @@ class SealedFinding:
     root: bytes
     original: Original
     format: str
+    root_sha256: bytes = b""
+    """The same tree with SHA-256 (section 5, "The SHA-256 root")."""
 
 
 def header(kind: str) -> bytes:
@@ -155,18 +157,20 @@ def seal_finding(item: FindingInput, store: BlobStore, finding: int | None) -> S
     typed = _records(item, store, finding)
     records = [jcs.dumps(to_json(r)) for r in typed]
     root = merkle.root_of(merkle.leaf_hash(r) for r in records)
+    root_sha256 = merkle.root_of((merkle.leaf_hash(r, merkle.sha256) for r in records), merkle.sha256)
     manifest = typed[0]
     assert isinstance(manifest, Manifest)
-    return SealedFinding(records, root, manifest.original, item.evidence.format)
+    return SealedFinding(records, root, manifest.original, item.evidence.format, root_sha256)
 
 
-def finding_leaf(index: int, root: bytes) -> bytes:
-    """A campaign tree's leaf for one finding (section 5)."""
-    return merkle.leaf_hash(jcs.dumps({"type": "finding_root", "finding": index, "root": root.hex()}))
+def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:
+    """A campaign tree's leaf for one finding (section 5); ``root`` is the finding root of the
+    tree hashed with ``h``."""
+    return merkle.leaf_hash(jcs.dumps({"type": "finding_root", "finding": index, "root": root.hex()}), h)
 
 
-def campaign_root(roots: Sequence[bytes]) -> bytes:
-    return merkle.root_of(finding_leaf(i, r) for i, r in enumerate(roots))
+def campaign_root(roots: Sequence[bytes], h: merkle.Hash = merkle.b3) -> bytes:
+    return merkle.root_of((finding_leaf(i, r, h) for i, r in enumerate(roots)), h)
 
 
 def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFinding], results: Results | None) -> Predicate:
@@ -176,10 +180,14 @@ def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFin
 
 
 def signature_frame(
-    root: bytes, originals: list[tuple[str, str]], body: dict[str, Any], seed: bytes | None
+    root: bytes,
+    originals: list[tuple[str, str]],
+    body: dict[str, Any],
+    seed: bytes | None,
+    root_sha256: bytes | None = None,
 ) -> bytes:
     """The ``S`` payload: the DSSE envelope over the statement, and the signer's public key."""
-    payload = jcs.dumps(dsse.statement(root, originals, body))
+    payload = jcs.dumps(dsse.statement(root, originals, body, root_sha256))
     signatures: tuple[dsse.Signature, ...] = ()
     public_keys: list[dict[str, str]] = []
     if seed is not None:
@@ -215,12 +223,14 @@ def seal_with_root(
         seal_finding(item, store, index if campaign else None) for index, item in enumerate(items)
     ]
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root
+    roots256 = [f.root_sha256 for f in findings]
+    root_sha256 = campaign_root(roots256, merkle.sha256) if campaign else roots256[0]
     summary: Results | None = None
     if results is not None:
         summary = Results(per_finding=tuple(results)) if campaign else Results(**msgspec.structs.asdict(results[0]))
     body: dict[str, Any] = msgspec.to_builtins(predicate(kind, findings, summary))
     originals = [(f.original.digest, f.original.sha256) for f in findings]
-    signed = signature_frame(root, originals, body, seed)
+    signed = signature_frame(root, originals, body, seed, root_sha256)
     return root, frames(kind, store, [r for f in findings for r in f.records], None, signed)
 
 

@@ -82,6 +82,8 @@ class _State:
     referenced: set[bytes] = field(default_factory=set)
     shapes: list[FindingShape] = field(default_factory=list)
     trees: list[merkle.TreeBuilder] = field(default_factory=list)
+    trees256: list[merkle.TreeBuilder] = field(default_factory=list)
+    """The same trees with SHA-256 (section 5, "The SHA-256 root")."""
     records: int = 0
     proof: Any = None
     signed: Any = None
@@ -226,6 +228,7 @@ def _record(value: Any, raw: bytes, head: FrameHead, state: _State) -> None:
             raise bad(Code.BUNDLE_TOO_MANY_FINDINGS, limit=state.limits.findings)
         state.shapes.append(FindingShape(index))
         state.trees.append(merkle.TreeBuilder())
+        state.trees256.append(merkle.TreeBuilder(merkle.sha256))
     elif not state.shapes or state.shapes[-1].index != index:
         raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
     state.shapes[-1].accept(record, head.number)
@@ -242,6 +245,7 @@ def _record(value: Any, raw: bytes, head: FrameHead, state: _State) -> None:
         if sha is not None and sha.hex() != record.original.sha256:
             raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
     state.trees[-1].add(merkle.leaf_hash(raw))
+    state.trees256[-1].add(merkle.leaf_hash(raw, merkle.sha256))
     state.records += 1
 
 
@@ -256,11 +260,19 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
     roots = [tree.root() for tree in state.trees]
     root, proof_index = _bundle_root(state, roots)
+    root256 = _sha256_root(state)
     proof_size = state.proof["size"] if proof_index is not None else None
     manifests = [shape.manifest for shape in state.shapes]
     originals = [(m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
     signed = check_signatures(
-        state.signed, root, originals, state.kind, (proof_index, proof_size), trusted, state.limits
+        state.signed,
+        root,
+        originals,
+        state.kind,
+        (proof_index, proof_size),
+        trusted,
+        state.limits,
+        root256,
     )
     withheld = tuple(
         Withheld(d.hex(), state.table[d][0], state.reasons[d]) for d in sorted(state.reasons)
@@ -289,6 +301,16 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         envelope=signed.envelope,
         proof_index=proof_index,
     )
+
+
+def _sha256_root(state: _State) -> bytes | None:
+    """Step 6's second root; None for a proof, which holds one finding's records only."""
+    from tracekit.bundle.seal import campaign_root
+
+    roots = [tree.root() for tree in state.trees256]
+    if state.kind == "finding":
+        return roots[0]
+    return campaign_root(roots, merkle.sha256) if state.kind == "campaign" else None
 
 
 def _bundle_root(state: _State, roots: list[bytes]) -> tuple[bytes, int | None]:
