@@ -331,6 +331,13 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- in-toto attestations (docs/attest.md) --------------------------------------------------
+    ATTEST_TOO_LARGE = "attest.too_large"
+    ATTEST_MALFORMED = "attest.malformed"
+    ATTEST_BAD_SIGNATURE = "attest.bad_signature"
+    ATTEST_UNSIGNED = "attest.unsigned"
+    ATTEST_UNTRUSTED_KEY = "attest.untrusted_key"
+    ATTEST_RESULT_NOT_PASSED = "attest.result_not_passed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,6 +878,19 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
+    ),
+    # -- in-toto attestations (docs/attest.md) ---------------------------------------------------
+    Code.ATTEST_TOO_LARGE: CodeInfo(_E, "The attestation file exceeds its limit ({limit})."),
+    Code.ATTEST_MALFORMED: CodeInfo(
+        _E, "Line {line_no} is not an envelope tracekit writes ({rule}; docs/attest.md, verification step {step})."
+    ),
+    Code.ATTEST_BAD_SIGNATURE: CodeInfo(
+        _E, "Line {line_no}: a signature by a trusted key does not verify: the envelope was changed or forged."
+    ),
+    Code.ATTEST_UNSIGNED: CodeInfo(_W, "{count} envelope(s) carry no signature."),
+    Code.ATTEST_UNTRUSTED_KEY: CodeInfo(_W, "{count} envelope(s) are signed by no trusted key."),
+    Code.ATTEST_RESULT_NOT_PASSED: CodeInfo(
+        _W, "{count} Test Result(s) are not PASSED ({failed} FAILED, {warned} WARNED)."
     ),
 }
 

@@ -142,6 +142,14 @@ def verify(
         fail(Code.CLI_NO_INPUT)
     from tracekit.cli.bundle_io import is_bundle
 
+    attestations = [p for p in inputs.files if p.endswith(".intoto.jsonl")]
+    if attestations:  # in-toto attestation files (docs/attest.md), never mixed with traces
+        from tracekit.cli import attest_cmd
+
+        if len(attestations) != len(inputs.files):
+            fail(Code.CLI_OPTION_CONFLICT, option="Attestation files", other="traces in one run")
+        verdict = attest_cmd.verify_attestations(inputs.files, trusted_key, format.value, output, force, quiet)
+        raise typer.Exit(worst(verdict, inputs.note()))
     bundles = [p for p in inputs.files if is_bundle(p)]
     if bundles:  # sealed bundles (docs/bundle-format.md), never mixed with traces in one run
         from tracekit.cli import bundle_cmd
