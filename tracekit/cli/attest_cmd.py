@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from tracekit.errors import Code, ExitCode, TracekitError, worst
 
 if TYPE_CHECKING:
     from tracekit.attest.statements import Verdict
+    from tracekit.report.findings import TraceFindings
 
 SUFFIX = ".intoto.jsonl"
 """The name ``tracekit verify`` recognises an attestation file by (docs/attest.md)."""
@@ -121,8 +123,10 @@ def verify_attestations(
     from tracekit.cli.bundle_io import trusted_keys
     from tracekit.cli.check_io import read_bounded
     from tracekit.report.attest_render import render
+    from tracekit.report.findings import FindingRow, TraceFindings
 
     trusted = trusted_keys(key_files)
+    traces: list[TraceFindings] = []
     texts: list[str] = []
     exits: list[int] = []
     for path in paths:
@@ -150,11 +154,36 @@ def verify_attestations(
         head = {"path": path, "exit_code": int(report.exit_code), "envelopes": len(rows)}
         texts.append(render("verify", head, rows, found, format))
         exits.append(report.exit_code)
+        traces.append(TraceFindings(path, report.exit_code, tuple(FindingRow(**f) for f in found)))  # type: ignore[arg-type]
+    if format in FINDINGS_RENDERERS:
+        texts = [FINDINGS_RENDERERS[format](traces)]
     emit("".join(texts), output, force)
     verdict = worst(*exits)
     if not quiet:
         print(f"tracekit verify: {len(paths)} attestation file(s); exit {verdict}", file=sys.stderr)
     return verdict
+
+
+def _ocsf(traces: list[TraceFindings]) -> str:
+    from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+    return render_ocsf("verify", traces, event_time_ms())
+
+
+def _junit(traces: list[TraceFindings]) -> str:
+    from tracekit.report.findings import render_junit
+
+    return render_junit("verify", traces)
+
+
+def _sarif(traces: list[TraceFindings]) -> str:
+    from tracekit.report.findings import render_sarif
+
+    return render_sarif("verify", traces)
+
+
+FINDINGS_RENDERERS: dict[str, Callable[[list[TraceFindings]], str]] = {"ocsf": _ocsf, "junit": _junit, "sarif": _sarif}
+"""``verify -f junit|sarif|ocsf`` on attestation files: each file's findings, as for traces."""
 
 
 def register(app: typer.Typer) -> None:

@@ -163,6 +163,10 @@ def audit(
         exit_code = tally.exit
         if format is FindingsFormat.json:
             emit(audit_render.json_chunks(spool.read(), summary, exit_code), output, force)
+        elif format is FindingsFormat.ocsf:
+            from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+            emit(render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms()), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
             from tracekit.report import findings
 

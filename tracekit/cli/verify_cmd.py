@@ -178,6 +178,7 @@ def verify(
         inputs.note()
         fail(Code.CLI_NO_INPUT)
     from tracekit.report import findings
+    from tracekit.report.ocsf import event_time_ms, render_ocsf
 
     renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
         FindingsFormat.json: render_json,
@@ -185,6 +186,7 @@ def verify(
         FindingsFormat.markdown: render_markdown,
         FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t)),
         FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t)),
+        FindingsFormat.ocsf: lambda t: render_ocsf("verify", as_findings(t), event_time_ms()),
     }
     emit(renderers[format](traces), output, force)
     if not quiet:
