@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports thi
     from tracekit.bundle.predicate import FindingResults
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
+    from tracekit.harness.scenario import Scenario
 
 MAX_KEY_FILE = 1024 * 1024
 PREDICATES = ("verify", "audit", "check")
@@ -160,3 +161,18 @@ def blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:
                     raise TracekitError(finding(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number))
                 return
     raise TracekitError(finding(Code.BUNDLE_NO_SUCH_BLOB))
+
+
+def read_scenario_file(path: Path) -> Scenario:
+    """``redact --scenario``: the parsed scenario; exit 2 with its code when unusable."""
+    import typer
+
+    from tracekit.cli.check_io import read_scenario
+    from tracekit.cli.common import diag
+    from tracekit.harness.scenario import parse_scenario
+
+    try:
+        return parse_scenario(read_scenario(str(path)))
+    except TracekitError as error:
+        diag(error.finding, str(path))
+        raise typer.Exit(ExitCode.ERROR) from None
