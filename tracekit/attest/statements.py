@@ -47,7 +47,7 @@ class Verdict:
     configuration: tuple[Subject, ...] = field(default=())
 
 
-def test_result(verdict: Verdict) -> dict[str, Any]:
+def result_statement(verdict: Verdict) -> dict[str, Any]:
     """A Statement v1 with a Test Result v0.1 predicate; the test ids sorted and distinct."""
     return {
         "_type": STATEMENT_TYPE,
@@ -74,7 +74,7 @@ def properties(verdicts: Sequence[Verdict]) -> list[str]:
     return found
 
 
-def svr(subjects: Sequence[Subject], verdicts: Sequence[Verdict], time: str) -> dict[str, Any]:
+def svr_statement(subjects: Sequence[Subject], verdicts: Sequence[Verdict], time: str) -> dict[str, Any]:
     """A Statement v1 with a Simple Verification Result v0.1 predicate over every subject."""
     return {
         "_type": STATEMENT_TYPE,

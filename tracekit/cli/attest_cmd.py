@@ -79,7 +79,7 @@ def attest(
     quiet: bool = QUIET,
 ) -> None:
     """Attest tracekit's verdicts as in-toto Test Results and a Simple Verification Result."""
-    from tracekit.attest.statements import Subject, envelope_line, svr, test_result
+    from tracekit.attest.statements import Subject, envelope_line, result_statement, svr_statement
     from tracekit.cli.bundle_cmd import _read_seed
     from tracekit.cli.bundle_io import trusted_keys
     from tracekit.report.attest_render import render
@@ -99,8 +99,8 @@ def attest(
     subjects: list[Subject] = []
     for verdict in verdicts:
         subjects += [s for s in verdict.subjects if s not in subjects]
-    lines = [envelope_line(test_result(v), seed) for v in verdicts]
-    lines.append(envelope_line(svr(subjects, verdicts, _time()), seed))
+    lines = [envelope_line(result_statement(v), seed) for v in verdicts]
+    lines.append(envelope_line(svr_statement(subjects, verdicts, _time()), seed))
     write_atomic(output, lines, force)
     bad = sum(1 for v in verdicts if v.result != "PASSED")
     exit_code = ExitCode.FAIL if bad else ExitCode.OK
