@@ -163,3 +163,11 @@ def test_a_bundle_input_links_the_bundle_root(tmp_path: Path, keypair: tuple[Pat
     result = _statements(envelopes, keypair[1])[0]
     names = [s["name"] for s in result["subject"]]
     assert names == [str(bundle), "tracekit-bundle-root"]
+
+
+def test_check_on_a_trace_of_another_format_is_warned_not_failed(tmp_path: Path, keypair: tuple[Path, Path]) -> None:
+    code, envelopes = _attest(tmp_path, keypair, str(GOOD), "--scenario", str(HARNESS / "scenario.yaml"))
+    assert code == 1
+    check = [s for s in _statements(envelopes, keypair[1]) if s["predicate"].get("configuration")][0]
+    assert check["predicate"]["result"] == "WARNED"
+    assert check["predicate"]["warnedTests"] == ["check.not_run"]

@@ -85,11 +85,15 @@ def _root_subject(statement: object) -> tuple[Subject, ...]:
 def check_verdict(path: str, subject: Subject, scenario: bytes, config: Subject, strict: bool) -> Verdict:
     """``check``: the scenario's assertions against the harness trace (docs/harness.md); an
     assertion id is ``assertion[i]:TYPE`` (its position in the scenario, then its type);
-    ``strict``: tracekit's strict semantics, as ``check --strict``."""
+    ``strict``: tracekit's strict semantics, as ``check --strict``. A trace of another format
+    is not judged here: WARNED, ``check.not_run``."""
     from tracekit.attest.statements import Verdict
     from tracekit.cli import check_io
+    from tracekit.cli.findings_io import sniffed_format
     from tracekit.harness import evaluate, parse_scenario, parse_trace
 
+    if sniffed_format(path) not in (None, "harness"):  # could not tell: not a harness trace
+        return Verdict("check", (subject,), "WARNED", warned=("check.not_run",), configuration=(config,))
     try:
         result = evaluate(parse_scenario(scenario), parse_trace(check_io.read_trace(path)), strict)
     except TracekitError as error:
