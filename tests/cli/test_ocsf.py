@@ -73,3 +73,11 @@ def test_severity_is_mapped_from_ours() -> None:
 def test_check_ocsf_needs_one_harness_trace() -> None:
     result = run_cli("check", str(HARNESS / "scenario.yaml"), str(HARNESS), "-f", "ocsf")
     assert result.returncode == 2 and b"cli.option_needs" in result.stderr
+
+
+def test_audit_events_carry_where_the_finding_applies() -> None:
+    events = _events(*CASES["audit"])
+    document = json.loads(run_cli(*CASES["audit"], "-f", "json", "-q").stdout)
+    wheres = [f["where"] for t in document["traces"] for f in t["findings"]]
+    assert any(wheres)
+    assert [e["unmapped"]["tracekit"].get("where") for e in events] == wheres

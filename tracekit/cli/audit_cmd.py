@@ -166,7 +166,8 @@ def audit(
         elif format is FindingsFormat.ocsf:
             from tracekit.report.ocsf import event_time_ms, render_ocsf
 
-            emit(render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms()), output, force)
+            wheres = [[f.where for f in t.findings] for t in spool.read()]
+            emit(render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms(), wheres), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
             from tracekit.report import findings
 

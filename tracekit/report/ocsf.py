@@ -51,10 +51,13 @@ def finding_uid(command: str, path: str, row: FindingRow, occurrence: int) -> st
     return hashlib.sha256(key.encode("ascii")).hexdigest()
 
 
-def event(command: str, trace: TraceFindings, row: FindingRow, uid: str, time_ms: int) -> dict[str, Any]:
-    """One Detection Finding."""
+def event(
+    command: str, trace: TraceFindings, row: FindingRow, uid: str, time_ms: int, where: str | None = None
+) -> dict[str, Any]:
+    """One Detection Finding; ``where`` is audit's location in our own terms (a field path such
+    as ``tool_calls[*].id``), when the finding has one."""
     severity_id, severity = SEVERITY.get(row.severity, (99, row.severity))
-    facts = {
+    facts: dict[str, Any] = {
         "command": command,
         "path": trace.path,
         "exit_code": trace.exit_code,
@@ -62,6 +65,8 @@ def event(command: str, trace: TraceFindings, row: FindingRow, uid: str, time_ms
         "severity": row.severity,
         "line": row.line,
     }
+    if where is not None:
+        facts["where"] = where
     return {
         "activity_id": ACTIVITY_CREATE,
         "activity_name": "Create",
@@ -95,15 +100,21 @@ def event(command: str, trace: TraceFindings, row: FindingRow, uid: str, time_ms
     }
 
 
-def events(command: str, traces: Iterable[TraceFindings], time_ms: int) -> Iterator[dict[str, Any]]:
-    for trace in traces:
+def events(
+    command: str,
+    traces: Iterable[TraceFindings],
+    time_ms: int,
+    wheres: Sequence[Sequence[str | None]] | None = None,
+) -> Iterator[dict[str, Any]]:
+    for number, trace in enumerate(traces):
         seen: dict[str, int] = {}
-        for row in trace.findings:
+        for position, row in enumerate(trace.findings):
             base = finding_uid(command, trace.path, row, 0)
             occurrence = seen.get(base, 0)
             seen[base] = occurrence + 1
             uid = base if occurrence == 0 else finding_uid(command, trace.path, row, occurrence)
-            yield event(command, trace, row, uid, time_ms)
+            where = wheres[number][position] if wheres is not None else None
+            yield event(command, trace, row, uid, time_ms, where)
 
 
 _ASSERTION: dict[str, tuple[str, str]] = {
@@ -126,7 +137,13 @@ def from_harness(path: str, result: HarnessResult) -> TraceFindings:
     return TraceFindings(path, exit_code, tuple(rows))
 
 
-def render_ocsf(command: str, traces: Sequence[TraceFindings], time_ms: int) -> str:
+def render_ocsf(
+    command: str,
+    traces: Sequence[TraceFindings],
+    time_ms: int,
+    wheres: Sequence[Sequence[str | None]] | None = None,
+) -> str:
     """JSON Lines, one event per finding, keys sorted: the same findings and time give the same
-    bytes."""
-    return "".join(json.dumps(e, sort_keys=True, ensure_ascii=True) + "\n" for e in events(command, traces, time_ms))
+    bytes. ``wheres``: per trace, per finding, audit's location (or None)."""
+    lines = (json.dumps(e, sort_keys=True, ensure_ascii=True) + "\n" for e in events(command, traces, time_ms, wheres))
+    return "".join(lines)
