@@ -136,3 +136,32 @@ def test_a_proof_of_a_current_campaign_verifies() -> None:
     proved = check(proof)
     assert (proved.exit_code, proved.kind, proved.root) == (0, "proof", report.root)
     assert _statement(proof)["subject"][0]["digest"]["sha256"] == _statement(data)["subject"][0]["digest"]["sha256"]
+
+
+@pytest.mark.parametrize("campaign", [0, 3])
+def test_stock_verifiers_accept_the_bundle_statement(campaign: int) -> None:
+    """securesystemslib verifies the envelope; the in-toto-attestation bindings validate the
+    Statement (every subject has a digest a consumer knows: sha256)."""
+    from google.protobuf import json_format
+    from in_toto_attestation.v1.statement import Statement
+    from securesystemslib.dsse import Envelope
+    from securesystemslib.exceptions import VerificationError
+    from securesystemslib.signer import SSlibKey
+
+    data = sealed(3, campaign=campaign)
+    frames = fr.split(data)
+    envelope = fr.doc(frames[fr.index_of(frames, b"S")][1])["envelope"]
+    public = key_pair()[1]
+    key = SSlibKey(keys.keyid(public), "ed25519", "ed25519", {"public": public.hex()})
+    assert key.keyid in Envelope.from_dict(dict(envelope)).verify([key], 1)
+    typed = Statement([], "", {})
+    json_format.ParseDict(_statement(data), typed.pb)
+    typed.validate()
+    assert all("sha256" in s.digest for s in typed.pb.subject)
+    forged = _resigned(data, lambda s: None)  # same statement, then one byte of the payload changed
+    signed = fr.doc(fr.split(forged)[fr.index_of(fr.split(forged), b"S")][1])["envelope"]
+    payload = bytearray(base64.b64decode(signed["payload"]))
+    payload[-2] ^= 1
+    signed["payload"] = base64.b64encode(bytes(payload)).decode()
+    with pytest.raises(VerificationError):
+        Envelope.from_dict(dict(signed)).verify([key], 1)
