@@ -11,7 +11,16 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tracekit.bundle import jcs
-from tracekit.bundle.container import BLOB, DIGEST_BYTES, RECORD, WITHHELD, frame, iter_frames
+from tracekit.bundle.blobs import salt_length
+from tracekit.bundle.container import (
+    BLOB,
+    DIGEST_BYTES,
+    HEADER_KIND,
+    RECORD,
+    WITHHELD,
+    frame,
+    iter_frames,
+)
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.records import Manifest, from_json, refs
 from tracekit.harness import leakscan
@@ -149,7 +158,11 @@ def plan(
     held: set[bytes] = set()
     own: dict[int, bytes] = {}
     uses: dict[int, set[bytes]] = {}
+    skip = DIGEST_BYTES
     for raw in iter_frames(handle, limits):
+        if raw.kind == HEADER_KIND:
+            skip = DIGEST_BYTES + salt_length(raw.payload)
+            continue
         if raw.kind == RECORD:
             record = from_json(json.loads(raw.payload))
             index = record.finding or 0
@@ -162,8 +175,8 @@ def plan(
         digest = raw.payload[:DIGEST_BYTES]
         held.add(digest)
         if sizes is not None:
-            sizes[digest] = len(raw.payload) - DIGEST_BYTES
-        reason = select(digest, raw.payload[DIGEST_BYTES:])
+            sizes[digest] = len(raw.payload) - skip
+        reason = select(digest, raw.payload[skip:])
         if reason is not None:
             chosen[digest] = reason
     for index, original in own.items():
@@ -178,12 +191,15 @@ def rewrite(handle: BinaryIO, limits: BundleLimits, chosen: dict[bytes, str]) ->
     from tracekit.bundle.container import MAGIC
 
     yield MAGIC
+    skip = DIGEST_BYTES
     for raw in iter_frames(handle, limits):
         digest = raw.payload[:DIGEST_BYTES]
+        if raw.kind == HEADER_KIND:
+            skip = DIGEST_BYTES + salt_length(raw.payload)
         if raw.kind == BLOB and digest in chosen:
             entry = {
                 "digest": digest.hex(),
-                "length": len(raw.payload) - DIGEST_BYTES,
+                "length": len(raw.payload) - skip,
                 "reason": chosen[digest],
             }
             yield frame(WITHHELD, jcs.dumps(entry))

@@ -8,11 +8,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import blake3
 import msgspec
 
 from tracekit import __version__
 from tracekit.bundle import dsse, jcs, keys, merkle
-from tracekit.bundle.blobs import BlobStore, argument_bytes
+from tracekit.bundle.blobs import BlobStore, argument_bytes, salt_key
 from tracekit.bundle.container import (
     END,
     HEADER_KIND,
@@ -36,7 +37,8 @@ from tracekit.bundle.records import (
 )
 from tracekit.evidence import EvidenceFile, clip_runs
 
-BUNDLE_VERSION = 1
+BUNDLE_VERSION = 2
+"""2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +61,11 @@ class SealedFinding:
     """The same tree with SHA-256 (section 5, "The SHA-256 root")."""
 
 
-def header(kind: str) -> bytes:
+def header(kind: str, version: int = BUNDLE_VERSION) -> bytes:
     """The header frame's payload (section 1)."""
     return jcs.dumps(
         {
-            "bundle_version": BUNDLE_VERSION,
+            "bundle_version": version,
             "kind": kind,
             "hash": "blake3",
             "canonicalization": "rfc8785",
@@ -76,8 +78,9 @@ def _records(item: FindingInput, store: BlobStore, finding: int | None) -> list[
     """Section 4: manifest, then per episode its record, messages and calls."""
     evidence = item.evidence
     ref = store.add(item.original)
+    plain = blake3.blake3(item.original).hexdigest() if store.salted else None
     original = Original(
-        digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest()
+        digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest(), blake3=plain
     )
     out: list[Record] = [
         Manifest(
@@ -218,7 +221,7 @@ def seal_with_root(
 ) -> tuple[bytes, Iterator[bytes]]:
     """As :func:`seal`, with the bundle root (section 5) the signed statement names."""
     kind: Literal["finding", "campaign"] = "campaign" if campaign else "finding"
-    store = BlobStore()
+    store = BlobStore(salt_key(seed))
     findings = [
         seal_finding(item, store, index if campaign else None) for index, item in enumerate(items)
     ]
@@ -229,7 +232,7 @@ def seal_with_root(
     if results is not None:
         summary = Results(per_finding=tuple(results)) if campaign else Results(**msgspec.structs.asdict(results[0]))
     body: dict[str, Any] = msgspec.to_builtins(predicate(kind, findings, summary))
-    originals = [(f.original.digest, f.original.sha256) for f in findings]
+    originals = [(f.original.blake3 or f.original.digest, f.original.sha256) for f in findings]
     signed = signature_frame(root, originals, body, seed, root_sha256)
     return root, frames(kind, store, [r for f in findings for r in f.records], None, signed)
 

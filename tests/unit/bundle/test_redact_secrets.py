@@ -105,3 +105,45 @@ def test_scenario_markers_are_withheld() -> None:
     data = _bundle(_item("previous_user_session_123"))
     chosen, out = _redacted(data, redact.marker_selector(markers))
     assert len(chosen) == 2 and b"previous_user_session_123" not in out
+
+
+def test_no_published_digest_confirms_a_guess_of_withheld_content() -> None:
+    """A four-digit PIN in a tool result, withheld: hashing every candidate PIN (BLAKE3 and
+    SHA-256, raw and hex) finds nothing in the redacted bundle (section 3, "Salted blobs")."""
+    import hashlib
+
+    import blake3
+
+    from tracekit.evidence import (
+        Arguments,
+        Episode,
+        EvidenceFile,
+        Message,
+        RunFacts,
+        ToolCall,
+        ToolResult,
+    )
+
+    pin = "4821"
+    call = ToolCall(index=0, turn=0, name="lookup_pin", call_id="c0", arguments=Arguments(shape="string", text="{}"), result=ToolResult(text=pin))
+    messages = (Message(0, "user", "What is my PIN?"), Message(1, "tool", pin))
+    evidence = EvidenceFile(format="inspect", format_version="2", episodes=(Episode(id="s1", facts=RunFacts(tool="inspect_ai"), messages=messages, calls=(call,), turns=()),))
+    data = _bundle(FindingInput(b"What is my PIN?\n" + pin.encode() + b"\n", evidence))
+    chosen, out = _redacted(data, redact.match_selector(__import__("re").compile("^[0-9]{4}$")))
+    assert len(chosen) == 2  # the PIN's blob and the original
+    assert pin.encode() not in out
+    hits = []
+    for guess in (f"{n:04d}" for n in range(10_000)):
+        for digest in (blake3.blake3(guess.encode()).digest(), hashlib.sha256(guess.encode()).digest()):
+            if digest in out or digest.hex().encode() in out:
+                hits.append(guess)
+    assert hits == []
+
+
+def test_salts_are_deterministic_per_key_and_differ_across_keys() -> None:
+    item = _item("x")
+    first, second = _bundle(item), _bundle(item)
+    assert first == second
+    other = b"".join(seal([item], bytes(32), False))
+    digests = lambda d: {p[:32] for k, p in __import__("tests.unit.bundle.frames", fromlist=["split"]).split(d) if k == b"B"}  # noqa: E731
+    assert digests(first).isdisjoint(digests(other))
