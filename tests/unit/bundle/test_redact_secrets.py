@@ -147,3 +147,17 @@ def test_salts_are_deterministic_per_key_and_differ_across_keys() -> None:
     other = b"".join(seal([item], bytes(32), False))
     digests = lambda d: {p[:32] for k, p in __import__("tests.unit.bundle.frames", fromlist=["split"]).split(d) if k == b"B"}  # noqa: E731
     assert digests(first).isdisjoint(digests(other))
+
+
+def test_a_container_that_does_not_decode_within_bounds_is_refused() -> None:
+    """A zip bomb as an original: redaction refuses (its format code), never keeps it unscanned."""
+    from tracekit.formats.base import FormatError
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("samples/1_epoch_1.json", b"\0" * (8 * 1024 * 1024))
+    data = _bundle(_item(None, original=buffer.getvalue()))
+    report = check(data)
+    with pytest.raises(FormatError) as raised:
+        redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, redact.secrets_selector(), [bytes.fromhex(report.originals[0][0])])
+    assert raised.value.finding.code.value.startswith("inspect.")
