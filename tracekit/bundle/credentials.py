@@ -21,18 +21,23 @@ STOCK = (
     "NpmDetector", "OpenAIDetector", "PrivateKeyDetector", "PypiTokenDetector", "SendGridDetector",
     "SlackDetector", "SoftlayerDetector", "SquareOAuthDetector", "StripeDetector",
     "TelegramBotTokenDetector", "TwilioKeyDetector", "KeywordDetector",
-    "Base64HighEntropyString", "HexHighEntropyString",
+    "Base64HighEntropyString",
 )
+"""Not ``HexHighEntropyString``: traces are full of hex digests (hash chains, content and commit
+ids) that no entropy test tells from a hex key (section 8, "False-positive policy")."""
 OURS = (
     "OpenAIProjectKeyDetector", "AnthropicKeyDetector", "GoogleApiKeyDetector",
     "HuggingFaceTokenDetector", "StripeKeyDetector",
 )
-ENTROPY_TYPES = {"Base64 High Entropy String": 4.5, "Hex High Entropy String": 3.0}
-"""The false-positive policy for the high-entropy detectors (section 8): a candidate counts only
-when it is at least ``MIN_ENTROPY_LENGTH`` characters, mixes letters and digits, and its Shannon
-entropy (bits per character) reaches the threshold; detect-secrets' ad-hoc line scan reports every
-word, so this filter is what keeps prose and identifiers from being withheld."""
+ENTROPY_TYPES = {"Base64 High Entropy String": 4.5}
+"""The false-positive policy for the high-entropy detector (section 8): a candidate counts only
+when it is at least ``MIN_ENTROPY_LENGTH`` characters, mixes upper case, lower case and digits,
+is not a padded base64 digest (``DIGEST_LENGTHS``), and its Shannon entropy (bits per character)
+reaches the threshold; detect-secrets' ad-hoc line scan reports every word, so this filter is
+what keeps prose, identifiers and digests from being withheld."""
 MIN_ENTROPY_LENGTH = 20
+DIGEST_LENGTHS = frozenset({24, 28, 44, 64, 88})
+"""Padded base64 of 16, 20, 32, 48 and 64 bytes: MD5, SHA-1, SHA-256, SHA-384, SHA-512."""
 
 
 def entropy(text: str) -> float:
@@ -46,7 +51,9 @@ def _counts(secret_type: str, value: str | None) -> bool:
         return True
     if value is None or len(value) < MIN_ENTROPY_LENGTH:
         return False
-    if not (re.search(r"[A-Za-z]", value) and re.search(r"[0-9]", value)):
+    if not (re.search(r"[A-Z]", value) and re.search(r"[a-z]", value) and re.search(r"[0-9]", value)):
+        return False
+    if value.endswith("=") and len(value) in DIGEST_LENGTHS:
         return False
     return entropy(value) >= threshold
 
@@ -62,12 +69,19 @@ def detector() -> Callable[[Iterable[str]], bool]:
     import logging
 
     from detect_secrets.core.scan import scan_line
+    from detect_secrets.plugins.keyword import DENYLIST
     from detect_secrets.settings import transient_settings
 
     from tracekit.harness.assertions.no_secret_disclosure import PATTERNS
 
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
     harness = re.compile("|".join(f"(?:{p.pattern})" for p in PATTERNS.values()))
+    # A text no detector can fire on is not handed to detect-secrets (its ad-hoc scan runs every
+    # plugin on every line): every credential shape has a run of 16+ token characters, a keyword
+    # or a URL's user:password@ (docs/bundle-format.md section 8, "Detectors").
+    maybe = re.compile(
+        "[A-Za-z0-9_+/=.-]{16,}|://[^\\s/@]+@|PRIVATE KEY|" + "|".join(f"(?:{w})" for w in DENYLIST), re.IGNORECASE
+    )
     settings = _settings()
 
     def holds(texts: Iterable[str]) -> bool:
@@ -75,7 +89,7 @@ def detector() -> Callable[[Iterable[str]], bool]:
             for text in texts:
                 if harness.search(text):
                     return True
-                if any(_counts(s.type, s.secret_value) for s in scan_line(text)):
+                if maybe.search(text) and any(_counts(s.type, s.secret_value) for s in scan_line(text)):
                     return True
         return False
 

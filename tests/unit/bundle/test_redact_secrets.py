@@ -161,3 +161,19 @@ def test_a_container_that_does_not_decode_within_bounds_is_refused() -> None:
     with pytest.raises(FormatError) as raised:
         redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, redact.secrets_selector(), [bytes.fromhex(report.originals[0][0])])
     assert raised.value.finding.code.value.startswith("inspect.")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        CORPUS / "valid" / "v2__clean_run.jsonl",
+        CORPUS / "valid" / "v3__with_containment.jsonl",
+        CORPUS / "third_party" / "agentguard" / "safe-trace-v2.jsonl",
+    ],
+    ids=lambda p: p.name,
+)
+def test_hash_chains_and_digests_are_not_credentials(path) -> None:
+    """The false-positive policy (section 8): a clean AgentGuard trace, full of SHA-256 hex
+    digests, holds no credential: --secrets withholds nothing."""
+    select = redact.secrets_selector()
+    assert select(b"", path.read_bytes()) is None
