@@ -105,6 +105,10 @@ FAMILY_HELP: dict[str, FamilyHelp] = {
         "An ATIF trajectory is malformed, over a bound, or its steps do not pair calls and observations.",
         "Validate the trajectory with Harbor's own model; docs/formats.md (ATIF) lists the fields read.",
     ),
+    "attest": FamilyHelp(
+        "An in-toto attestation file is malformed, unsigned, signed by no trusted key, or records a result that did not pass.",
+        "Verify it with --trusted-key naming its signer's public key; a FAILED Test Result names the checks that failed (docs/attest.md).",
+    ),
     "audit": FamilyHelp(
         "The trace does not record something a finding needs (seed 003's evidence vocabulary), or records it inconsistently.",
         "Ask the producing harness to record what is missing; until then the finding cannot be checked from the trace alone.",

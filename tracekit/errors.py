@@ -365,6 +365,13 @@ class Code(enum.StrEnum):
     AUDIT_RUN_NOT_FINISHED = "audit.run_not_finished"
     AUDIT_RUN_SAMPLES_MISSING = "audit.run_samples_missing"
     AUDIT_RUN_TOTALS_CONTRADICT = "audit.run_totals_contradict"
+    # -- in-toto attestations (docs/attest.md) --------------------------------------------------
+    ATTEST_TOO_LARGE = "attest.too_large"
+    ATTEST_MALFORMED = "attest.malformed"
+    ATTEST_BAD_SIGNATURE = "attest.bad_signature"
+    ATTEST_UNSIGNED = "attest.unsigned"
+    ATTEST_UNTRUSTED_KEY = "attest.untrusted_key"
+    ATTEST_RESULT_NOT_PASSED = "attest.result_not_passed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -958,6 +965,19 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _E,
         "The {format} file's own totals at {where} contradict its records: the totals count "
         "{claimed}, the records {held} (an edited or spliced file shows up here).",
+    ),
+    # -- in-toto attestations (docs/attest.md) ---------------------------------------------------
+    Code.ATTEST_TOO_LARGE: CodeInfo(_E, "The attestation file exceeds its limit ({limit})."),
+    Code.ATTEST_MALFORMED: CodeInfo(
+        _E, "Line {line_no} is not an envelope tracekit writes ({rule}; docs/attest.md, verification step {step})."
+    ),
+    Code.ATTEST_BAD_SIGNATURE: CodeInfo(
+        _E, "Line {line_no}: a signature by a trusted key does not verify: the envelope was changed or forged."
+    ),
+    Code.ATTEST_UNSIGNED: CodeInfo(_W, "{count} envelope(s) carry no signature."),
+    Code.ATTEST_UNTRUSTED_KEY: CodeInfo(_W, "{count} envelope(s) are signed by no trusted key."),
+    Code.ATTEST_RESULT_NOT_PASSED: CodeInfo(
+        _W, "{count} Test Result(s) are not PASSED ({failed} FAILED, {warned} WARNED)."
     ),
 }
 

@@ -8,11 +8,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import blake3
 import msgspec
 
 from tracekit import __version__
 from tracekit.bundle import dsse, jcs, keys, merkle
-from tracekit.bundle.blobs import BlobStore, argument_bytes
+from tracekit.bundle.blobs import BlobStore, argument_bytes, salt_key
 from tracekit.bundle.container import (
     END,
     HEADER_KIND,
@@ -36,7 +37,8 @@ from tracekit.bundle.records import (
 )
 from tracekit.evidence import EvidenceFile, clip_runs
 
-BUNDLE_VERSION = 1
+BUNDLE_VERSION = 2
+"""2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +57,15 @@ class SealedFinding:
     root: bytes
     original: Original
     format: str
+    root_sha256: bytes = b""
+    """The same tree with SHA-256 (section 5, "The SHA-256 root")."""
 
 
-def header(kind: str) -> bytes:
+def header(kind: str, version: int = BUNDLE_VERSION) -> bytes:
     """The header frame's payload (section 1)."""
     return jcs.dumps(
         {
-            "bundle_version": BUNDLE_VERSION,
+            "bundle_version": version,
             "kind": kind,
             "hash": "blake3",
             "canonicalization": "rfc8785",
@@ -74,8 +78,9 @@ def _records(item: FindingInput, store: BlobStore, finding: int | None) -> list[
     """Section 4: manifest, then per episode its record, messages and calls."""
     evidence = item.evidence
     ref = store.add(item.original)
+    plain = blake3.blake3(item.original).hexdigest() if store.salted else None
     original = Original(
-        digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest()
+        digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest(), blake3=plain
     )
     out: list[Record] = [
         Manifest(
@@ -155,18 +160,20 @@ def seal_finding(item: FindingInput, store: BlobStore, finding: int | None) -> S
     typed = _records(item, store, finding)
     records = [jcs.dumps(to_json(r)) for r in typed]
     root = merkle.root_of(merkle.leaf_hash(r) for r in records)
+    root_sha256 = merkle.root_of((merkle.leaf_hash(r, merkle.sha256) for r in records), merkle.sha256)
     manifest = typed[0]
     assert isinstance(manifest, Manifest)
-    return SealedFinding(records, root, manifest.original, item.evidence.format)
+    return SealedFinding(records, root, manifest.original, item.evidence.format, root_sha256)
 
 
-def finding_leaf(index: int, root: bytes) -> bytes:
-    """A campaign tree's leaf for one finding (section 5)."""
-    return merkle.leaf_hash(jcs.dumps({"type": "finding_root", "finding": index, "root": root.hex()}))
+def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:
+    """A campaign tree's leaf for one finding (section 5); ``root`` is the finding root of the
+    tree hashed with ``h``."""
+    return merkle.leaf_hash(jcs.dumps({"type": "finding_root", "finding": index, "root": root.hex()}), h)
 
 
-def campaign_root(roots: Sequence[bytes]) -> bytes:
-    return merkle.root_of(finding_leaf(i, r) for i, r in enumerate(roots))
+def campaign_root(roots: Sequence[bytes], h: merkle.Hash = merkle.b3) -> bytes:
+    return merkle.root_of((finding_leaf(i, r, h) for i, r in enumerate(roots)), h)
 
 
 def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFinding], results: Results | None) -> Predicate:
@@ -176,10 +183,14 @@ def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFin
 
 
 def signature_frame(
-    root: bytes, originals: list[tuple[str, str]], body: dict[str, Any], seed: bytes | None
+    root: bytes,
+    originals: list[tuple[str, str]],
+    body: dict[str, Any],
+    seed: bytes | None,
+    root_sha256: bytes | None = None,
 ) -> bytes:
     """The ``S`` payload: the DSSE envelope over the statement, and the signer's public key."""
-    payload = jcs.dumps(dsse.statement(root, originals, body))
+    payload = jcs.dumps(dsse.statement(root, originals, body, root_sha256))
     signatures: tuple[dsse.Signature, ...] = ()
     public_keys: list[dict[str, str]] = []
     if seed is not None:
@@ -210,17 +221,19 @@ def seal_with_root(
 ) -> tuple[bytes, Iterator[bytes]]:
     """As :func:`seal`, with the bundle root (section 5) the signed statement names."""
     kind: Literal["finding", "campaign"] = "campaign" if campaign else "finding"
-    store = BlobStore()
+    store = BlobStore(salt_key(seed))
     findings = [
         seal_finding(item, store, index if campaign else None) for index, item in enumerate(items)
     ]
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root
+    roots256 = [f.root_sha256 for f in findings]
+    root_sha256 = campaign_root(roots256, merkle.sha256) if campaign else roots256[0]
     summary: Results | None = None
     if results is not None:
         summary = Results(per_finding=tuple(results)) if campaign else Results(**msgspec.structs.asdict(results[0]))
     body: dict[str, Any] = msgspec.to_builtins(predicate(kind, findings, summary))
-    originals = [(f.original.digest, f.original.sha256) for f in findings]
-    signed = signature_frame(root, originals, body, seed)
+    originals = [(f.original.blake3 or f.original.digest, f.original.sha256) for f in findings]
+    signed = signature_frame(root, originals, body, seed, root_sha256)
     return root, frames(kind, store, [r for f in findings for r in f.records], None, signed)
 
 

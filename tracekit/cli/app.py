@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "db": "db_cmd",
     "explain": "explain_cmd",
     "completion": "completion_cmd",
+    "attest": "attest_cmd",
 }
 
 

@@ -166,6 +166,11 @@ def audit(
         exit_code = tally.exit
         if format is FindingsFormat.json:
             emit(audit_render.json_chunks(spool.read(), summary, exit_code), output, force)
+        elif format is FindingsFormat.ocsf:
+            from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+            wheres = [[f.where for f in t.findings] for t in spool.read()]
+            emit(render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms(), wheres), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
             from tracekit.report import findings
 

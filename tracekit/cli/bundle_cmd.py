@@ -25,6 +25,7 @@ from tracekit.cli.bundle_io import (
     load_finding,
     predicate_results,
     read_key_file,
+    read_scenario_file,
     trusted_keys,
     verify_path,
 )
@@ -269,15 +270,17 @@ class RedactOptions:
     pattern: re.Pattern[str] | None
     """``--match``."""
     digests: tuple[bytes, ...]
-    """``--blob``; neither this nor ``pattern``: ``--secrets``."""
+    """``--blob``; none of these: ``--secrets``."""
     force: bool
+    scenario: Path | None = None
+    """``--scenario``: withhold the scenario's markers."""
 
     @staticmethod
-    def parse(output: Path, secrets: bool, match: str | None, blob: list[str] | None, force: bool) -> RedactOptions:
-        chosen = (("--secrets", secrets), ("--match", match is not None), ("--blob", bool(blob)))
+    def parse(output: Path, secrets: bool, match: str | None, blob: list[str] | None, force: bool, scenario: Path | None = None) -> RedactOptions:  # noqa: E501
+        chosen = (("--secrets", secrets), ("--match", match is not None), ("--blob", bool(blob)), ("--scenario", scenario is not None))
         modes = [name for name, on in chosen if on]
         if not modes:
-            fail(Code.CLI_MISSING_ARGUMENT, what="one of --secrets, --match REGEX or --blob DIGEST")
+            fail(Code.CLI_MISSING_ARGUMENT, what="one of --secrets, --match REGEX, --blob DIGEST or --scenario FILE")
         if len(modes) > 1:
             fail(Code.CLI_OPTION_CONFLICT, option=modes[0], other=modes[1])
         pattern = None
@@ -287,7 +290,7 @@ class RedactOptions:
             except (re.error, RecursionError, OverflowError):
                 fail(Code.CLI_BAD_VALUE, option="--match", expected="a valid regular expression")
         digests = tuple(_digest(d, "--blob") for d in blob or [])
-        return RedactOptions(output, pattern, digests, force)
+        return RedactOptions(output, pattern, digests, force, scenario)
 
 
 def redact(
@@ -300,6 +303,9 @@ def redact(
     blob: list[str] = typer.Option(
         None, "--blob", metavar="DIGEST", help="Withhold this blob (BLAKE3 hex digest); repeatable."
     ),
+    scenario: Path = typer.Option(
+        None, "--scenario", metavar="FILE", help="Withhold blobs holding this scenario's markers."
+    ),
     format: Format = FORMAT,
     force: bool = FORCE,
     quiet: bool = QUIET,
@@ -310,9 +316,11 @@ def redact(
     from tracekit.errors import finding
     from tracekit.report.bundle_render import RedactReport, WithheldBlob
 
-    opts = RedactOptions.parse(output, secrets, match, blob, force)
+    opts = RedactOptions.parse(output, secrets, match, blob, force, scenario)
     check_target(output, force)
-    if opts.pattern is not None:
+    if opts.scenario is not None:
+        select = core.marker_selector(core.scenario_markers(read_scenario_file(opts.scenario)))
+    elif opts.pattern is not None:
         select = core.match_selector(opts.pattern)
     elif opts.digests:
         select = core.digest_selector(list(opts.digests))
@@ -331,6 +339,9 @@ def redact(
             write_atomic(output, core.rewrite(handle, LIMITS, chosen), force)
     except OSError:
         fail(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")
+    except TracekitError as error:  # a container original that does not decode (section 8)
+        diag(error.finding, bundle)
+        raise typer.Exit(ExitCode.ERROR) from None
     withheld = tuple(WithheldBlob(d.hex(), sizes[d], r) for d, r in sorted(chosen.items()))
     _report("redact", RedactReport(str(output), report.root, withheld), format)
     if not chosen:

@@ -51,6 +51,8 @@ class FindingsFormat(enum.StrEnum):
     markdown = "markdown"
     junit = "junit"
     sarif = "sarif"
+    ocsf = "ocsf"
+
 
 
 FORMAT = typer.Option(Format.table, "--format", "-f", help="Output format.")

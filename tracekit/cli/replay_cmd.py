@@ -93,6 +93,10 @@ def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int
     from tracekit.report import findings
 
     rows = [findings.from_replay(path, report, code)]
+    if format is FindingsFormat.ocsf:
+        from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+        return render_ocsf("replay", rows, event_time_ms())
     if format is FindingsFormat.junit:
         return findings.render_junit("replay", rows)
     return findings.render_sarif("replay", rows)
@@ -177,7 +181,7 @@ def replay(
         set_head(exit_code=EXIT_ERROR)
         if format is FindingsFormat.json:
             emit(render_json(report), output, force)
-        elif format in (FindingsFormat.junit, FindingsFormat.sarif):
+        elif format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf):
             emit(_findings(format, path, report, EXIT_ERROR), output, force)
         for reason in report.reasons:
             diag(reason, path)
@@ -188,7 +192,7 @@ def replay(
     allowed = allow_divergence or no_require_equivalence
     code = EXIT_OK if exact or allowed else EXIT_FAIL
     set_head(exit_code=code)
-    if format in (FindingsFormat.junit, FindingsFormat.sarif):
+    if format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf):
         emit(_findings(format, path, report, code), output, force)
     else:
         renderers = {
