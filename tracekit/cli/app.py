@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "redact": "bundle_cmd",
     "bundle": "bundle_cmd",
     "db": "db_cmd",
+    "report": "report_cmd",
 }
 
 

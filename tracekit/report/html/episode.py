@@ -1,0 +1,125 @@
+"""One episode's section of the HTML report (docs/report.md, "What a report shows"): the
+timeline, the provenance chains of failed assertions, the verdicts and the completeness table.
+
+The verdicts are the ones ``tracekit check`` computes (tracekit.findings.judge) and the tables
+the ones ``tracekit audit`` computes; nothing is judged here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tracekit.audit.model import AuditFinding, EpisodeAudit
+from tracekit.evidence import Episode, Message, ToolCall
+from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict
+from tracekit.findings.provenance import Origin
+from tracekit.report.findings_render import ORIGIN_WORDS
+from tracekit.report.html import model
+from tracekit.report.html.fold import Budget, name
+
+TIMELINE_LIMIT = 200
+"""Most timeline entries (messages and calls) one episode section shows; the rest are counted."""
+FINDINGS_LIMIT = 200
+"""Most audit findings one episode section lists; the rest are counted."""
+BOX, GAP = 230, 40
+"""A chain box's width and the gap between boxes, in SVG user units."""
+
+OUTCOME_WORDS = {
+    "succeeded": ("the tool acted", "(a result was recorded)"),
+    "failed": ("the tool returned", "an error"),
+    "no_result": ("no result recorded", "(it may never have run)"),
+}
+MATCH_WORDS = {"exact": "exact match", "case_insensitive": "match ignoring case", "none": "found nowhere earlier"}
+
+
+def _message(message: Message, budget: Budget) -> model.Item:
+    title = f"{message.role} message #{message.index}"
+    if message.capture != "captured":
+        title += f" ({message.capture})"
+    return model.Item("message", title, text=budget.fold(message.text))
+
+
+def _call(call: ToolCall, budget: Budget) -> model.Item:
+    from tracekit.findings.provenance import outcome
+
+    arguments = call.arguments.text
+    if arguments is None and call.arguments.value is not None:
+        import msgspec
+
+        arguments = msgspec.json.encode(call.arguments.value).decode("utf-8", "replace")
+    result = None if call.result is None else call.result.text
+    return model.Item(
+        "call", f"call #{call.index}, turn {call.turn}", tool=name(call.name),
+        arguments=budget.fold(arguments), result=budget.fold(result), outcome=outcome(call),
+    )
+
+
+def timeline(episode: Episode, budget: Budget) -> tuple[tuple[model.Item, ...], int]:
+    """Messages, then the calls in order (each with its result), bounded by TIMELINE_LIMIT."""
+    total = len(episode.messages) + len(episode.calls)
+    items: list[model.Item] = []
+    for message in episode.messages[:TIMELINE_LIMIT]:
+        items.append(_message(message, budget))
+    for call in episode.calls[: max(0, TIMELINE_LIMIT - len(items))]:
+        items.append(_call(call, budget))
+    return tuple(items), total - len(items)
+
+
+def _source(origin: Origin | None) -> model.Node:
+    if origin is None:
+        return model.Node("source", ("no value to trace", "the assertion failed", "on an absence"), 0)
+    if origin.call is not None:
+        detail = f"result of call #{origin.call.index}: {name(origin.call.tool)}"
+    elif origin.message_index is not None:
+        detail = f"message #{origin.message_index}"
+    else:
+        detail = "no earlier source"
+    return model.Node("source", (ORIGIN_WORDS[origin.kind], detail, MATCH_WORDS[origin.match]), 0)
+
+
+def chain(verdict: AssertionVerdict) -> model.Chain | None:
+    """The failed assertion's chain: source, then the acting call, then what the call did."""
+    if verdict.provenance is None:
+        return None
+    call = verdict.provenance.call
+    what, how = OUTCOME_WORDS[call.outcome]
+    nodes = (
+        _source(verdict.provenance.origin),
+        model.Node("call", (f"acting call #{call.index}", name(call.tool), f"turn {call.turn}"), BOX + GAP),
+        model.Node("result", (call.outcome.replace("_", " "), what, how), 2 * (BOX + GAP)),
+    )
+    note = "Matching is literal: a paraphrased or encoded value shows as coming from the model."
+    return model.Chain(name(verdict.id), nodes, 3 * BOX + 2 * GAP, note)
+
+
+def _says(attack_succeeded: bool | None, passed: bool | None) -> str:
+    if attack_succeeded is not None:
+        return "attack succeeded" if attack_succeeded else "attack failed"
+    if passed is not None:
+        return "task passed" if passed else "task failed"
+    return "no verdict"
+
+
+def verdict_parts(judged: EpisodeVerdict) -> tuple[tuple[model.Assertion, ...], tuple[model.Chain, ...], tuple[model.ToolVerdict, ...]]:
+    """Our assertions, their chains and the tool's own verdicts next to ours."""
+    assertions = tuple(model.Assertion(name(a.id), a.result) for a in judged.assertions)
+    chains = tuple(c for c in (chain(a) for a in judged.assertions) if c is not None)
+    tools = tuple(
+        model.ToolVerdict(name(t.scorer), _says(t.attack_succeeded, t.passed), t.agreement)
+        for t in judged.tool_verdicts
+    )
+    return assertions, chains, tools
+
+
+def finding_rows(found: Sequence[AuditFinding]) -> tuple[model.Row, ...]:
+    return tuple(
+        model.Row(f.code.value, f.severity.value, f.where or "-", f.message) for f in found[:FINDINGS_LIMIT]
+    )
+
+
+def completeness_rows(audit: EpisodeAudit | None) -> tuple[model.Row, ...]:
+    if audit is None:
+        return ()
+    return tuple(
+        model.Row(r.field, r.status, r.where, "yes" if r.needed_to_rerun else "no") for r in audit.completeness
+    )
