@@ -175,7 +175,7 @@ class PageBuilder:
         if self.episodes_folded:
             notes.append(f"{self.episodes_folded} episode(s) beyond the first {EPISODE_LIMIT} have no section.")
         if self.timeline_folded:
-            notes.append(f"{self.timeline_folded} timeline entr(ies) left out (at most 200 per episode).")
+            notes.append(f"{self.timeline_folded} timeline entr(ies) left out (each episode shows its first and last 100).")
         if self.budget.cut:
             notes.append(f"{self.budget.cut} text(s) shown in part: each shows its full size.")
         return notes

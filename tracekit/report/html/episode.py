@@ -54,15 +54,41 @@ def _call(call: ToolCall, budget: Budget) -> model.Item:
     )
 
 
+def _order(episode: Episode) -> list[Message | ToolCall]:
+    """Messages in order, each call right after the assistant message that carries it (by call
+    id, else the assistant message of its turn: docs/findings.md, "Provenance", rule 1); calls
+    placed nowhere come last."""
+    assistant = [m for m in episode.messages if m.role == "assistant"]
+    by_id = {cid: m.index for m in assistant for cid in m.call_ids}
+    after: dict[int, list[ToolCall]] = {}
+    unplaced: list[ToolCall] = []
+    for call in episode.calls:
+        home = by_id.get(call.call_id) if call.call_id is not None else None
+        if home is None and 0 <= call.turn < len(assistant):
+            home = assistant[call.turn].index
+        (after.setdefault(home, []) if home is not None else unplaced).append(call)
+    order: list[Message | ToolCall] = []
+    for message in episode.messages:
+        order.append(message)
+        order += after.pop(message.index, [])
+    return order + [c for calls in after.values() for c in calls] + unplaced
+
+
 def timeline(episode: Episode, budget: Budget) -> tuple[tuple[model.Item, ...], int]:
-    """Messages, then the calls in order (each with its result), bounded by TIMELINE_LIMIT."""
-    total = len(episode.messages) + len(episode.calls)
+    """The timeline, bounded by TIMELINE_LIMIT: the first and the last half of the limit are
+    shown (the start sets the task, the end holds the acting calls), the middle is counted and
+    marked where it was left out."""
+    order = _order(episode)
+    folded = max(0, len(order) - TIMELINE_LIMIT)
+    if folded:
+        half = TIMELINE_LIMIT // 2
+        order = [*order[:half], *order[len(order) - half:]]
     items: list[model.Item] = []
-    for message in episode.messages[:TIMELINE_LIMIT]:
-        items.append(_message(message, budget))
-    for call in episode.calls[: max(0, TIMELINE_LIMIT - len(items))]:
-        items.append(_call(call, budget))
-    return tuple(items), total - len(items)
+    for position, entry in enumerate(order):
+        if folded and position == TIMELINE_LIMIT // 2:
+            items.append(model.Item("folded", f"{folded} entr(ies) left out here"))
+        items.append(_message(entry, budget) if isinstance(entry, Message) else _call(entry, budget))
+    return tuple(items), folded
 
 
 def _source(origin: Origin | None) -> model.Node:
