@@ -122,56 +122,67 @@ class Browser:
     def __init__(self) -> None:
         assert CHROMIUM is not None
         self.profile = tempfile.mkdtemp(prefix="tracekit-chromium-")
-        self.proc = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--window-size=1200,1500", "--remote-debugging-port=0", "--remote-allow-origins=*",
-             f"--user-data-dir={self.profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
-        browser_url = self._listening()
-        port = re.search(r":(\d+)/", browser_url).group(1)  # type: ignore[union-attr]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as answer:
-            pages = [t for t in json.load(answer) if t["type"] == "page"]
-        self.ws = WebSocket(pages[0]["webSocketDebuggerUrl"])
+        # Chromium's log goes to a file, never a pipe: a full pipe would stall the browser.
+        self.log_path = Path(self.profile) / "stderr.log"
+        with self.log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1200,1500", "--remote-debugging-port=0", "--remote-allow-origins=*",
+                 f"--user-data-dir={self.profile}", "about:blank"],
+                stdout=subprocess.DEVNULL, stderr=log,
+            )
+        self.ws: WebSocket | None = None
         self.next_id = 0
         self.events: list[dict[str, Any]] = []
-        for domain in ("Page", "Runtime", "Log", "Network", "Audits"):
-            self.call(f"{domain}.enable")
+        try:
+            browser_url = self._listening()
+            port = re.search(r":(\d+)/", browser_url).group(1)  # type: ignore[union-attr]
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as answer:
+                pages = [t for t in json.load(answer) if t["type"] == "page"]
+            self.ws = WebSocket(pages[0]["webSocketDebuggerUrl"])
+            for domain in ("Page", "Runtime", "Log", "Network", "Audits"):
+                self.call(f"{domain}.enable")
+        except BaseException:
+            self.close()
+            raise
 
     def _listening(self) -> str:
-        assert self.proc.stderr is not None
-        seen = b""
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = self.proc.stderr.readline()
-            if not line:
-                break
-            seen += line
-            match = LISTENING.search(line)
+        seen = b""
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            seen = self.log_path.read_bytes()
+            match = LISTENING.search(seen)
             if match:
                 return match.group(1).decode()
+            time.sleep(0.05)
         raise AssertionError(f"chromium did not start: {seen[-500:]!r}")
+
+    @property
+    def _live(self) -> WebSocket:
+        assert self.ws is not None, "not connected"
+        return self.ws
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         self.next_id += 1
         mine = self.next_id
-        self.ws.send(json.dumps({"id": mine, "method": method, "params": params}))
+        self._live.send(json.dumps({"id": mine, "method": method, "params": params}))
         while True:
-            message = json.loads(self.ws.receive())
+            message = json.loads(self._live.receive())
             if message.get("id") == mine:
                 assert "error" not in message, message
-                return message.get("result", {})
+                result: dict[str, Any] = message.get("result", {})
+                return result
             if "method" in message:
                 self.events.append(message)
 
     def _pump(self, until: str, timeout: float) -> None:
-        self.ws.sock.settimeout(timeout)
+        self._live.sock.settimeout(timeout)
         try:
             while not any(e["method"] == until for e in self.events):
-                self.events.append(json.loads(self.ws.receive()))
+                self.events.append(json.loads(self._live.receive()))
         finally:
-            self.ws.sock.settimeout(30)
+            self._live.sock.settimeout(30)
 
     def open(self, path: Path, settle: float = 1.0) -> Observed:
         """Load ``path``; return what it did from navigation until ``settle`` seconds after load."""
@@ -179,14 +190,14 @@ class Browser:
         self.call("Page.navigate", url=path.resolve().as_uri())
         self._pump("Page.loadEventFired", 30)
         # Anything late (a timer, a lazy image) would arrive now: drain until quiet.
-        self.ws.sock.settimeout(settle)
+        self._live.sock.settimeout(settle)
         try:
             while True:
-                self.events.append(json.loads(self.ws.receive()))
+                self.events.append(json.loads(self._live.receive()))
         except TimeoutError:
             pass
         finally:
-            self.ws.sock.settimeout(30)
+            self._live.sock.settimeout(30)
         seen = Observed()
         document = path.resolve().as_uri()
         for event in self.events:
@@ -216,7 +227,12 @@ class Browser:
         return self
 
     def __exit__(self, *_: object) -> None:
-        self.ws.close()
+        self.close()
+
+    def close(self) -> None:
+        """Stop the browser this object started (by its own process handle) and remove its profile."""
+        if self.ws is not None:
+            self.ws.close()
         self.proc.terminate()
         try:
             self.proc.wait(timeout=10)

@@ -102,7 +102,7 @@ def test_chain_and_verdicts_are_in_the_page(tmp_path: Path) -> None:
     assert '<span class="verdict fail">fail</span>' in html
     assert "<td>agentdojo:security</td><td>attack failed</td>" in html
     assert '<span class="mark">DISAGREES</span>' in html
-    assert ">tool verdicts that disagree with ours</th><td>1<" in html
+    assert ">episodes where the tool&#39;s own verdict disagrees with ours</th><td>1<" in html
     # The tool agreeing: no disagreement marked.
     agreed = write_run(tmp_path / "agreed.json", security=True, utility=False)
     _, again = _report(tmp_path, agreed, name="agreed.html", extra=("--scenario", str(SCENARIO)))

@@ -159,7 +159,7 @@ class PageBuilder:
         rows += [model.Row(f"  {kind}", str(n), "") for kind, n in sorted(self.kinds.items())]
         rows.append(model.Row("episodes", str(len(self.episodes) + self.episodes_folded), ""))
         if self.scenario is not None:
-            rows.append(model.Row("tool verdicts that disagree with ours", str(self.disagreements), ""))
+            rows.append(model.Row("episodes where the tool's own verdict disagrees with ours", str(self.disagreements), ""))
         return tuple(rows)
 
     def _charts(self) -> tuple[model.Chart, ...]:
