@@ -26,6 +26,8 @@ EPISODE_LIMIT = 100
 """Most episode sections one report holds; later episodes are listed in the overview only."""
 LINK_LIMIT = 50
 """Most episode links one file row holds."""
+BUNDLE_LIMIT = 100
+"""Most bundle sections one report holds; later bundles are listed in the overview only."""
 WITHHELD_LIMIT = 1000
 """Most withheld blobs one bundle section lists; the rest are counted."""
 BAR_WIDTH = 400
@@ -54,11 +56,13 @@ class PageBuilder:
         self.kinds: Counter[str] = Counter()
         self.formats: Counter[str] = Counter()
         self.results: Counter[str] = Counter()
-        self.files_folded = self.episodes_folded = self.disagreements = self.timeline_folded = 0
+        self.files_folded = self.episodes_folded = self.bundles_folded = 0
+        self.disagreements = self.timeline_folded = 0
         self.exit_code = 0
 
     def _anchor(self) -> str:
-        return f"f{len(self.files) + self.files_folded + 1}"
+        """The next file row's anchor; empty when the row will not be listed (no link to it)."""
+        return f"f{len(self.files) + 1}" if len(self.files) < FILE_LIMIT else ""
 
     def _add_file(self, row: model.File) -> None:
         self.kinds[row.kind] += 1
@@ -134,16 +138,23 @@ class PageBuilder:
         """One sealed bundle: its verification, signers and withheld blobs."""
         anchor = self._anchor()
         signature = _signature(check)
+        self.formats["bundle"] += 1
+        reason = check.findings[0].code if check.findings and check.exit_code == 2 else ""
+        if len(self.bundles) >= BUNDLE_LIMIT:
+            self.bundles_folded += 1
+            self._add_file(model.File(anchor, check.path, "bundle", "bundle", check.exit_code, signature, reason))
+            return
+        section = f"b{len(self.bundles) + 1}"
         withheld = tuple(model.Row(w.digest, str(w.length), w.reason) for w in check.withheld[:WITHHELD_LIMIT])
         findings = tuple(model.Row(f.code, f.severity, str(f.line or "-"), f.message) for f in check.findings)
         self.bundles.append(model.Bundle(
-            anchor, check.path, check.exit_code, check.kind or "-", check.root or "-", check.records, check.blobs,
+            section, check.path, check.exit_code, check.kind or "-", check.root or "-", check.records, check.blobs,
             ", ".join(check.formats) or "-", signature, check.signers, check.trusted_signers, withheld,
             len(check.withheld), findings,
         ))
-        self.formats["bundle"] += 1
-        reason = check.findings[0].code if check.findings and check.exit_code == 2 else ""
-        self._add_file(model.File(anchor, check.path, "bundle", "bundle", check.exit_code, signature, reason))
+        self._add_file(
+            model.File(anchor, check.path, "bundle", "bundle", check.exit_code, signature, reason, ((section, "bundle"),))
+        )
 
     def page(self, notes: tuple[str, ...] = ()) -> model.Page:
         """The report as it stands."""
@@ -174,6 +185,8 @@ class PageBuilder:
             notes.append(f"{self.files_folded} file(s) beyond the first {FILE_LIMIT} are counted, not listed.")
         if self.episodes_folded:
             notes.append(f"{self.episodes_folded} episode(s) beyond the first {EPISODE_LIMIT} have no section.")
+        if self.bundles_folded:
+            notes.append(f"{self.bundles_folded} bundle(s) beyond the first {BUNDLE_LIMIT} have no section.")
         if self.timeline_folded:
             notes.append(f"{self.timeline_folded} timeline entr(ies) left out (each episode shows its first and last 100).")
         if self.budget.cut:
