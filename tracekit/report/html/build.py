@@ -40,7 +40,7 @@ def integrity(audit: AuditReport) -> str:
     if not audit.readable:
         return "unreadable"
     if audit.intact is None:
-        return "no integrity data (the format carries none)"
+        return "no integrity data in this format"
     return "intact (hash chain verified)" if audit.intact else "NOT intact"
 
 
@@ -167,7 +167,7 @@ class PageBuilder:
     def _summary(self) -> tuple[model.Row, ...]:
         total = len(self.files) + self.files_folded
         rows = [model.Row("files", str(total), "")]
-        rows += [model.Row(f"  {kind}", str(n), "") for kind, n in sorted(self.kinds.items())]
+        rows += [model.Row(f"{kind} files", str(n), "") for kind, n in sorted(self.kinds.items())]
         rows.append(model.Row("episodes", str(len(self.episodes) + self.episodes_folded), ""))
         if self.scenario is not None:
             rows.append(model.Row("episodes where the tool's own verdict disagrees with ours", str(self.disagreements), ""))
