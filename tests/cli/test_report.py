@@ -107,6 +107,11 @@ def test_chain_and_verdicts_are_in_the_page(tmp_path: Path) -> None:
     agreed = write_run(tmp_path / "agreed.json", security=True, utility=False)
     _, again = _report(tmp_path, agreed, name="agreed.html", extra=("--scenario", str(SCENARIO)))
     assert "DISAGREES" not in again.read_text(encoding="utf-8")
+    # No scenario: the tool's own verdicts alone, no policy verdict and no chain.
+    _, alone = _report(tmp_path, trace, name="alone.html")
+    page = alone.read_text(encoding="utf-8")
+    assert "<td>agentdojo:security</td><td>attack failed</td><td class=\"no_verdict\">no policy verdict</td>" in page
+    assert "No scenario given (--scenario)" in page and "chain-text" not in page
 
 
 def test_same_inputs_same_bytes(tmp_path: Path) -> None:
@@ -135,13 +140,16 @@ def test_campaign_lists_every_file_with_reasons_and_links(tmp_path: Path) -> Non
     (folder / "results.json").write_text('{"not": "a trace"}', encoding="utf-8")
     named = tmp_path / "broken.jsonl"
     named.write_bytes(b"\x00 not json\n")
-    done, out = _report(tmp_path, folder, FIXTURE, named, extra=("--scenario", str(SCENARIO)))
-    assert done.returncode == 2  # a named file no format reads
+    forged = CORPUS / "invalid" / "chain__deleted_event.jsonl"
+    done, out = _report(tmp_path, folder, FIXTURE, named, forged, extra=("--scenario", str(SCENARIO)))
+    assert done.returncode == 2  # a named file no format reads, a trace not intact
     html = out.read_text(encoding="utf-8")
     rows = re.findall(r'<tr id="(f\d+)" class="file (\w+)"><td>([^<]*)</td>', html)
     assert [(kind, Path(path).name) for _, kind, path in rows] == [
         ("skipped", "results.json"), ("trace", "run.json"), ("trace", FIXTURE.name), ("unreadable", "broken.jsonl"),
+        ("trace", forged.name),
     ]
+    assert re.search(r'<td class="exit2">2</td><td>NOT intact</td><td>structure\.sequence_gap: ', html)
     assert "no format accepts it (not a trace)" in html and "format.unknown" in html
     for anchor in re.findall(r'<a href="#(e\d+)">', html):
         assert f'<section class="episode" id="{anchor}">' in html

@@ -17,7 +17,13 @@ from tracekit.evidence import Episode, EvidenceFile
 from tracekit.findings.judge import EpisodeVerdict
 from tracekit.report.bundle_render import BundleCheck
 from tracekit.report.html import model
-from tracekit.report.html.episode import completeness_rows, finding_rows, timeline, verdict_parts
+from tracekit.report.html.episode import (
+    completeness_rows,
+    finding_rows,
+    own_verdicts,
+    timeline,
+    verdict_parts,
+)
 from tracekit.report.html.fold import Budget, name
 
 FILE_LIMIT = 10_000
@@ -86,7 +92,8 @@ class PageBuilder:
         """One trace: its audit, its evidence (None when unreadable) and ``check``'s verdicts."""
         anchor = self._anchor()
         self.formats[audit.format] += 1
-        reason = audit.findings[0].code.value if audit.findings and audit.exit_code == 2 else ""
+        first = audit.findings[0] if audit.findings and audit.exit_code == 2 else None
+        reason = f"{first.code.value}: {first.message}" if first is not None else ""
         kind = "trace" if audit.readable else "unreadable"
         audits = {e.id: e for e in audit.episodes}
         links: list[tuple[str, str]] = []
@@ -116,6 +123,8 @@ class PageBuilder:
         elif judged is not None:
             assertions, chains, tools = verdict_parts(judged)
             result = judged.result
+        else:  # no scenario: the tool's own verdicts, with no policy verdict to compare them to
+            tools = own_verdicts(episode)
         if result is not None:
             self.results[result] += 1
         disagrees = any(t.agreement == "disagree" for t in tools)

@@ -137,6 +137,16 @@ def verdict_parts(judged: EpisodeVerdict) -> tuple[tuple[model.Assertion, ...], 
     return assertions, chains, tools
 
 
+def own_verdicts(episode: Episode) -> tuple[model.ToolVerdict, ...]:
+    """The tool's own verdicts alone (no ``--scenario``): nothing of ours to compare them to."""
+    from tracekit.findings.judge import compare
+
+    return tuple(
+        model.ToolVerdict(name(v.scorer), _says(v.attack_succeeded, v.passed), v.agreement)
+        for v in (compare(score, "not_run") for score in episode.facts.scores)
+    )
+
+
 def finding_rows(found: Sequence[AuditFinding]) -> tuple[model.Row, ...]:
     return tuple(
         model.Row(f.code.value, f.severity.value, f.where or "-", f.message) for f in found[:FINDINGS_LIMIT]
