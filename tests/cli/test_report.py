@@ -157,6 +157,21 @@ def test_campaign_lists_every_file_with_reasons_and_links(tmp_path: Path) -> Non
     assert "Episodes per policy result" in html
 
 
+def test_hostile_file_names_are_inert_text(tmp_path: Path) -> None:
+    folder = tmp_path / "campaign"
+    folder.mkdir()
+    hostile = '<img src=x onerror="document.title=1">\x1b[2J'
+    write_run(folder / f"{hostile}.json")
+    (folder / (b"bad-\xff-name.json").decode("utf-8", "surrogateescape")).write_text("{}", encoding="utf-8")
+    done, out = _report(tmp_path, folder)
+    assert done.returncode == 1, done.stderr
+    html = out.read_text(encoding="utf-8")
+    page = Parsed(html)
+    assert "img" not in page.tags and "\x1b" not in html
+    assert "&lt;img src=x onerror=&#34;document.title=1&#34;&gt;\\x1b[2J.json" in html
+    assert "bad-\\udcff-name.json" in html
+
+
 def test_bundle_signer_and_withheld_blobs(tmp_path: Path) -> None:
     key = tmp_path / "k"
     assert run_cli("keygen", "-o", str(key), "-q").returncode == 0

@@ -1,5 +1,9 @@
 """The HTML report's page, folded one input file at a time (docs/report.md).
 
+Paths are the user's, but a campaign folder's file names are not: every path is shown through
+:func:`~tracekit.report.text.display_path` (non-printable characters and undecodable bytes
+escaped) before the templates escape it as HTML.
+
 :class:`PageBuilder` takes each file's typed results from the existing pipelines (the audit's
 :class:`~tracekit.audit.model.AuditReport`, the file's evidence, ``check``'s episode verdicts,
 the bundle verifier's report) and keeps only the bounded, folded page: memory holds at most
@@ -25,6 +29,7 @@ from tracekit.report.html.episode import (
     verdict_parts,
 )
 from tracekit.report.html.fold import Budget, name
+from tracekit.report.text import display_path
 
 FILE_LIMIT = 10_000
 """Most files the overview lists one by one; the rest are counted by kind."""
@@ -81,12 +86,12 @@ class PageBuilder:
 
     def skipped(self, path: str) -> None:
         """A walked file that no format accepts: listed, not judged."""
-        self._add_file(model.File(self._anchor(), path, "skipped", "-", None, "-", "no format accepts it (not a trace)"))
+        self._add_file(model.File(self._anchor(), display_path(path), "skipped", "-", None, "-", "no format accepts it (not a trace)"))
 
     def unreadable(self, path: str, error: Finding) -> None:
         """A file that could not be read at all."""
         self.formats["unknown"] += 1
-        self._add_file(model.File(self._anchor(), path, "unreadable", "unknown", 2, "unreadable", f"{error.code.value}: {error.message}"))
+        self._add_file(model.File(self._anchor(), display_path(path), "unreadable", "unknown", 2, "unreadable", f"{error.code.value}: {error.message}"))
 
     def trace(self, audit: AuditReport, evidence: EvidenceFile | None, judged: Judged) -> None:
         """One trace: its audit, its evidence (None when unreadable) and ``check``'s verdicts."""
@@ -105,7 +110,7 @@ class PageBuilder:
             if section is not None and len(links) < LINK_LIMIT:
                 links.append((section.anchor, section.label))
         self._add_file(
-            model.File(anchor, audit.path, kind, audit.format, audit.exit_code, integrity(audit), reason,
+            model.File(anchor, display_path(audit.path), kind, audit.format, audit.exit_code, integrity(audit), reason,
                        tuple(links), len(episodes))
         )
 
@@ -137,7 +142,7 @@ class PageBuilder:
         counts = f"{len(episode.messages)} message(s), {len(episode.turns)} turn(s), {len(episode.calls)} call(s)"
         found = list(part.findings) if part is not None and part.findings else list(audit.findings)
         section = model.Episode(
-            f"e{len(self.episodes) + 1}", anchor, audit.path, label, audit.format, counts, result, refused,
+            f"e{len(self.episodes) + 1}", anchor, display_path(audit.path), label, audit.format, counts, result, refused,
             assertions, chains, tools, disagrees, completeness_rows(part), finding_rows(found), items, folded,
         )
         self.episodes.append(section)
@@ -151,18 +156,18 @@ class PageBuilder:
         reason = check.findings[0].code if check.findings and check.exit_code == 2 else ""
         if len(self.bundles) >= BUNDLE_LIMIT:
             self.bundles_folded += 1
-            self._add_file(model.File(anchor, check.path, "bundle", "bundle", check.exit_code, signature, reason))
+            self._add_file(model.File(anchor, display_path(check.path), "bundle", "bundle", check.exit_code, signature, reason))
             return
         section = f"b{len(self.bundles) + 1}"
         withheld = tuple(model.Row(w.digest, str(w.length), w.reason) for w in check.withheld[:WITHHELD_LIMIT])
         findings = tuple(model.Row(f.code, f.severity, str(f.line or "-"), f.message) for f in check.findings)
         self.bundles.append(model.Bundle(
-            section, check.path, check.exit_code, check.kind or "-", check.root or "-", check.records, check.blobs,
+            section, display_path(check.path), check.exit_code, check.kind or "-", check.root or "-", check.records, check.blobs,
             ", ".join(check.formats) or "-", signature, check.signers, check.trusted_signers, withheld,
             len(check.withheld), findings,
         ))
         self._add_file(
-            model.File(anchor, check.path, "bundle", "bundle", check.exit_code, signature, reason, ((section, "bundle"),))
+            model.File(anchor, display_path(check.path), "bundle", "bundle", check.exit_code, signature, reason, ((section, "bundle"),))
         )
 
     def page(self, notes: tuple[str, ...] = ()) -> model.Page:
