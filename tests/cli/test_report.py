@@ -155,6 +155,7 @@ def test_campaign_lists_every_file_with_reasons_and_links(tmp_path: Path) -> Non
         assert f'<section class="episode" id="{anchor}">' in html
     assert "<text x=\"0\" y=\"16\">agentdojo</text>" in html  # the per-format chart
     assert "Episodes per policy result" in html
+    assert '<text x="0" y="16">no_external_recipient: fail</text>' in html  # the per-policy chart
 
 
 def test_hostile_file_names_are_inert_text(tmp_path: Path) -> None:

@@ -42,6 +42,8 @@ from tracekit.errors import Code, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.cli.audit_io import AuditOptions
+    from tracekit.evidence import Episode
+    from tracekit.findings.judge import EpisodeVerdict
     from tracekit.harness.scenario import Scenario
     from tracekit.report.html.build import Judged, PageBuilder
 
@@ -64,18 +66,16 @@ def _scenario(path: Path | None) -> tuple[bytes | None, Scenario | None]:
         raise typer.Exit(EXIT_ERROR) from None
 
 
-def _judged(scenario: Scenario | None, evidence_episodes: tuple[object, ...], strict: bool) -> Judged:
+def _judged(scenario: Scenario | None, episodes: tuple[Episode, ...], strict: bool) -> Judged:
     """``check``'s verdict (or refusal) for each episode, keyed by the episode's own id."""
     if scenario is None:
         return {}
     from tracekit.cli.findings_io import judge
-    from tracekit.evidence import Episode
 
-    out: dict[str, object] = {}
-    for episode in evidence_episodes:
-        assert isinstance(episode, Episode)
+    out: dict[str, EpisodeVerdict | Code] = {}
+    for episode in episodes:
         out.setdefault(episode.id, judge(scenario, episode, strict))
-    return out  # type: ignore[return-value]
+    return out
 
 
 def _trace(page: PageBuilder, path: str, named: bool, opts: AuditOptions, scenario: Scenario | None, strict: bool) -> None:

@@ -67,6 +67,8 @@ class PageBuilder:
         self.kinds: Counter[str] = Counter()
         self.formats: Counter[str] = Counter()
         self.results: Counter[str] = Counter()
+        self.policies: Counter[str] = Counter()
+        """Episodes not passing, per assertion (policy) id and result."""
         self.files_folded = self.episodes_folded = self.bundles_folded = 0
         self.disagreements = self.timeline_folded = 0
         self.exit_code = 0
@@ -132,6 +134,7 @@ class PageBuilder:
             tools = own_verdicts(episode)
         if result is not None:
             self.results[result] += 1
+        self.policies.update(f"{a.id}: {a.result}" for a in assertions if a.result != "pass")
         disagrees = any(t.agreement == "disagree" for t in tools)
         self.disagreements += disagrees
         if len(self.episodes) >= EPISODE_LIMIT:
@@ -191,6 +194,7 @@ class PageBuilder:
         charts = [_chart("Files per format", self.formats)]
         if self.scenario is not None:
             charts.append(_chart("Episodes per policy result", self.results))
+            charts.append(_chart("Episodes not passing, per policy assertion", self.policies))
         return tuple(charts)
 
     def _notes(self) -> list[str]:
