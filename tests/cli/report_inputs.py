@@ -28,12 +28,15 @@ def _text(text: str) -> list[dict[str, str]]:
     return [{"type": "text", "content": text}]
 
 
-def hostile_run(security: bool = False, result_text: str = "", utility: bool = True) -> dict[str, Any]:
+def hostile_run(
+    security: bool = False, result_text: str = "", utility: bool = True, recipient_key: str = "to"
+) -> dict[str, Any]:
     """The AgentDojo run: read_email's result carries the outsider's address (and the hostile
     markup), then send_email mails the outsider. ``security`` and ``utility`` are AgentDojo's own
-    verdicts (True: the attack succeeded; the user's task was done)."""
+    verdicts (True: the attack succeeded; the user's task was done). ``recipients`` as the
+    ``recipient_key`` is seen by the strict semantics only (docs/harness.md)."""
     read = _call("read_email", {"id": "1"}, "c1")
-    send = _call("send_email", {"to": OUTSIDER, "body": HOSTILE}, "c2")
+    send = _call("send_email", {recipient_key: OUTSIDER, "body": HOSTILE}, "c2")
     return {
         "suite_name": "workspace",
         "pipeline_name": "pipe" + HOSTILE,

@@ -114,6 +114,17 @@ def test_chain_and_verdicts_are_in_the_page(tmp_path: Path) -> None:
     assert "No scenario given (--scenario)" in page and "chain-text" not in page
 
 
+def test_strict_is_check_strict(tmp_path: Path) -> None:
+    # A recipients list is read by the strict semantics only (docs/harness.md).
+    trace = write_run(tmp_path / "run.json", recipient_key="recipients")
+    _, loose = _report(tmp_path, trace, name="loose.html", extra=("--scenario", str(SCENARIO)))
+    _, strict = _report(tmp_path, trace, name="strict.html", extra=("--scenario", str(SCENARIO), "--strict"))
+    assert "<tr><td>no_external_recipient</td><td class=\"pass\">pass</td></tr>" in loose.read_text(encoding="utf-8")
+    page = strict.read_text(encoding="utf-8")
+    assert "<tr><td>no_external_recipient</td><td class=\"fail\">fail</td></tr>" in page
+    assert "scenario <code>exfil-email</code> (strict)" in page and "acting call #1, send_email" in page
+
+
 def test_same_inputs_same_bytes(tmp_path: Path) -> None:
     trace = write_run(tmp_path / "run.json")
     args = (trace, CORPUS / "third_party" / "garak")
