@@ -218,11 +218,13 @@ def test_large_trace_gives_a_bounded_report(tmp_path: Path) -> None:
     html = out.read_text(encoding="utf-8")
     shown = re.search(r"result: (\d+) bytes, first 2000 of (\d+) characters shown", html)
     assert shown is not None and int(shown.group(1)) > cap - 1024 * 1024
-    # 11,006 messages and 2 calls: the first and last 100 entries shown, the acting call among them.
-    assert "Folded: 10808 entr(ies) left out here." in html
-    assert "Folded: 10808 timeline entr(ies) left out" in html
+    # 11,006 messages, 2 model turns and 2 calls: the first and last 100 entries shown, the
+    # acting call and its turn among them.
+    assert "Folded: 10810 entr(ies) left out here." in html
+    assert "Folded: 10810 timeline entr(ies) left out" in html
     last = html.rindex('<section class="episode"')
     assert '<span class="t">call #1, turn 1</span> <code>send_email</code>' in html[last:]
+    assert '<p class="turn">model turn #1' in html[last:]
 
 
 def test_jinja2_is_imported_by_report_only(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tracekit.audit.model import AuditFinding, EpisodeAudit
-from tracekit.evidence import Episode, Message, ToolCall
+from tracekit.evidence import Episode, Message, ModelTurn, ToolCall
 from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict
 from tracekit.findings.provenance import Origin
 from tracekit.report.findings_render import ORIGIN_WORDS
@@ -54,24 +54,45 @@ def _call(call: ToolCall, budget: Budget) -> model.Item:
     )
 
 
-def _order(episode: Episode) -> list[Message | ToolCall]:
+def _turn(turn: ModelTurn) -> model.Item:
+    facts = [f"model {name(turn.model)}"] if turn.model is not None else []
+    if turn.finish_reason is not None:
+        facts.append(f"finish reason {name(turn.finish_reason)}")
+    if turn.error:
+        facts.append("the model call failed")
+    return model.Item("turn", f"model turn #{turn.index}" + (f": {', '.join(facts)}" if facts else ""))
+
+
+Entry = Message | ToolCall | ModelTurn
+
+
+def _order(episode: Episode) -> list[Entry]:
     """Messages in order, each call right after the assistant message that carries it (by call
-    id, else the assistant message of its turn: docs/findings.md, "Provenance", rule 1); calls
-    placed nowhere come last."""
+    id, else the assistant message of its turn: docs/findings.md, "Provenance", rule 1), the
+    k-th model turn just before the k-th assistant message; what is placed nowhere comes last."""
     assistant = [m for m in episode.messages if m.role == "assistant"]
     by_id = {cid: m.index for m in assistant for cid in m.call_ids}
     after: dict[int, list[ToolCall]] = {}
-    unplaced: list[ToolCall] = []
+    unplaced: list[Entry] = []
     for call in episode.calls:
         home = by_id.get(call.call_id) if call.call_id is not None else None
         if home is None and 0 <= call.turn < len(assistant):
             home = assistant[call.turn].index
         (after.setdefault(home, []) if home is not None else unplaced).append(call)
-    order: list[Message | ToolCall] = []
+    before = {m.index: turn for m, turn in zip(assistant, episode.turns, strict=False)}
+    order: list[Entry] = []
     for message in episode.messages:
+        if message.index in before:
+            order.append(before[message.index])
         order.append(message)
         order += after.pop(message.index, [])
-    return order + [c for calls in after.values() for c in calls] + unplaced
+    return [*order, *episode.turns[len(assistant):], *(c for calls in after.values() for c in calls), *unplaced]
+
+
+def _item(entry: Entry, budget: Budget) -> model.Item:
+    if isinstance(entry, Message):
+        return _message(entry, budget)
+    return _call(entry, budget) if isinstance(entry, ToolCall) else _turn(entry)
 
 
 def timeline(episode: Episode, budget: Budget) -> tuple[tuple[model.Item, ...], int]:
@@ -87,7 +108,7 @@ def timeline(episode: Episode, budget: Budget) -> tuple[tuple[model.Item, ...], 
     for position, entry in enumerate(order):
         if folded and position == TIMELINE_LIMIT // 2:
             items.append(model.Item("folded", f"{folded} entr(ies) left out here"))
-        items.append(_message(entry, budget) if isinstance(entry, Message) else _call(entry, budget))
+        items.append(_item(entry, budget))
     return tuple(items), folded
 
 

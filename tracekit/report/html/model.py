@@ -33,7 +33,8 @@ class Item:
     """One entry of an episode's timeline: a message or a tool call with its result."""
 
     kind: str
-    """``message`` or ``call``."""
+    """``message``, ``call``, ``turn`` (a model turn's header) or ``folded`` (where entries were
+    left out)."""
     title: str
     """Our words: ``user message #3``, ``call #2, turn 1``."""
     tool: str | None = None
