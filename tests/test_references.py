@@ -33,6 +33,8 @@ FILES = ("README.md", "Makefile")
 SKIPPED_DIRS = frozenset(
     {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 )
+BINARY_SUFFIXES = (".png",)
+"""Images (docs/img/): bytes, not prose; a chance byte pair would read as a citation."""
 
 
 def scanned_files() -> Iterator[Path]:
@@ -40,7 +42,8 @@ def scanned_files() -> Iterator[Path]:
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*")):
             if path.is_file() and not SKIPPED_DIRS.intersection(path.relative_to(ROOT).parts):
-                yield path
+                if path.suffix not in BINARY_SUFFIXES:
+                    yield path
     yield from sorted((ROOT / "corpus").glob("*.py"))
     for name in FILES:
         yield ROOT / name
