@@ -41,9 +41,9 @@ def scanned_files() -> Iterator[Path]:
     """Every file the rule covers, in sorted order."""
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*")):
-            if path.is_file() and not SKIPPED_DIRS.intersection(path.relative_to(ROOT).parts):
-                if path.suffix not in BINARY_SUFFIXES:
-                    yield path
+            parts = path.relative_to(ROOT).parts
+            if path.is_file() and not SKIPPED_DIRS.intersection(parts) and path.suffix not in BINARY_SUFFIXES:
+                yield path
     yield from sorted((ROOT / "corpus").glob("*.py"))
     for name in FILES:
         yield ROOT / name
