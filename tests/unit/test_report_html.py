@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.cli.report_inputs import SCENARIO, hostile_run
-from tracekit.audit import with_episodes
+from tracekit.audit import unreadable, with_episodes
 from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
 from tracekit.cli.check_io import read_scenario
 from tracekit.cli.findings_io import judge, load
@@ -34,7 +34,7 @@ def test_thousands_of_files_and_episodes_fold(tmp_path: Path) -> None:
         page.skipped(f"campaign/{n}.json")
     for _ in range(build.EPISODE_LIMIT + 50):
         page.trace(audit, evidence, judged)  # type: ignore[arg-type]
-    page.unreadable("last.jsonl", finding(Code.FORMAT_UNKNOWN))
+    page.trace(unreadable("last.jsonl", "unknown", finding(Code.FORMAT_UNKNOWN)), None, {})
     built = page.page()
     assert len(built.files) == build.FILE_LIMIT and built.files_folded == 2000 + 150 + 1
     assert len(built.episodes) == build.EPISODE_LIMIT and built.episodes_folded == 50

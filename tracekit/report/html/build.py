@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from tracekit.audit.model import AuditReport, EpisodeAudit, episode_label
-from tracekit.errors import Code, Finding
+from tracekit.errors import Code
 from tracekit.evidence import Episode, EvidenceFile
 from tracekit.findings.judge import EpisodeVerdict
 from tracekit.report.bundle_render import BundleCheck
@@ -89,11 +89,6 @@ class PageBuilder:
     def skipped(self, path: str) -> None:
         """A walked file that no format accepts: listed, not judged."""
         self._add_file(model.File(self._anchor(), display_path(path), "skipped", "-", None, "-", "no format accepts it (not a trace)"))
-
-    def unreadable(self, path: str, error: Finding) -> None:
-        """A file that could not be read at all."""
-        self.formats["unknown"] += 1
-        self._add_file(model.File(self._anchor(), display_path(path), "unreadable", "unknown", 2, "unreadable", f"{error.code.value}: {error.message}"))
 
     def trace(self, audit: AuditReport, evidence: EvidenceFile | None, judged: Judged) -> None:
         """One trace: its audit, its evidence (None when unreadable) and ``check``'s verdicts."""
