@@ -227,6 +227,20 @@ def test_large_trace_gives_a_bounded_report(tmp_path: Path) -> None:
     assert '<p class="turn">model turn #1' in html[last:]
 
 
+def test_thousands_of_files(tmp_path: Path) -> None:
+    folder = tmp_path / "campaign"
+    folder.mkdir()
+    for n in range(3000):
+        (folder / f"{n:04d}.json").write_text(f'{{"result": {n}}}', encoding="utf-8")
+    write_run(folder / "run.json")
+    done, out = _report(tmp_path, folder)
+    assert done.returncode == 1, done.stderr
+    html = out.read_text(encoding="utf-8")
+    assert html.count('class="file skipped"') == 3000 and html.count('class="file trace"') == 1
+    assert ">files</th><td>3001<" in html and ">skipped files</th><td>3000<" in html
+    assert out.stat().st_size < 1024 * 1024
+
+
 def test_jinja2_is_imported_by_report_only(tmp_path: Path) -> None:
     def imported(*args: str) -> str:
         done = subprocess.run(
