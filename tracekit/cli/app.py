@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "explain": "explain_cmd",
     "completion": "completion_cmd",
     "attest": "attest_cmd",
+    "report": "report_cmd",
 }
 
 

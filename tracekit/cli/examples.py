@@ -41,6 +41,15 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "db diff": ("tracekit db diff campaign.duckdb --since 1",),
     "db findings": ("tracekit db findings campaign.duckdb -f json",),
     "db export": ("tracekit db export campaign.duckdb --parquet exported/",),
+    "attest": (
+        "tracekit attest campaign/ --key signer.key -o campaign.intoto.jsonl",
+        "tracekit attest log.eval --scenario exfil.yaml --strict --key signer.key -o finding.intoto.jsonl",
+    ),
+    "report": (
+        "tracekit report campaign/ -o report.html",
+        "tracekit report log.eval --scenario exfil.yaml --strict -o finding.html",
+        "tracekit report finding.tkb --trusted-key signer.pub -o finding.html --force",
+    ),
     "explain": ("tracekit explain chain.event_hash_mismatch", "tracekit explain --list"),
     "completion": ("tracekit completion bash >> ~/.bashrc",),
 }
