@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     "metamorphic": "metamorphic_cmd",
     "check": "check_cmd",
     "audit": "audit_cmd",
-    "keygen": "bundle_cmd",
+    "keygen": "keygen_cmd",
     "seal": "bundle_cmd",
     "redact": "bundle_cmd",
     "bundle": "bundle_cmd",

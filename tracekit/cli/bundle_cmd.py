@@ -1,4 +1,4 @@
-"""``tracekit keygen``, ``seal``, ``redact`` and ``bundle show|extract|prove``, and the bundle
+"""``tracekit seal``, ``redact`` and ``bundle show|extract|prove``, and the bundle
 branch of ``tracekit verify`` (docs/bundle-format.md; docs/cli.md for the conventions).
 
 Exit codes as for every command: 0 intact and signed by a trusted key, 1 intact but unsigned,
@@ -42,7 +42,7 @@ from tracekit.cli.common import (
     fail,
     refuse_folder,
 )
-from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic, write_files
+from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic
 from tracekit.errors import Code, TracekitError
 from tracekit.report.jsonout import set_head
 
@@ -113,38 +113,6 @@ def _digest(text: str, option: str) -> bytes:
     if not _DIGEST.fullmatch(text):
         fail(Code.CLI_BAD_VALUE, option=option, expected="a BLAKE3 digest: 64 lowercase hex characters")
     return bytes.fromhex(text)
-
-
-# -- keygen -------------------------------------------------------------------------------------
-
-
-def keygen(
-    output: str = typer.Option(
-        ..., "--output", "-o", metavar="NAME", help="Key name: writes NAME.key (mode 0600) and NAME.pub."
-    ),
-    format: Format = FORMAT,
-    force: bool = FORCE,
-    quiet: bool = QUIET,
-) -> None:
-    """Make an Ed25519 key pair for sealing bundles."""
-    from tracekit.bundle import keys
-    from tracekit.report.bundle_render import KeygenReport
-
-    # `-o x.key` and `-o x.pub` name the pair x, as `-o x` does.
-    stem = output.removesuffix(".key").removesuffix(".pub")
-    private_path, public_path = Path(stem + ".key"), Path(stem + ".pub")
-    check_target(private_path, force)
-    check_target(public_path, force)
-    seed, public = keys.generate()
-    # Both files staged, then moved as one unit; the private key is 0600 from its creation.
-    write_files(
-        [(private_path, keys.private_pem(seed)), (public_path, keys.public_pem(public))],
-        force,
-        modes={private_path: 0o600},
-    )
-    kid = keys.keyid(public)
-    _report("keygen", KeygenReport(kid, str(private_path), str(public_path)), format)
-    _say(quiet, "keygen", f"key {kid}")
 
 
 def _read_seed(key: Path) -> bytes:
@@ -445,7 +413,6 @@ def prove(
 
 def register(app: typer.Typer) -> None:
     """Add keygen, seal, redact and the bundle group to the app."""
-    app.command("keygen", cls=Command)(keygen)
     app.command("seal", cls=Command)(seal)
     app.command("redact", cls=Command)(redact)
     app.add_typer(bundle_app, name="bundle")
