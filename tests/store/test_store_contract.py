@@ -1,0 +1,56 @@
+"""The campaign store's contract as a user meets it (docs/campaign-store.md): exports that a
+spreadsheet cannot run, ``db runs``, bad store paths and corrupt stores as diagnostics, a diff
+that never calls tampering fixed, one campaign root per store, rows bound to what they judged,
+and a store that holds exactly what plain ``audit`` reports."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+from tests.helpers import CORPUS, run_cli
+
+AGENTGUARD = CORPUS / "third_party" / "agentguard" / "safe-trace-v2.jsonl"
+FORMULAS = ("=1+1", "+1", "-1", "@SUM(A1)")
+
+
+def _campaign(root: Path) -> Path:
+    campaign = root / "campaign"
+    campaign.mkdir()
+    shutil.copy(AGENTGUARD, campaign / "a.jsonl")
+    for source in sorted((CORPUS / "harness" / "s8_secret_disclosure").glob("*.json"))[:2]:
+        shutil.copy(source, campaign / source.name)
+    return campaign
+
+
+def _audit(campaign: Path, db: Path, *extra: str) -> object:
+    result = run_cli("audit", str(campaign), "--db", str(db), "-q", *extra)
+    assert result.returncode in (0, 1, 2) and b"Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def test_csv_export_neutralises_formula_cells(tmp_path: Path) -> None:
+    campaign = _campaign(tmp_path)
+    for i, start in enumerate(FORMULAS):
+        shutil.copy(AGENTGUARD, campaign / f"{start}{i}.jsonl")
+    shutil.copy(AGENTGUARD, campaign / "\tTAB.jsonl")
+    db = tmp_path / "c.duckdb"
+    _audit(campaign, db)
+    assert run_cli("db", "export", str(db), "--csv", str(tmp_path / "csv"), "-q").returncode == 0
+    with open(tmp_path / "csv" / "files.csv", newline="") as handle:
+        paths = [row["path"] for row in csv.DictReader(handle)]
+    assert len(paths) == 3 + len(FORMULAS) + 1
+    for path in paths:
+        assert path[0] not in "=+-@\t\r", path
+    assert sorted(p for p in paths if p.startswith("'")) == sorted(
+        ["'\tTAB.jsonl", *(f"'{s}{i}.jsonl" for i, s in enumerate(FORMULAS))]
+    )
+    assert "a.jsonl" in paths  # ordinary cells unchanged
+    with open(tmp_path / "csv" / "runs.csv", newline="") as handle:
+        assert [row["run_id"] for row in csv.DictReader(handle)] == ["1"]  # numbers unchanged
+    assert run_cli("db", "export", str(db), "--parquet", str(tmp_path / "pq"), "-q").returncode == 0
+    import duckdb
+
+    kept = duckdb.sql(f"SELECT path FROM '{tmp_path / 'pq' / 'files.parquet'}'").fetchall()
+    assert "=1+10.jsonl" in {row[0] for row in kept}  # Parquet keeps the exact value
