@@ -331,6 +331,10 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- campaign store integrity (docs/threat-model.md, "The campaign store") ---------------------
+    STORE_CORRUPT = "store.corrupt"
+    STORE_OTHER_ROOT = "store.other_root"
+    STORE_SEAL_MISMATCH = "store.seal_mismatch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,6 +875,22 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
+    ),
+    # -- campaign store integrity (docs/threat-model.md, "The campaign store") ---------------------
+    Code.STORE_CORRUPT: CodeInfo(
+        _E,
+        "The campaign store is damaged (truncated, or rows that do not fit its schema); nothing "
+        "in it was trusted. Audit into a new store.",
+    ),
+    Code.STORE_OTHER_ROOT: CodeInfo(
+        _E,
+        "The campaign store records another campaign folder; audit that folder, use another "
+        "store, or pass --new-root to record this folder in it.",
+    ),
+    Code.STORE_SEAL_MISMATCH: CodeInfo(
+        _W,
+        "{count} stored result(s) did not match their seal (edited, or written without this "
+        "store's key); those files were read and judged again.",
     ),
 }
 

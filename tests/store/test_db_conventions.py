@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import _BIN, CORPUS, run_cli
 
-SUBCOMMANDS = ("summary", "diff", "findings", "export")
+SUBCOMMANDS = ("summary", "diff", "findings", "runs", "export")
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_help_and_missing_arguments(sub: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
 def test_every_query_in_every_format(fmt: str, store: Path, tmp_path: Path) -> None:
-    for sub in ("summary", "diff", "findings"):
+    for sub in ("summary", "diff", "findings", "runs"):
         result = run_cli("db", sub, str(store), "-f", fmt)
         assert result.returncode == 0, (sub, result.stderr)
         assert result.stderr.decode().startswith(f"tracekit db {sub}: ")

@@ -6,6 +6,7 @@ and a store that holds exactly what plain ``audit`` reports."""
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -54,3 +55,35 @@ def test_csv_export_neutralises_formula_cells(tmp_path: Path) -> None:
 
     kept = duckdb.sql(f"SELECT path FROM '{tmp_path / 'pq' / 'files.parquet'}'").fetchall()
     assert "=1+10.jsonl" in {row[0] for row in kept}  # Parquet keeps the exact value
+
+
+def test_db_runs_lists_every_run(tmp_path: Path) -> None:
+    campaign = _campaign(tmp_path)
+    db = tmp_path / "c.duckdb"
+    _audit(campaign, db)
+    scenario = CORPUS / "harness" / "s8_secret_disclosure" / "scenario.yaml"
+    _audit(campaign, db, "--scenario", str(scenario))
+    result = run_cli("db", "runs", str(db), "-f", "json")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.decode() == "tracekit db runs: 2 run(s), 2 complete\n"
+    report = json.loads(result.stdout)
+    assert report["report"] == "runs" and report["report_version"] == 1
+    first, second = report["runs"]
+    assert (first["run_id"], first["status"], first["files_seen"], first["files_reused"]) == (1, "complete", 3, 0)
+    assert first["options"]["scenario"] is None and isinstance(second["options"]["scenario"], str)
+    plain = run_cli("audit", str(campaign), "-q", "-f", "json")
+    assert first["exit_code"] == plain.returncode
+    table = run_cli("db", "runs", str(db), "-q").stdout.decode().splitlines()
+    assert table[0] == "== 2 run(s)" and table[-1].split()[0] == "2" and "scenario" in table[-1]
+    markdown = run_cli("db", "runs", str(db), "-q", "-f", "markdown").stdout.decode()
+    assert markdown.startswith("## 2 run(s)") and "|---|" in markdown
+    empty = tmp_path / "empty.duckdb"
+    import duckdb
+
+    from tracekit.store.schema import migrate
+
+    con = duckdb.connect(str(empty))
+    migrate(con)
+    con.close()
+    none = run_cli("db", "runs", str(empty), "-f", "json")
+    assert none.returncode == 0 and json.loads(none.stdout)["runs"] == []

@@ -170,6 +170,27 @@ def findings(
     _say(quiet, "db findings", f"run {report.run_id}: {report.total} finding(s), {len(report.rows)} shown")
 
 
+@db_app.command("runs", cls=Command)
+def runs(
+    db: Path = DB, format: Format = FORMAT, output: Path = OUTPUT, force: bool = FORCE, quiet: bool = QUIET
+) -> None:
+    """Every run of the store, oldest first: status, tracekit version, files, exit, options."""
+    from tracekit.report.store_render import RUNS_RENDERERS
+    from tracekit.store.db import open_store
+    from tracekit.store.queries import runs as query
+
+    opts = ReportOptions(db, format, output, force, quiet)
+    opts.check()
+    try:
+        with open_store(db, writable=False) as con:
+            report = query(con)
+    except TracekitError as error:
+        _store_error(error)
+    emit(RUNS_RENDERERS[format](report), output, force)
+    complete = sum(1 for r in report.runs if r.status == "complete")
+    _say(quiet, "db runs", f"{len(report.runs)} run(s), {complete} complete")
+
+
 @db_app.command("export", cls=Command)
 def export(
     db: Path = DB,
@@ -343,5 +364,5 @@ def audit_into_store(job: StoreRun) -> NoReturn:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``db`` (summary, diff, findings, export) to the app."""
+    """Add ``db`` (summary, diff, findings, runs, export) to the app."""
     app.add_typer(db_app, name="db")

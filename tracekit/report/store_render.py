@@ -20,7 +20,7 @@ from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import display_path, md_escape, md_table, table
 from tracekit.store.diff import Diff, FindingRef
 from tracekit.store.export import ExportReport
-from tracekit.store.queries import FileFindings, Findings, Summary
+from tracekit.store.queries import FileFindings, Findings, Runs, Summary
 
 FORMATS = ("table", "json", "markdown")
 
@@ -114,6 +114,33 @@ def _export(report: ExportReport, fmt: str) -> str:
     return "\n".join([_title(title, fmt), "", *_grid(rows, ["table", "file", "rows"], fmt)]) + "\n"
 
 
+def _options(options: dict[str, Any]) -> str:
+    """A run's options in a few words: what was given, never a digest or a folder."""
+    said = []
+    if options.get("scenario"):
+        said.append("scenario")
+    if options.get("strict"):
+        said.append("strict")
+    if options.get("strict_sources"):
+        said.append("strict sources")
+    if options.get("roots"):
+        said.append(f"{len(options['roots'])} trusted root(s)")
+    return ", ".join(said) or "-"
+
+
+def _runs(report: Runs, fmt: str) -> str:
+    rows = [
+        [r.run_id, r.status, r.tool_version, r.started_at[:19], (r.ended_at or "")[:19],
+         r.files_seen, r.files_audited, r.files_reused,
+         "-" if r.exit_code is None else r.exit_code, _options(r.options)]
+        for r in report.runs
+    ]
+    headers = ["run", "status", "tracekit", "started", "ended", "files", "read", "reused",
+               "exit", "options"]
+    title = f"{len(report.runs)} run(s)"
+    return "\n".join([_title(title, fmt), "", *_grid(rows, headers, fmt)]) + "\n"
+
+
 def _registry(kind: str, text: Callable[[Any, str], str]) -> dict[str, Callable[[Any], str]]:
     return {
         "table": lambda r: text(r, "table"),
@@ -126,6 +153,7 @@ SUMMARY_RENDERERS: dict[str, Callable[[Summary], str]] = _registry("summary", _s
 DIFF_RENDERERS: dict[str, Callable[[Diff], str]] = _registry("diff", _diff)
 FINDINGS_RENDERERS: dict[str, Callable[[Findings], str]] = _registry("findings", _findings)
 EXPORT_RENDERERS: dict[str, Callable[[ExportReport], str]] = _registry("export", _export)
+RUNS_RENDERERS: dict[str, Callable[[Runs], str]] = _registry("runs", _runs)
 
 
 def render_summary(report: Summary, fmt: str) -> str:
