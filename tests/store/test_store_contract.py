@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import random
 import shutil
 from pathlib import Path
 
@@ -87,3 +89,63 @@ def test_db_runs_lists_every_run(tmp_path: Path) -> None:
     con.close()
     none = run_cli("db", "runs", str(empty), "-f", "json")
     assert none.returncode == 0 and json.loads(none.stdout)["runs"] == []
+
+
+def test_bad_db_paths_get_the_output_codes(tmp_path: Path) -> None:
+    campaign = _campaign(tmp_path)
+    link = tmp_path / "link.duckdb"
+    link.symlink_to(tmp_path / "target.duckdb")
+    fifo = tmp_path / "fifo.duckdb"
+    os.mkfifo(fifo)
+    cases = [
+        (tmp_path / "no" / "s.duckdb", b"cli.output_parent_missing"),
+        (campaign / "a.jsonl" / "s.duckdb", b"cli.output_parent_missing"),
+        (tmp_path, b"cli.output_is_folder"),
+        (link, b"cli.output_unsafe"),
+        (fifo, b"cli.output_not_regular"),
+        (Path(os.devnull), b"cli.output_not_regular"),
+        (Path("/proc/tracekit-store.duckdb"), b"cli.output_unwritable"),
+    ]
+    for db, code in cases:
+        result = run_cli("audit", str(campaign), "--db", str(db))
+        assert result.returncode == 2 and code in result.stderr, (db, result.stderr)
+        assert result.stdout == b"" and str(db).encode() not in result.stderr
+    assert not (tmp_path / "target.duckdb").exists()
+
+
+def _damaged_copies(db: Path, tmp_path: Path) -> list[Path]:
+    """Copies of ``db`` truncated at a few points and with blocks overwritten (seeded)."""
+    size = db.stat().st_size
+    out = []
+    for i, cut in enumerate((12, size // 2, size - 4096)):
+        copy = tmp_path / f"cut{i}.duckdb"
+        shutil.copy(db, copy)
+        os.truncate(copy, cut)
+        out.append(copy)
+    rng = random.Random(22)
+    for i in range(3):
+        copy = tmp_path / f"flip{i}.duckdb"
+        shutil.copy(db, copy)
+        with open(copy, "r+b") as handle:
+            handle.seek(rng.randrange(12, size - 4096))
+            handle.write(rng.randbytes(4096))
+        out.append(copy)
+    return out
+
+
+def test_damaged_store_is_a_store_code_never_internal(tmp_path: Path) -> None:
+    campaign = _campaign(tmp_path)
+    db = tmp_path / "c.duckdb"
+    _audit(campaign, db)
+    seen = set()
+    for copy in _damaged_copies(db, tmp_path):
+        for args in (("db", "summary"), ("db", "findings"), ("db", "runs"), ("audit", str(campaign))):
+            command = [*args, str(copy)] if args[0] == "db" else [*args, "--db", str(copy), "-q"]
+            result = run_cli(*command)
+            err = result.stderr
+            assert b"internal" not in err and b"Traceback" not in err, (copy.name, args, err)
+            assert result.returncode in (0, 1, 2), (copy.name, args)
+            if result.returncode == 2:
+                assert b"error[store.corrupt]" in err or b"error[store.not_a_store]" in err, err
+                seen.add((copy.name, args[0]))
+    assert ("cut1.duckdb", "db") in seen and ("cut1.duckdb", "audit") in seen

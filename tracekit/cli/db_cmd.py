@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -70,6 +71,34 @@ class ReportOptions:
 def _check_store(db: Path) -> None:
     if db.is_dir():
         fail(Code.CLI_NOT_A_FILE)
+
+
+def _check_store_target(db: Path) -> None:
+    """``audit --db``: the store is an output, checked by the output rules before any work
+    (docs/cli.md, "Output rules"): a symlink, a folder, a special file, a missing parent folder
+    or one the system refuses to write into get the ``cli.output_*`` codes. An existing store
+    is written into without ``--force``: it is appended to, never replaced."""
+    try:
+        mode = os.lstat(db).st_mode
+    except FileNotFoundError:
+        parent = db.parent if str(db.parent) else Path(".")
+        if not parent.is_dir():
+            fail(Code.CLI_OUTPUT_PARENT_MISSING)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            fail(Code.CLI_OUTPUT_UNWRITABLE)
+        return
+    except NotADirectoryError:
+        fail(Code.CLI_OUTPUT_PARENT_MISSING)
+    except (OSError, ValueError):
+        fail(Code.CLI_OUTPUT_UNWRITABLE)
+    if stat.S_ISLNK(mode):
+        fail(Code.CLI_OUTPUT_UNSAFE)
+    if stat.S_ISDIR(mode):
+        fail(Code.CLI_OUTPUT_IS_FOLDER)
+    if not stat.S_ISREG(mode):
+        fail(Code.CLI_OUTPUT_NOT_REGULAR)
+    if not os.access(db, os.R_OK | os.W_OK):
+        fail(Code.CLI_OUTPUT_UNWRITABLE)
 
 
 def _store_error(error: TracekitError) -> NoReturn:
@@ -326,7 +355,7 @@ def audit_into_store(job: StoreRun) -> NoReturn:
 
     if not Path(job.root).is_dir():
         fail(Code.STORE_CAMPAIGN_ROOT)
-    _check_store(job.db)
+    _check_store_target(job.db)
     paths = collect_inputs([job.root], SUFFIXES)
     if not paths:
         paths.note()

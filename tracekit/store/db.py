@@ -30,18 +30,44 @@ def _duckdb() -> Any:
     return duckdb
 
 
+_REFUSED = ("permission denied", "read-only file system", "no space left", "no such file")
+"""DuckDB's words for an operating-system refusal to create or write the file."""
+
+
 def _connect(path: Path, read_only: bool) -> Any:
     duckdb = _duckdb()
+    existed = path.exists()
     try:
         return duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as error:
         # NOTE(threat-model): the message is DuckDB's and may hold the path; it is matched, never
-        # shown. A lock held by a live process is the only IOException naming a lock.
-        if "lock" in str(error).lower():
+        # shown. The system's refusal to write is the output rule's code (docs/cli.md, "Output
+        # rules"); a lock held by a live process is the only other IOException naming a lock.
+        text = str(error).lower()
+        if not read_only and (not existed or not os.access(path, os.W_OK)) and any(
+            word in text for word in _REFUSED
+        ):
+            raise TracekitError(finding(Code.CLI_OUTPUT_UNWRITABLE)) from None
+        if "lock" in text:
             raise TracekitError(finding(Code.STORE_LOCKED)) from None
-        raise TracekitError(finding(Code.STORE_NOT_A_STORE)) from None
+        raise TracekitError(finding(_damaged(path))) from None
     except duckdb.Error:
-        raise TracekitError(finding(Code.STORE_NOT_A_STORE)) from None
+        raise TracekitError(finding(_damaged(path))) from None
+
+
+STORE_MAGIC = b"DUCK"
+"""DuckDB's file identifier, at byte offset 8 of every database file."""
+
+
+def _damaged(path: Path) -> Code:
+    """``store.corrupt`` for a DuckDB file DuckDB cannot open (truncated, overwritten inside),
+    ``store.not_a_store`` for any other file."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+    except OSError:
+        return Code.STORE_NOT_A_STORE
+    return Code.STORE_CORRUPT if head[8:12] == STORE_MAGIC else Code.STORE_NOT_A_STORE
 
 
 @contextmanager
@@ -64,8 +90,13 @@ def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
             else:
                 check_version(con, writable=False)
         except duckdb.Error:
-            raise TracekitError(finding(Code.STORE_NOT_A_STORE)) from None
-        yield con
+            raise TracekitError(finding(_damaged(path))) from None
+        try:
+            yield con
+        except duckdb.Error:
+            # A store that opens but fails a query is damaged inside (a truncated or overwritten
+            # block): a clear code, never an internal error (docs/threat-model.md).
+            raise TracekitError(finding(Code.STORE_CORRUPT)) from None
     finally:
         con.close()
 
