@@ -11,8 +11,10 @@ import os
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 from tests.helpers import CORPUS, run_cli
+from tracekit.store.diff import ABSENT, FindingRef, Judged, classify_lost
 
 AGENTGUARD = CORPUS / "third_party" / "agentguard" / "safe-trace-v2.jsonl"
 FORMULAS = ("=1+1", "+1", "-1", "@SUM(A1)")
@@ -149,3 +151,48 @@ def test_damaged_store_is_a_store_code_never_internal(tmp_path: Path) -> None:
                 assert b"error[store.corrupt]" in err or b"error[store.not_a_store]" in err, err
                 seen.add((copy.name, args[0]))
     assert ("cut1.duckdb", "db") in seen and ("cut1.duckdb", "audit") in seen
+
+
+def _diff_json(db: Path) -> dict[str, Any]:
+    result = run_cli("db", "diff", str(db), "-f", "json")
+    assert result.returncode == 0, result.stderr
+    return {f["path"]: f for f in json.loads(result.stdout)["files"]}
+
+
+def test_diff_never_calls_tampering_fixed(tmp_path: Path) -> None:
+    campaign = tmp_path / "campaign"
+    shutil.copytree(CORPUS / "valid", campaign)
+    db = tmp_path / "c.duckdb"
+    _audit(campaign, db)
+    names = sorted(p.name for p in campaign.glob("*.jsonl"))
+    tampered, removed = campaign / names[0], campaign / names[1]
+    data = bytearray(tampered.read_bytes())
+    at = data.index(b'"', len(data) // 2) + 1
+    data[at] ^= 1  # one byte inside a value: still JSON lines, no longer intact
+    tampered.write_bytes(bytes(data))
+    removed.unlink()
+    _audit(campaign, db)
+    files = _diff_json(db)
+    assert set(files) == {names[0], names[1]}
+    edit, gone = files[names[0]], files[names[1]]
+    assert edit["change"] == "content" and edit["exit_after"] == 2
+    assert edit["fixed"] == [] and edit["not_reevaluated"], edit
+    assert gone["change"] == "removed" and gone["state_after"] == "absent"
+    assert gone["fixed"] == [] and gone["not_reevaluated"] == [] and gone["gone"]
+    text = run_cli("db", "diff", str(db), "-q").stdout.decode()
+    assert "None" not in text and "fixed 0" in text and "fixed " not in text.replace("fixed 0", "")
+    assert f"{names[1]}: removed (exit 0 -> absent)" in text or f"{names[1]}: removed (exit 1 -> absent)" in text
+
+
+def _ref(episode: int, code: str) -> FindingRef:
+    return FindingRef(episode, code, "warning", "other", None, None)
+
+
+def test_lost_findings_are_fixed_only_when_re_evaluated() -> None:
+    lost = [_ref(0, "a"), _ref(1, "b"), _ref(2, "c")]
+    after = Judged("judged", 2, [], [], frozenset({0}), frozenset({0, 1}))
+    fixed, unjudged, gone = classify_lost(lost, after)
+    assert [r.code for r in fixed] == ["a"]  # episode 0 judged again: really fixed
+    assert [r.code for r in unjudged] == ["b"]  # episode 1 there but not intact / unreadable
+    assert [r.code for r in gone] == ["c"]  # episode 2 no longer in the file
+    assert classify_lost(lost, ABSENT) == ([], [], lost)

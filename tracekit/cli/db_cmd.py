@@ -337,6 +337,8 @@ class StoreRun:
     output: Path | None
     force: bool
     quiet: bool
+    new_root: bool = False
+    """Record a campaign folder other than the store's (docs/campaign-store.md)."""
 
 
 def audit_into_store(job: StoreRun) -> NoReturn:
@@ -376,7 +378,7 @@ def audit_into_store(job: StoreRun) -> NoReturn:
         with open_store(job.db, writable=True) as con:
             stats = run_into_store(
                 con, os.path.abspath(job.root), [os.path.abspath(p) for p in paths.files], audit,
-                version=__version__, options=options, hook=_fault_hook(),
+                version=__version__, options=options, hook=_fault_hook(), new_root=job.new_root,
             )
             report = summary(con, stats.run_id)
             exit_code = run_exit(con, stats.run_id)

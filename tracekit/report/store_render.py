@@ -77,21 +77,35 @@ def _ref(ref: FindingRef) -> str:
     return f"{ref.severity}[{ref.code}] episode {ref.episode}{where}{line}"
 
 
+_STATE = {"absent": "absent", "not_a_trace": "not a trace"}
+
+
+def _exit(code: int | None, state: str) -> str:
+    """An exit code, or what the run held instead (never a bare None)."""
+    return f"exit {code}" if code is not None else _STATE.get(state, "no verdict")
+
+
 def _diff(report: Diff, fmt: str) -> str:
     lines = [
         _title(f"diff run {report.base_run} -> run {report.head_run}", fmt),
         "",
         f"{len(report.files)} files changed, {report.unchanged} unchanged",
     ]
+    if not report.same_root:
+        lines.append(_text("note: the two runs audited different campaign folders (--new-root); "
+                           "files are matched by their path relative to each folder", fmt))
     bullet = "- " if fmt == "markdown" else "  "
     for item in report.files:
         head = (
-            f"{display_path(item.path)}: {item.change} (exit {item.exit_before} -> "
-            f"{item.exit_after}); new {len(item.new)}, fixed {len(item.fixed)}, changed {len(item.changed)}"
+            f"{display_path(item.path)}: {item.change} ({_exit(item.exit_before, item.state_before)}"
+            f" -> {_exit(item.exit_after, item.state_after)}); new {len(item.new)}, fixed "
+            f"{len(item.fixed)}, changed {len(item.changed)}, not re-evaluated "
+            f"{len(item.not_reevaluated)}, gone {len(item.gone)}"
         )
         lines += ["", _text(head, fmt)]
-        lines += [f"{bullet}{_text('new   ' + _ref(r), fmt)}" for r in item.new]
-        lines += [f"{bullet}{_text('fixed ' + _ref(r), fmt)}" for r in item.fixed]
+        for word, refs in (("new", item.new), ("fixed", item.fixed),
+                           ("not re-evaluated", item.not_reevaluated), ("gone", item.gone)):
+            lines += [f"{bullet}{_text(word + ' ' + _ref(r), fmt)}" for r in refs]
         for c in item.changed:
             after = f"{c.after.severity}{'' if c.after.line is None else f' line {c.after.line}'}"
             lines.append(f"{bullet}{_text(f'changed {_ref(c.before)} -> {after}', fmt)}")

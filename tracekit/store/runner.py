@@ -22,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from tracekit.errors import Code, TracekitError, finding
 from tracekit.store.db import file_digest
 from tracekit.store.incremental import (
     UNREADABLE_DIGEST,
@@ -53,9 +54,21 @@ def relative(path: str, root: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
-def _start(con: Any, root: str, version: str, options: RunOptions, files: int) -> int:
+def _same_folder(stored: str, root: str) -> bool:
+    """Whether the stored campaign root names the folder ``root`` (symlinks resolved)."""
+    return stored == root or os.path.realpath(stored) == os.path.realpath(root)
+
+
+def _start(
+    con: Any, root: str, version: str, options: RunOptions, files: int, new_root: bool
+) -> int:
     con.execute("BEGIN TRANSACTION")
     try:
+        last = con.execute("SELECT root FROM runs ORDER BY run_id DESC LIMIT 1").fetchone()
+        if last is not None and not new_root and not _same_folder(str(last[0]), root):
+            # docs/campaign-store.md, "One campaign per store": paths are relative to the root,
+            # so runs of two folders would be compared path by path as if they were one.
+            raise TracekitError(finding(Code.STORE_OTHER_ROOT))
         con.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
         row = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()
         run_id = int(row[0]) if row else 1
@@ -92,11 +105,14 @@ def hash_files(paths: Sequence[str], root: str) -> list[Candidate]:
 def run_into_store(
     con: Any, root: str, paths: Sequence[str], audit: Audit, *, version: str,
     options: RunOptions, hook: Hook | None = None, batch_files: int = 64,
+    new_root: bool = False,
 ) -> RunStats:
     """Audit the campaign files ``paths`` (absolute, found under ``root``) into the store
-    ``con`` (writable); return the run's counts. Raises whatever ``audit`` raises (TracekitError
-    from the executor) and re-raises interrupts, after recording the run as interrupted."""
-    run_id = _start(con, root, version, options, len(paths))
+    ``con`` (writable); return the run's counts. Raises TracekitError(store.other_root) when
+    the store's last run audited another folder, unless ``new_root``; raises whatever ``audit``
+    raises (TracekitError from the executor) and re-raises interrupts, after recording the run
+    as interrupted."""
+    run_id = _start(con, root, version, options, len(paths), new_root)
     reused = 0
     try:
         candidates = hash_files(paths, root)
