@@ -196,3 +196,23 @@ def test_lost_findings_are_fixed_only_when_re_evaluated() -> None:
     assert [r.code for r in unjudged] == ["b"]  # episode 1 there but not intact / unreadable
     assert [r.code for r in gone] == ["c"]  # episode 2 no longer in the file
     assert classify_lost(lost, ABSENT) == ([], [], lost)
+
+
+def test_store_refuses_another_campaign_root_unless_asked(tmp_path: Path) -> None:
+    campaign = _campaign(tmp_path)
+    other = tmp_path / "other"
+    shutil.copytree(campaign, other)
+    link = tmp_path / "link"
+    link.symlink_to(campaign)
+    db = tmp_path / "c.duckdb"
+    _audit(campaign, db)
+    refused = run_cli("audit", str(other), "--db", str(db))
+    assert refused.returncode == 2 and b"store.other_root" in refused.stderr
+    assert refused.stdout == b"" and str(other).encode() not in refused.stderr
+    assert len(json.loads(run_cli("db", "runs", str(db), "-f", "json").stdout)["runs"]) == 1
+    assert _audit(link, db).returncode in (0, 1)  # the same folder through a symlink
+    assert _audit(other, db, "--new-root").returncode in (0, 1)
+    assert json.loads(run_cli("db", "diff", str(db), "-f", "json").stdout)["same_root"] is False
+    assert b"different campaign folders" in run_cli("db", "diff", str(db)).stdout
+    alone = run_cli("audit", str(other), "--new-root")
+    assert alone.returncode == 2 and b"cli.option_needs" in alone.stderr
