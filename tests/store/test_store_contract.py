@@ -216,3 +216,131 @@ def test_store_refuses_another_campaign_root_unless_asked(tmp_path: Path) -> Non
     assert b"different campaign folders" in run_cli("db", "diff", str(db)).stdout
     alone = run_cli("audit", str(other), "--new-root")
     assert alone.returncode == 2 and b"cli.option_needs" in alone.stderr
+
+
+def _mixed_campaign(root: Path) -> Path:
+    """One or more files of every format, with a scenario-bearing harness folder."""
+    campaign = root / "mixed"
+    for part in ("inspect", "otel", "agentdojo", "garak", "agentguard"):
+        shutil.copytree(CORPUS / "third_party" / part, campaign / part)
+    shutil.copytree(CORPUS / "harness" / "s6_recipient_lists_and_copies", campaign / "harness")
+    return campaign
+
+
+def _plain(campaign: Path, *extra: str) -> dict[str, dict[str, Any]]:
+    result = run_cli("audit", str(campaign), "-f", "json", "-q", *extra)
+    assert result.returncode in (0, 1, 2) and b"Traceback" not in result.stderr
+    traces = json.loads(result.stdout)["traces"]
+    return {os.path.relpath(t["path"], campaign): t for t in traces}
+
+
+def _plain_codes(trace: dict[str, Any]) -> set[str]:
+    codes = {f["code"] for f in trace["findings"]}
+    return codes | {f["code"] for e in trace.get("episodes") or [] for f in e.get("findings", [])}
+
+
+def _plain_checks(trace: dict[str, Any]) -> list[str]:
+    harness = trace.get("harness")
+    if not harness:
+        return []
+    if harness.get("episodes") is not None:
+        return [e["result"] for e in harness["episodes"]]
+    return [harness["result"]]
+
+
+def _stored(db: Path) -> dict[str, dict[str, Any]]:
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        run = con.execute("SELECT max(run_id) FROM runs WHERE status = 'complete'").fetchone()[0]
+        out: dict[str, dict[str, Any]] = {}
+        for path, rid, exit_code in con.execute(
+            "SELECT f.path, f.result_id, r.exit_code FROM files f JOIN results r USING (result_id) "
+            "WHERE f.run_id = ? AND r.format <> 'not_a_trace'", [run]
+        ).fetchall():
+            codes = {c for (c,) in con.execute("SELECT code FROM findings WHERE result_id = ?", [rid]).fetchall()}
+            checks = [v for (v,) in con.execute(
+                "SELECT verdict FROM verdicts WHERE result_id = ? AND kind = 'check' ORDER BY episode", [rid]
+            ).fetchall()]
+            out[path] = {"exit_code": exit_code, "codes": codes, "checks": checks}
+        return out
+    finally:
+        con.close()
+
+
+def test_store_equals_plain_audit_for_every_format(tmp_path: Path) -> None:
+    campaign = _mixed_campaign(tmp_path)
+    scenario = campaign / "harness" / "scenario.yaml"
+    db = tmp_path / "c.duckdb"
+    for extra in ((), ("--scenario", str(scenario))):
+        # The second run adds a scenario: nothing judged without it may be reused.
+        _audit(campaign, db, *extra)
+        plain, stored = _plain(campaign, *extra), _stored(db)
+        assert set(stored) == set(plain)
+        assert {t["format"] for t in plain.values()} >= {
+            "inspect", "otel", "agentdojo", "garak", "agentguard", "harness"
+        }
+        for path, trace in plain.items():
+            got = stored[path]
+            assert got["exit_code"] == trace["exit_code"], path
+            assert got["codes"] - {"audit.no_integrity"} == _plain_codes(trace) - {"audit.no_integrity"}, path
+            assert got["checks"] == _plain_checks(trace), path
+    judged = [p for p, t in plain.items() if t["format"] not in ("harness", "agentguard") and _plain_checks(t)]
+    assert judged, "the scenario judged no imported file"
+    runs = json.loads(run_cli("db", "runs", str(db), "-f", "json").stdout)["runs"]
+    assert runs[1]["files_reused"] == 0  # every format re-judged under the scenario
+    _audit(campaign, db, "--scenario", str(scenario))
+    assert json.loads(run_cli("db", "runs", str(db), "-f", "json").stdout)["runs"][2]["files_audited"] == 0
+
+
+def _blake3(path: Path) -> str:
+    from blake3 import blake3
+
+    return blake3(path.read_bytes()).hexdigest()
+
+
+def test_edited_rows_cannot_turn_a_tampered_trace_into_a_pass(tmp_path: Path) -> None:
+    import duckdb
+
+    campaign = tmp_path / "campaign"
+    shutil.copytree(CORPUS / "valid", campaign)
+    db = tmp_path / "c.duckdb"
+    _audit(campaign, db)
+    trace = sorted(campaign.glob("v2__*.jsonl"))[0]
+    data = bytearray(trace.read_bytes())
+    data[data.index(b'"', len(data) // 2) + 1] ^= 1
+    trace.write_bytes(bytes(data))
+    plain = run_cli("audit", str(campaign), "-q")
+    assert plain.returncode == 2
+    # The attack: point the intact trace's stored result at the tampered bytes, exit 0.
+    con = duckdb.connect(str(db))
+    con.execute(
+        "UPDATE results SET digest = ? WHERE result_id = (SELECT result_id FROM files WHERE path = ?)",
+        [_blake3(trace), trace.name],
+    )
+    con.close()
+    resumed = run_cli("audit", str(campaign), "--db", str(db), "-q")
+    assert resumed.returncode == 2, resumed.stderr
+    assert b"warning[store.seal_mismatch] 1 stored result(s)" in resumed.stderr
+    runs = json.loads(run_cli("db", "runs", str(db), "-f", "json").stdout)["runs"]
+    assert runs[-1]["exit_code"] == 2 and runs[-1]["files_audited"] == 1
+    again = run_cli("audit", str(campaign), "--db", str(db), "-q")
+    assert again.returncode == 2 and b"seal_mismatch" not in again.stderr  # fresh rows, sealed
+
+
+def test_a_store_written_under_another_key_is_read_again(tmp_path: Path) -> None:
+    campaign = _campaign(tmp_path)
+    db = tmp_path / "c.duckdb"
+    _audit(campaign, db)
+    env = dict(os.environ, TRACEKIT_STORE_KEY=str(tmp_path / "other.key"))
+    import subprocess
+
+    from tests.helpers import _BIN
+
+    result = subprocess.run(
+        [str(_BIN), "audit", str(campaign), "--db", str(db), "-q"], env=env, capture_output=True,
+        timeout=120, check=False,
+    )
+    assert b"warning[store.seal_mismatch] 3 stored result(s)" in result.stderr, result.stderr
+    assert (tmp_path / "other.key").stat().st_mode & 0o077 == 0  # created owner-only

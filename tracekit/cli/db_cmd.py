@@ -35,7 +35,7 @@ from tracekit.cli.common import (
     fail,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
-from tracekit.errors import Code, TracekitError
+from tracekit.errors import Code, TracekitError, finding
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
 """Fault injection for the crash tests: ``ACTION:POINT:N`` sends this process SIGKILL
@@ -283,25 +283,25 @@ AUDITED = frozenset({"agentguard", "harness"})
 
 
 def store_job(job: AuditJob) -> dict[str, Any] | None:
-    """One campaign file's store result, in a worker: an imported format (Inspect, OTel,
-    AgentDojo, garak) detected by the format layer becomes one row per episode
-    (tracekit/store/episodes.py); anything else is audited as ``tracekit audit`` does."""
+    """One campaign file's store result, in a worker: the report plain ``tracekit audit``
+    prints for it, with the same options (docs/campaign-store.md, "Episodes"). An imported
+    format (Inspect, OTel, AgentDojo, garak) is read once, through the reader plain ``audit``
+    uses, and its report is kept with one row per episode (tracekit/store/episodes.py);
+    anything else is audited as ``tracekit audit`` does."""
+    from tracekit.audit.imported import audit_evidence
     from tracekit.cli.audit_io import audit_job
-    from tracekit.formats import registry
-    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
-    from tracekit.formats.reading import open_source
-    from tracekit.store.episodes import evidence_result, format_error_result
+    from tracekit.cli.trace_input import load_evidence, opened
+    from tracekit.harness.scenario import parse_scenario
+    from tracekit.store.episodes import evidence_result
 
     try:
-        with open_source(job.source) as source:
-            fmt = registry.detect(registry.read_prefix(source), source.name_suffix)
-            if fmt is not None and fmt.name not in AUDITED:
-                try:
-                    return evidence_result(registry.load_as(fmt, source, DEFAULT_FORMAT_LIMITS))
-                except FormatError as error:
-                    return format_error_result(fmt.name, error.finding)
-    except FormatError:
-        pass  # not readable as a file: the audit reports it with its own code
+        with opened(job.source, job.opts.input_format) as source:
+            if source.format is not None and source.format not in AUDITED:
+                evidence = load_evidence(job.source, source)
+                scenario = None if job.opts.scenario is None else parse_scenario(job.opts.scenario)
+                return evidence_result(evidence, audit_evidence(job.path, evidence, scenario))
+    except TracekitError:
+        pass  # unreadable or refused: plain audit reports it with its own code, as below
     return audit_job(job)
 
 
@@ -341,17 +341,41 @@ class StoreRun:
     """Record a campaign folder other than the store's (docs/campaign-store.md)."""
 
 
+KNOWN_OPTIONS = frozenset({"strict_sources", "roots", "scenario"})
+"""The audit options the store keys by format; every other field of AuditOptions is part of
+every format's key (docs/campaign-store.md, "The incremental rule")."""
+
+
+def run_options(opts: AuditOptions) -> Any:
+    """The store's :class:`~tracekit.store.incremental.RunOptions` of an audit: every option
+    that can change a verdict, the scenario by the BLAKE3 of its bytes."""
+    import dataclasses
+
+    import msgspec
+    from blake3 import blake3
+
+    from tracekit.store.incremental import RunOptions
+
+    other = tuple(sorted(
+        (f.name, msgspec.json.encode(getattr(opts, f.name)).decode())
+        for f in dataclasses.fields(opts) if f.name not in KNOWN_OPTIONS
+    ))
+    return RunOptions(
+        strict_sources=opts.strict_sources,
+        roots=tuple(sorted(opts.roots)),
+        scenario=blake3(opts.scenario).hexdigest() if opts.scenario is not None else None,
+        other=other,
+    )
+
+
 def audit_into_store(job: StoreRun) -> NoReturn:
     """``tracekit audit ROOT --db DB``: audit the campaign folder into the store, reading only
     new or changed files; print the run's report and exit with the worst file's code. The
     caller checked the output target before any work."""
-    from blake3 import blake3
-
     from tracekit import __version__
     from tracekit.cli.common import absolute, collect_inputs, worst
     from tracekit.report.store_render import render_run
-    from tracekit.store.db import open_store
-    from tracekit.store.incremental import RunOptions
+    from tracekit.store.db import load_key, open_store
     from tracekit.store.queries import run_exit, run_files, summary
     from tracekit.store.runner import run_into_store
 
@@ -363,11 +387,7 @@ def audit_into_store(job: StoreRun) -> NoReturn:
         paths.note()
         fail(Code.CLI_NO_INPUT)
     opts = job.audit
-    options = RunOptions(
-        strict_sources=opts.strict_sources,
-        roots=tuple(sorted(opts.roots)),
-        scenario=blake3(opts.scenario).hexdigest() if opts.scenario is not None else None,
-    )
+    options = run_options(opts)
     chosen = job.run.make(len(paths))
 
     def audit(files: list[str]) -> Iterator[dict[str, Any] | None]:
@@ -379,6 +399,7 @@ def audit_into_store(job: StoreRun) -> NoReturn:
             stats = run_into_store(
                 con, os.path.abspath(job.root), [os.path.abspath(p) for p in paths.files], audit,
                 version=__version__, options=options, hook=_fault_hook(), new_root=job.new_root,
+                seal_key=load_key(),
             )
             report = summary(con, stats.run_id)
             exit_code = run_exit(con, stats.run_id)
@@ -386,6 +407,9 @@ def audit_into_store(job: StoreRun) -> NoReturn:
     except TracekitError as error:
         _store_error(error)
     emit(render_run(report, files, job.format), job.output, job.force)
+    if stats.unsealed:
+        # docs/threat-model.md, "The campaign store": edited rows are never trusted.
+        diag(finding(Code.STORE_SEAL_MISMATCH, count=stats.unsealed))
     _say(
         job.quiet, "audit",
         f"run {stats.run_id}: {stats.files} files, {stats.audited} read, {stats.reused} reused, "

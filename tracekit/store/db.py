@@ -10,6 +10,7 @@ mapped to ``store.locked`` (never a traceback, never a wait that could hang).
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Any
 
 from tracekit.errors import Code, TracekitError, finding
 from tracekit.store.schema import check_version, migrate
+from tracekit.store.seal import KEY_BYTES
 
 HASH_CHUNK = 1024 * 1024
 
@@ -123,3 +125,54 @@ def file_digest(path: str) -> tuple[int, str] | None:
         return None
     finally:
         os.close(fd)
+
+
+KEY_ENV = "TRACEKIT_STORE_KEY"
+"""A path to the key file, instead of the default in the user's configuration folder."""
+
+
+def key_path() -> Path:
+    """Where the store key is kept: ``$TRACEKIT_STORE_KEY``, else ``tracekit/store.key`` in
+    ``$XDG_CONFIG_HOME`` (default ``~/.config``)."""
+    given = os.environ.get(KEY_ENV)
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "tracekit" / "store.key"
+
+
+def load_key() -> bytes | None:
+    """The store key, created (owner-only) on first use; None when it can be neither read nor
+    created: results are then sealed by nothing and never reused."""
+    path = key_path()
+    try:
+        with open(path, "rb") as handle:
+            key = handle.read(KEY_BYTES + 1)
+        return key if len(key) == KEY_BYTES else None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return load_key_once(path)
+    except OSError:
+        return None
+    key = secrets.token_bytes(KEY_BYTES)
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return key
+
+
+def load_key_once(path: Path) -> bytes | None:
+    """Read a key another process created a moment ago."""
+    try:
+        key = path.read_bytes()
+    except OSError:
+        return None
+    return key if len(key) == KEY_BYTES else None

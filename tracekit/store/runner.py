@@ -32,7 +32,8 @@ from tracekit.store.incremental import (
     options_key,
     result_id,
 )
-from tracekit.store.ingest import NOT_A_TRACE, Hook, Writer, rollback, rows_for
+from tracekit.store.ingest import NOT_A_TRACE, FileRows, Hook, Writer, rollback, rows_for
+from tracekit.store.seal import seal
 
 Audit = Callable[[list[str]], Iterator[dict[str, Any] | None]]
 """Audits absolute paths (in order) and yields each result, None for a non-trace."""
@@ -47,6 +48,8 @@ class RunStats(msgspec.Struct, frozen=True):
     """Distinct contents read and audited in this run."""
     reused: int
     """Files linked to an earlier result without being read."""
+    unsealed: int = 0
+    """Stored results that failed their seal, so were read and judged again."""
 
 
 def relative(path: str, root: str) -> str:
@@ -92,6 +95,14 @@ def _finish(con: Any, run_id: int, status: str, reused: int) -> None:
     )
 
 
+def sealed(rows: FileRows, key: bytes | None) -> FileRows:
+    """``rows`` with the result's seal appended to its row (None without a key: such a result
+    is never reused)."""
+    children = {t: getattr(rows, t) for t in ("episodes", "findings", "completeness", "verdicts")}
+    stamp = None if key is None else seal(key, rows.result, children)
+    return msgspec.structs.replace(rows, result=(*rows.result, stamp))
+
+
 def hash_files(paths: Sequence[str], root: str) -> list[Candidate]:
     """Step 3: every file hashed; an unreadable one gets the never-reused digest."""
     out = []
@@ -105,7 +116,7 @@ def hash_files(paths: Sequence[str], root: str) -> list[Candidate]:
 def run_into_store(
     con: Any, root: str, paths: Sequence[str], audit: Audit, *, version: str,
     options: RunOptions, hook: Hook | None = None, batch_files: int = 64,
-    new_root: bool = False,
+    new_root: bool = False, seal_key: bytes | None = None,
 ) -> RunStats:
     """Audit the campaign files ``paths`` (absolute, found under ``root``) into the store
     ``con`` (writable); return the run's counts. Raises TracekitError(store.other_root) when
@@ -113,10 +124,10 @@ def run_into_store(
     raises (TracekitError from the executor) and re-raises interrupts, after recording the run
     as interrupted."""
     run_id = _start(con, root, version, options, len(paths), new_root)
-    reused = 0
+    reused = unsealed = 0
     try:
         candidates = hash_files(paths, root)
-        todo = link_unchanged(con, run_id, candidates, version, options)
+        todo, unsealed = link_unchanged(con, run_id, candidates, version, options, seal_key)
         reused = len(candidates) - len(todo)
         groups: dict[str, list[Candidate]] = {}
         order: list[Candidate] = []
@@ -138,7 +149,7 @@ def run_into_store(
             fmt = NOT_A_TRACE if report is None else str(report["format"])
             key = options_key(version, fmt, options)
             rid = result_id(content, key)
-            rows = rows_for(rid, content, key, first.size, run_id, report)
+            rows = sealed(rows_for(rid, content, key, first.size, run_id, report), seal_key)
             writer.add([(c.path, c.size, c.digest, fmt, rid) for c in same], rows)
         writer.flush()
     except BaseException:
@@ -146,4 +157,4 @@ def run_into_store(
         _finish(con, run_id, "interrupted", reused)
         raise
     _finish(con, run_id, "complete", reused)
-    return RunStats(run_id, len(paths), len(order), reused)
+    return RunStats(run_id, len(paths), len(order), reused, unsealed)
