@@ -109,7 +109,9 @@ def test_audit_db_in_the_pass_fail_formats(fmt: str, store: Path, tmp_path: Path
     db = tmp_path / "copy.duckdb"
     shutil.copy(store, db)
     campaign = CORPUS / "harness" / "s8_secret_disclosure"
-    result = run_cli("audit", str(campaign), "--db", str(db), "-f", fmt, "-o", str(tmp_path / "out"))
+    result = run_cli(
+        "audit", str(campaign), "--db", str(db), "--new-root", "-f", fmt, "-o", str(tmp_path / "out")
+    )
     assert result.returncode == 1, result.stderr
     text = (tmp_path / "out").read_text()
     files = len(list(campaign.glob("*.json")))

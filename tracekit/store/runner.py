@@ -99,7 +99,8 @@ def sealed(rows: FileRows, key: bytes | None) -> FileRows:
     """``rows`` with the result's seal appended to its row (None without a key: such a result
     is never reused)."""
     children = {t: getattr(rows, t) for t in ("episodes", "findings", "completeness", "verdicts")}
-    stamp = None if key is None else seal(key, rows.result, children)
+    # The result row ends with first_run, which the seal leaves out (tracekit/store/seal.py).
+    stamp = None if key is None else seal(key, rows.result[:-1], children)
     return msgspec.structs.replace(rows, result=(*rows.result, stamp))
 
 

@@ -25,7 +25,9 @@ CHILD_TABLES = ("episodes", "findings", "completeness", "verdicts")
 
 
 def seal(key: bytes, result: Sequence[Any], children: Mapping[str, Sequence[Sequence[Any]]]) -> str:
-    """The seal of one result row and its child rows (each table's rows in key order)."""
+    """The seal of one result row without its ``first_run`` (which run wrote a result is not
+    part of its verdict: a resumed, a local and a Dask run seal it alike) and its child rows
+    (each table's rows in key order)."""
     from blake3 import blake3
 
     body = [list(result), *([list(r) for r in sorted(children.get(t, ()), key=_sort_key)]
@@ -48,7 +50,7 @@ def broken(con: Any, key: bytes | None, sealed: dict[str, str | None]) -> set[st
     insert_rows(con, "sealed_ids", [(rid,) for rid in sealed])
     rows: dict[str, tuple[Any, ...]] = {
         str(r[0]): tuple(r) for r in con.execute(
-            "SELECT r.* EXCLUDE (seal) FROM results r JOIN sealed_ids USING (result_id)"
+            "SELECT r.* EXCLUDE (seal, first_run) FROM results r JOIN sealed_ids USING (result_id)"
         ).fetchall()
     }
     children: dict[str, dict[str, list[Any]]] = {rid: {t: [] for t in CHILD_TABLES} for rid in sealed}
