@@ -760,7 +760,11 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.EVIDENCE_RESULT_BEFORE_CALL: CodeInfo(
         _E, "A tool result is recorded before the message that carries its call."
     ),
-    Code.FINDINGS_NO_EPISODE: CodeInfo(_E, "No episode of the file has the requested id."),
+    Code.FINDINGS_NO_EPISODE: CodeInfo(
+        _E,
+        "No episode of the file has the requested id; `tracekit show FILE` lists the episode "
+        "ids (the ids every report prints).",
+    ),
     Code.OTEL_TOO_LARGE: CodeInfo(_E, "The OTLP/JSON file exceeds the {limit}-byte limit."),
     Code.OTEL_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the OTLP/JSON file exceeds the {limit}-byte limit."),
     Code.OTEL_INVALID_JSON: CodeInfo(_E, "The OTLP/JSON file holds text that is not valid UTF-8 JSON."),

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.helpers import CORPUS, run_cli
 from tracekit.store.diff import ABSENT, FindingRef, Judged, classify_lost
 
@@ -344,3 +346,26 @@ def test_a_store_written_under_another_key_is_read_again(tmp_path: Path) -> None
     )
     assert b"warning[store.seal_mismatch] 3 stored result(s)" in result.stderr, result.stderr
     assert (tmp_path / "other.key").stat().st_mode & 0o077 == 0  # created owner-only
+
+
+AGENTDOJO = CORPUS / "third_party" / "agentdojo" / "runs" / "scripted-model" / "workspace" / "user_task_1" / "none" / "none.json"
+INSPECT = CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval"
+SCENARIO = CORPUS / "harness" / "s6_recipient_lists_and_copies" / "scenario.yaml"
+
+
+@pytest.mark.parametrize("trace", [AGENTDOJO, INSPECT], ids=["agentdojo", "inspect"])
+def test_episode_ids_are_equal_across_commands(trace: Path) -> None:
+    shown = [e["id"] for e in json.loads(run_cli("show", str(trace), "-f", "json").stdout)["episodes"]]
+    audited = [e["id"] for e in json.loads(run_cli("audit", str(trace), "-f", "json", "-q").stdout)["traces"][0]["episodes"]]
+    checked = json.loads(run_cli("check", str(SCENARIO), str(trace), "-f", "json", "-q").stdout)["episodes"]
+    assert shown == audited == [e["episode"] for e in checked] and shown
+    for episode_id in shown:
+        assert len(episode_id) <= 64
+        one = run_cli("check", str(SCENARIO), str(trace), "-f", "json", "-q", "--episode", episode_id)
+        assert one.returncode in (0, 1), one.stderr
+        assert [e["episode"] for e in json.loads(one.stdout)["episodes"]] == [episode_id]
+    table = run_cli("check", str(SCENARIO), str(trace), "-q").stdout.decode()
+    for episode_id in shown:
+        assert episode_id in table  # whole on one line, never wrapped
+    missing = run_cli("check", str(SCENARIO), str(trace), "--episode", "sha256:0000000000000000")
+    assert missing.returncode == 2 and b"tracekit show FILE" in missing.stderr
