@@ -369,3 +369,54 @@ def test_episode_ids_are_equal_across_commands(trace: Path) -> None:
         assert episode_id in table  # whole on one line, never wrapped
     missing = run_cli("check", str(SCENARIO), str(trace), "--episode", "sha256:0000000000000000")
     assert missing.returncode == 2 and b"tracekit show FILE" in missing.stderr
+
+
+def _sealed_store(results: int) -> tuple[Any, bytes, dict[str, str | None]]:
+    import duckdb
+
+    from tracekit.store.incremental import insert_rows
+    from tracekit.store.ingest import rows_for
+    from tracekit.store.runner import sealed
+    from tracekit.store.schema import migrate
+
+    con = duckdb.connect()
+    migrate(con)
+    key = bytes(range(32))
+    seals: dict[str, str | None] = {}
+    for i in range(results):
+        report = {
+            "format": "agentguard", "exit_code": 1, "readable": True, "intact": True,
+            "rerunnable": False, "harness": {"result": "pass"},
+            "findings": [{"code": "audit.field_missing", "severity": "warning", "line": i, "where": "x",
+                          "message": "m"}],
+            "completeness": [{"field": "f", "status": "missing", "where": "w", "needed_to_rerun": True}],
+        }
+        rows = sealed(rows_for(f"r{i}", f"d{i}", "k", 10, 1, report), key)
+        insert_rows(con, "results", [rows.result])
+        for table in ("episodes", "findings", "completeness", "verdicts"):
+            insert_rows(con, table, getattr(rows, table))
+        seals[f"r{i}"] = rows.result[-1]
+    return con, key, seals
+
+
+EDITS = (
+    "UPDATE results SET exit_code = 0 WHERE result_id = 'r1'",
+    "UPDATE results SET digest = 'other' WHERE result_id = 'r1'",
+    "UPDATE episodes SET exit_code = 0 WHERE result_id = 'r1'",
+    "DELETE FROM findings WHERE result_id = 'r1'",
+    "UPDATE completeness SET status = 'present' WHERE result_id = 'r1'",
+    "UPDATE verdicts SET verdict = 'fail' WHERE result_id = 'r1'",
+)
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_seal_catches_an_edit_of_any_table(edit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracekit.store import seal
+
+    monkeypatch.setattr(seal, "CHECK_BATCH", 2)  # three results: two batches
+    con, key, seals = _sealed_store(3)
+    assert seal.broken(con, key, seals) == set()
+    assert seal.broken(con, None, seals) == set(seals)  # no key: nothing is trusted
+    assert seal.broken(con, bytes(32), seals) == set(seals)  # another key
+    con.execute(edit)
+    assert seal.broken(con, key, seals) == {"r1"}

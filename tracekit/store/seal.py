@@ -39,11 +39,25 @@ def _sort_key(row: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(row[1:3])
 
 
+CHECK_BATCH = 1000
+"""Results whose seals are checked together: bounds the rows held at once while checking."""
+
+
 def broken(con: Any, key: bytes | None, sealed: dict[str, str | None]) -> set[str]:
     """The result ids among ``sealed`` (result id -> seal as stored) whose rows no longer match
-    their seal (all of them without a key). Reads each table once, joined on the ids."""
+    their seal (all of them without a key). Reads each table once per batch of
+    :data:`CHECK_BATCH` results, joined on their ids."""
     if key is None:
         return set(sealed)
+    ids = sorted(sealed)
+    out: set[str] = set()
+    for start in range(0, len(ids), CHECK_BATCH):
+        batch = {rid: sealed[rid] for rid in ids[start : start + CHECK_BATCH]}
+        out |= _broken_batch(con, key, batch)
+    return out
+
+
+def _broken_batch(con: Any, key: bytes, sealed: dict[str, str | None]) -> set[str]:
     from tracekit.store.incremental import insert_rows
 
     con.execute("CREATE OR REPLACE TEMP TABLE sealed_ids (result_id VARCHAR)")
