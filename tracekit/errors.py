@@ -372,6 +372,10 @@ class Code(enum.StrEnum):
     ATTEST_UNSIGNED = "attest.unsigned"
     ATTEST_UNTRUSTED_KEY = "attest.untrusted_key"
     ATTEST_RESULT_NOT_PASSED = "attest.result_not_passed"
+    # -- campaign store integrity (docs/threat-model.md, "The campaign store") ---------------------
+    STORE_CORRUPT = "store.corrupt"
+    STORE_OTHER_ROOT = "store.other_root"
+    STORE_SEAL_MISMATCH = "store.seal_mismatch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -797,7 +801,11 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.EVIDENCE_RESULT_BEFORE_CALL: CodeInfo(
         _E, "A tool result is recorded before the message that carries its call."
     ),
-    Code.FINDINGS_NO_EPISODE: CodeInfo(_E, "No episode of the file has the requested id."),
+    Code.FINDINGS_NO_EPISODE: CodeInfo(
+        _E,
+        "No episode of the file has the requested id; `tracekit show FILE` lists the episode "
+        "ids (the ids every report prints).",
+    ),
     Code.OTEL_TOO_LARGE: CodeInfo(_E, "The OTLP/JSON file exceeds the {limit}-byte limit."),
     Code.OTEL_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the OTLP/JSON file exceeds the {limit}-byte limit."),
     Code.OTEL_INVALID_JSON: CodeInfo(_E, "The OTLP/JSON file holds text that is not valid UTF-8 JSON."),
@@ -978,6 +986,22 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.ATTEST_UNTRUSTED_KEY: CodeInfo(_W, "{count} envelope(s) are signed by no trusted key."),
     Code.ATTEST_RESULT_NOT_PASSED: CodeInfo(
         _W, "{count} Test Result(s) are not PASSED ({failed} FAILED, {warned} WARNED)."
+    ),
+    # -- campaign store integrity (docs/threat-model.md, "The campaign store") ---------------------
+    Code.STORE_CORRUPT: CodeInfo(
+        _E,
+        "The campaign store is damaged (truncated, or rows that do not fit its schema); nothing "
+        "in it was trusted. Audit into a new store.",
+    ),
+    Code.STORE_OTHER_ROOT: CodeInfo(
+        _E,
+        "The campaign store records another campaign folder; audit that folder, use another "
+        "store, or pass --new-root to record this folder in it.",
+    ),
+    Code.STORE_SEAL_MISMATCH: CodeInfo(
+        _W,
+        "{count} stored result(s) did not match their seal (edited, or written without this "
+        "store's key); those files were read and judged again.",
     ),
 }
 

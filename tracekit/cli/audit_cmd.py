@@ -114,6 +114,10 @@ def audit(
         None, "--db", metavar="FILE", help="Audit one campaign folder into this store (DuckDB): only new or "
         "changed files are read; query it with `tracekit db`."
     ),
+    new_root: bool = typer.Option(
+        False, "--new-root", help="With --db: record this folder in a store that holds runs of "
+        "another campaign folder (refused otherwise)."
+    ),
 ) -> None:
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
 
@@ -127,13 +131,18 @@ def audit(
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
     forced = None if input_format is None else input_format.value
     opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario), forced)
+    if new_root and db is None:
+        fail(Code.CLI_OPTION_NEEDS, option="--new-root", other="--db")
     if db is not None:
         # docs/campaign-store.md: the store run, handed off whole to the db command module.
         from tracekit.cli.db_cmd import StoreRun, audit_into_store
 
         if len(paths) != 1:
             fail(Code.STORE_CAMPAIGN_ROOT)
-        audit_into_store(StoreRun(paths[0], opts, db, run, format.value, output, force, quiet))
+        audit_into_store(
+            StoreRun(paths[0], opts, db, run, format.value, output, force, quiet, new_root)
+        )
+
     work, too_deep = _jobs(paths, opts)
     walked = Inputs([], too_deep)
     if not work:

@@ -36,11 +36,23 @@ WORKER_MODULES = (
 
 
 def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
+    """One episode's row, under the id ``show`` and ``audit`` print for it
+    (:func:`tracekit.audit.model.episode_label`)."""
+    import msgspec
+
+    from tracekit.audit.model import episode_label
     from tracekit.report.findings_render import EpisodeEntry
 
     if isinstance(judged, Code):
-        return EpisodeEntry(episode.id, "error", (), (), judged.value)
-    return EpisodeEntry.of(judged)
+        return EpisodeEntry(episode_label(episode.id), "error", (), (), judged.value)
+    return msgspec.structs.replace(EpisodeEntry.of(judged), episode=episode_label(episode.id))
+
+
+def selected(episode: Episode, wanted: str | None) -> bool:
+    """Whether ``--episode`` names this episode: by the id reports print, or the format's own."""
+    from tracekit.audit.model import episode_label
+
+    return wanted is None or wanted in (episode.id, episode_label(episode.id))
 
 
 def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int:
@@ -54,7 +66,7 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     refuse_folder(trace_path)
     scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
     evidence = _or_exit("trace", lambda: findings_io.load(trace_path, opts.input_format))
-    chosen = [e for e in evidence.episodes if opts.episode is None or e.id == opts.episode]
+    chosen = [e for e in evidence.episodes if selected(e, opts.episode)]
     if opts.episode is not None and not chosen:
         fail(Code.FINDINGS_NO_EPISODE)
     entries = tuple(entry(e, findings_io.judge(scenario, e, opts.strict)) for e in chosen)

@@ -40,6 +40,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "db summary": ("tracekit db summary campaign.duckdb",),
     "db diff": ("tracekit db diff campaign.duckdb --since 1",),
     "db findings": ("tracekit db findings campaign.duckdb -f json",),
+    "db runs": ("tracekit db runs campaign.duckdb", "tracekit db runs campaign.duckdb -f json"),
     "db export": ("tracekit db export campaign.duckdb --parquet exported/",),
     "attest": (
         "tracekit attest campaign/ --key signer.key -o campaign.intoto.jsonl",

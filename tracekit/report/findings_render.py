@@ -173,7 +173,9 @@ def one_table(report: FindingsReport) -> str:
         f"{len(report.episodes)} episode(s), {_counts(report.episodes)}"
     )
     rows = [_cells(e) for e in report.episodes]
-    return head + "\n\n" + table(rows, HEADERS, widths=[24, 8, 28, 34, 34, 24]) + "\n"
+    # An episode id is printed whole, never wrapped: it is what --episode takes (docs/cli.md,
+    # "Episode ids").
+    return head + "\n\n" + table(rows, HEADERS, widths=[None, 8, 28, 34, 34, 24]) + "\n"
 
 
 def one_markdown(report: FindingsReport) -> str:
