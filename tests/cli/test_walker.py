@@ -1,0 +1,104 @@
+"""Unreadable inputs never stop a command or a campaign (docs/cli.md, "Inputs and folders"):
+a file nothing can read is one error for that file, and the other files of a folder are judged
+as they are without it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import CORPUS, FIXTURE, run_cli
+
+SCENARIO_DIR = CORPUS / "harness" / "s1_every_name_counts"
+SCENARIO = SCENARIO_DIR / "scenario.yaml"
+GARAK = CORPUS / "third_party" / "garak" / "blank.report.jsonl"
+HOSTILE = sorted(p for p in (CORPUS / "hostile").rglob("*") if p.is_file() and p.suffix in {".json", ".jsonl"}
+                 and p.name != "expected.json")
+DEEP = b"[" * 1000 + b"\n"
+
+
+def _deep(tmp_path: Path) -> Path:
+    path = tmp_path / "deep.json"
+    path.write_bytes(DEEP)
+    return path
+
+
+def _argv(command: str, target: Path, tmp_path: Path) -> list[str]:
+    if command == "check":
+        return ["check", str(SCENARIO), str(target), "-f", "json"]
+    if command == "seal":
+        return ["seal", str(target), "-o", str(tmp_path / "out.tkb"), "-f", "json"]
+    return [command, str(target), "-f", "json"]
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "audit", "replay", "seal", "check"])
+def test_a_deep_file_alone_is_one_error_exit_2(command: str, tmp_path: Path) -> None:
+    result = run_cli(*_argv(command, _deep(tmp_path), tmp_path))
+    assert result.returncode == 2, result.stderr
+    assert b"internal.error" not in result.stderr + result.stdout
+    assert b"Traceback" not in result.stderr
+
+
+def test_sniffing_a_deep_prefix_never_raises() -> None:
+    from tracekit.formats import registry
+
+    for prefix in (DEEP, b"{" * 5000, b'{"a":' * 3000, b"[" * 60 + b"[[]]" * 10):
+        for suffix in (".json", ".jsonl", ".eval", ""):
+            assert registry.detect(prefix, suffix) is None
+
+
+def test_depth_counts_brackets_that_never_close() -> None:
+    from tracekit.jsonscan import depth_exceeds
+
+    assert depth_exceeds(b"[" * 1000, 64)
+    assert depth_exceeds(b"[" * 66, 64)
+    assert not depth_exceeds(b"[" * 10, 64)
+    assert depth_exceeds(b"[" * 40 + b"[" * 30 + b"]" * 30, 64)
+    assert not depth_exceeds(b"[" * 65 + b"]" * 65, 64)
+    assert depth_exceeds(b"[" * 66 + b"]" * 66, 64)
+
+
+def _rows(document: dict[str, object]) -> dict[str, object]:
+    rows = document["traces"]
+    assert isinstance(rows, list)
+    return {Path(row["path"]).name: {k: v for k, v in row.items() if k != "path"} for row in rows}
+
+
+def _controls(folder: Path) -> list[str]:
+    folder.mkdir()
+    names = []
+    for source in (FIXTURE, GARAK, SCENARIO_DIR / "pass.json"):
+        shutil.copy(source, folder / source.name)
+        names.append(source.name)
+    return names
+
+
+@pytest.mark.parametrize("command", ["verify", "audit"])
+def test_hostile_files_in_a_folder_never_change_the_other_files_results(command: str, tmp_path: Path) -> None:
+    """The class property: a folder of good files, then the same folder with every hostile file
+    of the corpus and the deep file added; every good file's row is the same."""
+    names = _controls(tmp_path / "plain")
+    plain = json.loads(run_cli(command, str(tmp_path / "plain"), "-f", "json", "-q").stdout)
+    mixed_dir = tmp_path / "mixed"
+    shutil.copytree(tmp_path / "plain", mixed_dir)
+    for index, hostile in enumerate(HOSTILE):
+        shutil.copy(hostile, mixed_dir / f"h{index:03}_{hostile.name}")
+    _deep(mixed_dir)
+    result = run_cli(command, str(mixed_dir), "-f", "json", "-q")
+    assert result.returncode == 2, result.stderr
+    mixed = json.loads(result.stdout)
+    before, after = _rows(plain), _rows(mixed)
+    for name in names:
+        assert after[name] == before[name], name
+
+
+def test_check_campaign_judges_the_other_files_beside_a_deep_one(tmp_path: Path) -> None:
+    _controls(tmp_path / "plain")
+    plain = json.loads(run_cli("check", str(SCENARIO), str(tmp_path / "plain"), "-q").stdout)
+    _deep(tmp_path / "plain")
+    mixed = json.loads(run_cli("check", str(SCENARIO), str(tmp_path / "plain"), "-q").stdout)
+    assert mixed["counts"] == plain["counts"]
+    assert mixed["episodes"] == plain["episodes"]
