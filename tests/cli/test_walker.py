@@ -102,3 +102,82 @@ def test_check_campaign_judges_the_other_files_beside_a_deep_one(tmp_path: Path)
     mixed = json.loads(run_cli("check", str(SCENARIO), str(tmp_path / "plain"), "-q").stdout)
     assert mixed["counts"] == plain["counts"]
     assert mixed["episodes"] == plain["episodes"]
+
+
+def _unreadable(tmp_path: Path) -> dict[str, Path]:
+    """Inputs no reader accepts: not a trace, empty, too deep, truncated mid-line."""
+    files = {"foo": b'{"foo": 1}\n', "empty": b"", "deep": DEEP, "truncated": FIXTURE.read_bytes()[:700]}
+    out = {}
+    for name, data in files.items():
+        path = tmp_path / (f"{name}.jsonl" if name == "truncated" else f"{name}.json")
+        path.write_bytes(data)
+        out[name] = path
+    return out
+
+
+COMMAND_FORMATS = [
+    ("verify", "json"), ("verify", "junit"), ("verify", "sarif"),
+    ("audit", "json"), ("audit", "junit"), ("audit", "sarif"),
+    ("replay", "json"), ("replay", "junit"), ("replay", "sarif"),
+    ("replayability", "json"), ("show", "json"), ("seal", "json"),
+    ("check", "json"), ("check", "junit"), ("check", "sarif"),
+]
+
+
+def _document_says_error(format: str, text: str) -> None:
+    if format == "junit":
+        assert "<error" in text
+    elif format == "sarif":
+        results = [r for run in json.loads(text)["runs"] for r in run["results"]]
+        # check keeps upstream's harness SARIF: an assertion error is level "warning" with
+        # result "error" in its properties.
+        assert any(r["level"] == "error" or r.get("properties", {}).get("result") == "error" for r in results)
+    else:
+        document = json.loads(text)
+        assert document.get("exit_code", 2) == 2 or document.get("result") == "error"
+
+
+@pytest.mark.parametrize(("command", "format"), COMMAND_FORMATS)
+def test_every_command_on_every_unreadable_input_exits_2_with_a_document(
+    command: str, format: str, tmp_path: Path
+) -> None:
+    """The class property (docs/cli.md, "Inputs and folders"): exit 2, and the document written
+    to ``-o`` says error, whatever the input and the machine format."""
+    for name, path in _unreadable(tmp_path).items():
+        out = tmp_path / f"{name}.{command}.{format}"
+        if command == "seal":
+            argv = ["seal", str(path), "-o", str(tmp_path / f"{name}.tkb"), "-f", format]
+        elif command == "check":
+            argv = ["check", str(SCENARIO), str(path), "-f", format, "-o", str(out)]
+        else:
+            argv = [command, str(path), "-f", format, "-o", str(out)]
+        result = run_cli(*argv, "-q")
+        assert result.returncode == 2, (name, result.stderr)
+        assert b"internal.error" not in result.stderr
+        text = result.stdout.decode() if command == "seal" else out.read_text()
+        _document_says_error(format, text)
+        assert not (tmp_path / f"{name}.tkb").exists()
+
+
+def test_check_never_passes_a_file_no_reader_accepts(tmp_path: Path) -> None:
+    files = _unreadable(tmp_path)
+    for name in ("foo", "empty"):
+        result = run_cli("check", str(SCENARIO), str(files[name]), "-f", "junit")
+        assert result.returncode == 2
+        assert "<error" in result.stdout.decode() and "pass" not in result.stderr.decode()
+    piped = run_cli("check", str(SCENARIO), "-", stdin=b'{"foo": 1}')
+    assert piped.returncode == 2 and json.loads(piped.stdout)["result"] == "error"
+    ok = run_cli("check", str(SCENARIO), str(SCENARIO_DIR / "pass.json"), "-q")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["result"] == "pass"
+
+
+def test_seal_of_a_folder_lists_the_non_trace_json_it_skips(tmp_path: Path) -> None:
+    names = _controls(tmp_path / "campaign")
+    _deep(tmp_path / "campaign")
+    result = run_cli("seal", str(tmp_path / "campaign"), "-o", str(tmp_path / "c.tkb"), "-f", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["findings"] == len(names)
+    assert [Path(s["trace"]).name for s in report["skipped"]] == ["deep.json"]
+    assert report["skipped"][0]["code"] == "format.unknown"
+    assert b"1 non-trace file(s) skipped" in result.stderr

@@ -39,7 +39,7 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, Severity, TracekitError
+from tracekit.errors import Code, Finding, Severity, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.evidence import EvidenceFile
@@ -211,9 +211,21 @@ def show(
                 _show_evidence(load_evidence(path, source), format, output, force, quiet)
             report = verify_opened(path, source, options)
     except TracekitError as error:
-        diag(error.finding, path)
-        raise typer.Exit(EXIT_ERROR) from None
+        _show_refused(path, [error.finding], format, output, force)
     _show_agentguard(path, report, format, output, force, quiet)
+
+
+def _show_refused(path: str, found: list[Finding], format: Format, output: Path | None, force: bool) -> NoReturn:
+    """show on an input it cannot summarise: the diagnostics, a JSON document saying so
+    (docs/cli.md, "Inputs and folders"), exit 2."""
+    from tracekit.cli.input_errors import error_document
+
+    text = error_document("show", format.value, path, found)
+    if text is not None:
+        emit(text, output, force)
+    for one in found:
+        diag(one, path)
+    raise typer.Exit(EXIT_ERROR)
 
 
 def _show_evidence(evidence: EvidenceFile, format: Format, output: Path | None, force: bool, quiet: bool) -> NoReturn:
@@ -246,9 +258,7 @@ def _show_agentguard(
     )
 
     if not report.intact:
-        for found in report.findings:
-            diag(found, path)
-        raise typer.Exit(EXIT_ERROR)
+        _show_refused(path, list(report.findings), format, output, force)
     renderers = {
         Format.json: render_show_json,
         Format.table: render_show_table,
