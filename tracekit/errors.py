@@ -331,6 +331,8 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- the input walker (docs/cli.md, "Inputs and folders") ----------------------------------
+    CLI_BUNDLE_INPUT = "cli.bundle_input"
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,6 +873,11 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
+    ),
+    Code.CLI_BUNDLE_INPUT: CodeInfo(
+        _E,
+        "The file is a sealed evidence bundle, not a trace; read it with tracekit verify "
+        "or tracekit bundle show.",
     ),
 }
 

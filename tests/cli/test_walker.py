@@ -181,3 +181,48 @@ def test_seal_of_a_folder_lists_the_non_trace_json_it_skips(tmp_path: Path) -> N
     assert [Path(s["trace"]).name for s in report["skipped"]] == ["deep.json"]
     assert report["skipped"][0]["code"] == "format.unknown"
     assert b"1 non-trace file(s) skipped" in result.stderr
+
+
+def test_overlapping_inputs_count_each_file_once(tmp_path: Path) -> None:
+    (tmp_path / "A" / "sub").mkdir(parents=True)
+    shutil.copy(FIXTURE, tmp_path / "A" / FIXTURE.name)
+    shutil.copy(GARAK, tmp_path / "A" / "sub" / GARAK.name)
+    a, sub = str(tmp_path / "A"), str(tmp_path / "A" / "sub")
+    for command in ("audit", "verify"):
+        result = run_cli(command, a, sub, str(tmp_path / "A" / "sub" / GARAK.name), "-f", "json", "-q")
+        assert len(json.loads(result.stdout)["traces"]) == 2, command
+
+
+def _sealed(tmp_path: Path) -> Path:
+    bundle = tmp_path / "sealed.tkb"
+    assert run_cli("seal", str(FIXTURE), "-o", str(bundle), "-q").returncode == 0
+    return bundle
+
+
+@pytest.mark.parametrize("command", ["show", "audit", "replay"])
+def test_a_bundle_given_to_a_trace_command_points_to_the_bundle_commands(command: str, tmp_path: Path) -> None:
+    result = run_cli(command, str(_sealed(tmp_path)), "-f", "json", "-q")
+    assert result.returncode == 2
+    said = result.stdout + result.stderr  # audit: an error row in its document
+    assert b"cli.bundle_input" in said
+    assert b"format.unknown" not in said
+
+
+def test_verify_picks_up_bundles_in_a_folder_and_lists_what_it_skips(tmp_path: Path) -> None:
+    bundles = tmp_path / "bundles"
+    bundles.mkdir()
+    _sealed(bundles)
+    alone = run_cli("verify", str(bundles), "-q")
+    assert alone.returncode in (0, 1) and b"sealed" in alone.stdout  # verified as a bundle
+    mixed = tmp_path / "mixed"
+    _controls(mixed)
+    shutil.copy(bundles / "sealed.tkb", mixed / "sealed.tkb")
+    _deep(mixed)
+    result = run_cli("verify", str(mixed), "-f", "json")
+    document = json.loads(result.stdout)
+    assert len(document["traces"]) == 3
+    skipped = {Path(s["trace"]).name: s["code"] for s in document["skipped"]}
+    assert skipped == {"sealed.tkb": "cli.bundle_input", "deep.json": "format.unknown"}
+    assert b"2 non-trace file(s) skipped" in result.stderr
+    table = run_cli("verify", str(mixed), "-q").stdout.decode()
+    assert "skipped files:" in table and "cli.bundle_input" in table and "format.unknown" in table

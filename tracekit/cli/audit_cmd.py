@@ -45,6 +45,7 @@ from tracekit.cli.common import (
     diag,
     fail,
     parse_roots,
+    real_key,
     worst,
 )
 from tracekit.cli.sink import check_target, emit
@@ -67,7 +68,10 @@ def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
             jobs.append(AuditJob(raw, absolute(raw), True, opts))
     if sum(1 for job in jobs if job.path == "-") > 1:
         fail(Code.CLI_STDIN_TWICE)
-    return jobs, too_deep
+    once: dict[str, AuditJob] = {}  # each file once: overlapping inputs (docs/cli.md, "Inputs and folders")
+    for job in jobs:
+        once.setdefault(real_key(job.path), job)
+    return list(once.values()), too_deep
 
 
 def _scenario_bytes(path: Path | None) -> bytes | None:

@@ -11,6 +11,7 @@ One rule for verify, show, replayability, replay and audit:
    was found by walking a folder and its name ends in ``.json`` it is skipped instead (a results
    file or a manifest kept next to the traces), and counted; a ``.jsonl`` or ``.eval`` file no
    format accepts is always reported, so a damaged trace never vanishes from a campaign.
+4. A sealed bundle (``.tkb``) is no trace: ``cli.bundle_input`` points to the bundle commands.
 
 AgentGuard traces go to the verifier (it streams them, and its codes are AgentGuard's); every
 other format is loaded through its importer from a seekable :class:`Source`: the file itself, or
@@ -118,10 +119,19 @@ def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
         else:
             found = registry.detect(prefix, "" if path == STDIN else Path(path).suffix)
             name = None if found is None else found.name
+            if name is None and _sealed(prefix):
+                raise TracekitError(finding(Code.CLI_BUNDLE_INPUT))
         yield Opened(name, stream, regular, size)
     finally:
         if handle is not None:
             handle.close()
+
+
+def _sealed(prefix: bytes) -> bool:
+    """The first bytes are a sealed bundle's (rule 4): pointed to the bundle commands."""
+    from tracekit.bundle.container import MAGIC
+
+    return prefix.startswith(MAGIC)
 
 
 def read_whole(source: Opened, limit: int, too_large: Code) -> bytes:
