@@ -226,3 +226,17 @@ def test_verify_picks_up_bundles_in_a_folder_and_lists_what_it_skips(tmp_path: P
     assert b"2 non-trace file(s) skipped" in result.stderr
     table = run_cli("verify", str(mixed), "-q").stdout.decode()
     assert "skipped files:" in table and "cli.bundle_input" in table and "format.unknown" in table
+
+
+def test_audit_lists_the_files_it_skips_in_every_format_and_the_summary(tmp_path: Path) -> None:
+    folder = tmp_path / "campaign"
+    _controls(folder)
+    (folder / "results.json").write_bytes(b'{"foo": 1}\n')
+    document = json.loads(run_cli("audit", str(folder), "-f", "json", "-q").stdout)
+    assert [(Path(s["trace"]).name, s["code"]) for s in document["skipped"]] == [("results.json", "format.unknown")]
+    assert document["summary"]["skipped_non_trace_files"] == 1
+    table = run_cli("audit", str(folder))
+    assert "skipped files:" in table.stdout.decode() and "results.json" in table.stdout.decode()
+    assert b"1 non-trace file(s) skipped" in table.stderr
+    markdown = run_cli("audit", str(folder), "-f", "markdown", "-q").stdout.decode()
+    assert "## Skipped files" in markdown and "format.unknown" in markdown

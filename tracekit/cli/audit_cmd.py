@@ -18,6 +18,7 @@ the summary.
 from __future__ import annotations
 
 import sys
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -145,15 +146,17 @@ def audit(
     chosen = run.make(len(work), stdin=any(job.path == "-" for job in work))
     from tracekit.audit.model import AuditReport
     from tracekit.cli.spool import Spool
+    from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.verify_render import skipped_markdown, skipped_table
 
     spool = Spool(AuditReport)
     tally = Tally()
     try:
-        skipped = 0
+        left_out: list[SkippedFile] = []
         try:
-            for result in chosen.map_ordered(audit_file, work):
-                if result is None:
-                    skipped += 1
+            for job, result in zip(work, chosen.map_ordered(audit_file, work), strict=True):
+                if result is None:  # a walked .json no format accepts (docs/cli.md, "Inputs and folders")
+                    left_out.append(SkippedFile(job.path, Code.FORMAT_UNKNOWN.value))
                     continue
                 result = with_episodes(result)
                 spool.add(result)
@@ -163,19 +166,19 @@ def audit(
             raise typer.Exit(EXIT_ERROR) from None
         if not tally.total:
             fail(Code.CLI_NO_INPUT)
-        summary = tally.summary(skipped)
+        summary = tally.summary(len(left_out))
         exit_code = tally.exit
         if format is FindingsFormat.json:
-            emit(audit_render.json_chunks(spool.read(), summary, exit_code), output, force)
+            emit(audit_render.json_chunks(spool.read(), summary, exit_code, left_out), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
             from tracekit.report import findings
 
             render = findings.render_junit if format is FindingsFormat.junit else findings.render_sarif
             emit(render("audit", audit_render.as_findings(spool.read())), output, force)
         elif format is FindingsFormat.markdown:
-            emit(audit_render.markdown_chunks(spool.read(), summary), output, force)
+            emit(chain(audit_render.markdown_chunks(spool.read(), summary), [skipped_markdown(left_out)]), output, force)
         else:
-            emit(audit_render.table_chunks(spool.read(), summary), output, force)
+            emit(chain(audit_render.table_chunks(spool.read(), summary), [skipped_table(left_out)]), output, force)
     finally:
         spool.close()
     if not quiet:
