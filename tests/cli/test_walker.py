@@ -240,3 +240,16 @@ def test_audit_lists_the_files_it_skips_in_every_format_and_the_summary(tmp_path
     assert b"1 non-trace file(s) skipped" in table.stderr
     markdown = run_cli("audit", str(folder), "-f", "markdown", "-q").stdout.decode()
     assert "## Skipped files" in markdown and "format.unknown" in markdown
+
+
+@pytest.mark.parametrize("command", ["verify", "audit"])
+def test_junit_and_sarif_list_the_skipped_files(command: str, tmp_path: Path) -> None:
+    folder = tmp_path / "campaign"
+    _controls(folder)
+    _deep(folder)
+    junit = run_cli(command, str(folder), "-f", "junit", "-q").stdout.decode()
+    assert '<skipped type="format.unknown"' in junit and "deep.json" in junit
+    sarif = json.loads(run_cli(command, str(folder), "-f", "sarif", "-q").stdout)
+    notes = [r for run in sarif["runs"] for r in run["results"] if r["message"]["text"].startswith("Skipped")]
+    assert [r["ruleId"] for r in notes] == ["format.unknown"]
+    assert notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("deep.json")

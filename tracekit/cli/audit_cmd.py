@@ -174,7 +174,8 @@ def audit(
             from tracekit.report import findings
 
             render = findings.render_junit if format is FindingsFormat.junit else findings.render_sarif
-            emit(render("audit", audit_render.as_findings(spool.read())), output, force)
+            pairs = [(s.trace, s.code) for s in left_out]
+            emit(render("audit", audit_render.as_findings(spool.read()), pairs), output, force)
         elif format is FindingsFormat.markdown:
             emit(chain(audit_render.markdown_chunks(spool.read(), summary), [skipped_markdown(left_out)]), output, force)
         else:

@@ -172,12 +172,13 @@ def verify(
         fail(Code.CLI_NO_INPUT)
     from tracekit.report import findings
 
+    pairs = [(s.trace, s.code) for s in left_out]
     renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
         FindingsFormat.json: lambda t: render_json(t, left_out),
         FindingsFormat.table: lambda t: render_table(t) + skipped_table(left_out),
         FindingsFormat.markdown: lambda t: render_markdown(t) + skipped_markdown(left_out),
-        FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t)),
-        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t)),
+        FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t), pairs),
+        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t), pairs),
     }
     emit(renderers[format](traces), output, force)
     if not quiet:
