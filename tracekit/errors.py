@@ -333,6 +333,7 @@ class Code(enum.StrEnum):
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
     # -- the input walker (docs/cli.md, "Inputs and folders") ----------------------------------
     CLI_BUNDLE_INPUT = "cli.bundle_input"
+    FORMAT_FORCED_OTHER = "format.forced_other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -878,6 +879,12 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _E,
         "The file is a sealed evidence bundle, not a trace; read it with tracekit verify "
         "or tracekit bundle show.",
+    ),
+    Code.FORMAT_FORCED_OTHER: CodeInfo(
+        _W,
+        "Read as the format --input-format names, but the file's first bytes show the {detected} "
+        "format: what that format records beyond the forced one (its own verdict, its run facts) "
+        "was not read.",
     ),
 }
 

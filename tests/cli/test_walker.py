@@ -253,3 +253,20 @@ def test_junit_and_sarif_list_the_skipped_files(command: str, tmp_path: Path) ->
     notes = [r for run in sarif["runs"] for r in run["results"] if r["message"]["text"].startswith("Skipped")]
     assert [r["ruleId"] for r in notes] == ["format.unknown"]
     assert notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("deep.json")
+
+
+AGENTDOJO = CORPUS / "third_party" / "agentdojo" / "runs" / "scripted-model" / "workspace" / "user_task_1" / "none" / "none.json"
+
+
+def test_a_forced_format_that_drops_the_files_own_records_is_a_finding() -> None:
+    audit = run_cli("audit", str(AGENTDOJO), "--input-format", "harness", "-f", "json", "-q")
+    row = json.loads(audit.stdout)["traces"][0]
+    assert "format.forced_other" in [f["code"] for f in row["findings"]] and audit.returncode >= 1
+    verify = run_cli("verify", str(AGENTDOJO), "--input-format", "harness", "-f", "json", "-q")
+    assert "format.forced_other" in [f["code"] for f in json.loads(verify.stdout)["traces"][0]["findings"]]
+    check = run_cli("check", str(SCENARIO), str(AGENTDOJO), "--input-format", "harness", "-q")
+    assert b"warning[format.forced_other]" in check.stderr
+    plain = run_cli("audit", str(AGENTDOJO), "-f", "json", "-q")
+    assert b"format.forced_other" not in plain.stdout
+    same = run_cli("audit", str(AGENTDOJO), "--input-format", "agentdojo", "-f", "json", "-q")
+    assert b"format.forced_other" not in same.stdout

@@ -39,7 +39,7 @@ from tracekit.cli.common import (
     refuse_folder,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, Finding, TracekitError
+from tracekit.errors import Code, Finding, TracekitError, finding
 
 if TYPE_CHECKING:
     from tracekit.harness import Scenario, Trace
@@ -230,8 +230,11 @@ def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
         return campaign(scenario, traces, opts)
     trace = traces[0]
     fmt = opts.input_format
-    if fmt is None and trace != "-":
-        fmt = sniffed_format(trace)
+    detected = None if trace == "-" else sniffed_format(trace)
+    if fmt is None:
+        fmt = detected
+    elif detected is not None and detected != fmt:  # docs/cli.md, "Inputs and folders"
+        diag(finding(Code.FORMAT_FORCED_OTHER, detected=detected), "trace")
     if opts.episode is None and fmt in (None, "harness"):
         return _single(scenario, trace, opts)
     if opts.include_trace:

@@ -77,7 +77,12 @@ def verify_job(job: VerifyJob) -> VerifyTrace | None:
     format without integrity data is loaded through its importer (bounded, schema-checked) and
     reported ``no_integrity`` (docs/cli.md, verify)."""
     from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown, verify_opened
-    from tracekit.report.verify_render import no_integrity_trace, unverified_trace, verify_trace
+    from tracekit.report.verify_render import (
+        no_integrity_trace,
+        unverified_trace,
+        verify_trace,
+        with_finding,
+    )
     from tracekit.verify import VerifyOptions
 
     options = VerifyOptions(
@@ -91,13 +96,15 @@ def verify_job(job: VerifyJob) -> VerifyTrace | None:
                 if skipped(job.path, job.named):
                     return None
                 return unverified_trace(job.path, None, unknown().finding)
+            loss = source.forced_loss()
             if source.format != "agentguard":
                 evidence = load_evidence(job.source, source)
-                return no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
-            report = verify_opened(job.source, source, options, job.jobs)
+                trace = no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
+            else:
+                trace = verify_trace(verify_opened(job.source, source, options, job.jobs), job.path)
     except TracekitError as error:
         return unverified_trace(job.path, job.input_format, error.finding)
-    return verify_trace(report, job.path)
+    return trace if loss is None else with_finding(trace, loss)
 
 
 WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.cli.trace_input", "tracekit.verify", "tracekit.report.verify_render")

@@ -96,6 +96,13 @@ _STATUSES: dict[str, Status] = {
 """The statuses a :class:`VerifyReport` can have, typed."""
 
 
+def with_finding(trace: VerifyTrace, found: Finding) -> VerifyTrace:
+    """``trace`` with one more finding (a warning: its exit is at least 1)."""
+    return msgspec.structs.replace(
+        trace, findings=(*trace.findings, _row(found)), exit_code=int(worst(trace.exit_code, 1))
+    )
+
+
 def verify_trace(report: VerifyReport, path: str | None = None) -> VerifyTrace:
     """The typed report of one trace; ``path`` (as the user gave it) replaces the report's."""
     from tracekit.sources import KNOWN_ROLES
