@@ -270,3 +270,18 @@ def test_a_forced_format_that_drops_the_files_own_records_is_a_finding() -> None
     assert b"format.forced_other" not in plain.stdout
     same = run_cli("audit", str(AGENTDOJO), "--input-format", "agentdojo", "-f", "json", "-q")
     assert b"format.forced_other" not in same.stdout
+
+
+def test_check_campaign_junit_and_sarif_show_unreadable_files_red_and_skipped_files_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "campaign"
+    _controls(folder)
+    _deep(folder)
+    (folder / "truncated.jsonl").write_bytes(FIXTURE.read_bytes()[:700])
+    junit = run_cli("check", str(SCENARIO), str(folder), "-f", "junit", "-q")
+    assert junit.returncode == 2
+    text = junit.stdout.decode()
+    assert '<skipped type="format.unknown"' in text and "<error type=" in text and "truncated.jsonl" in text
+    sarif = json.loads(run_cli("check", str(SCENARIO), str(folder), "-f", "sarif", "-q").stdout)
+    levels = {r["ruleId"]: r["level"] for run in sarif["runs"] for r in run["results"]}
+    assert levels["format.unknown"] == "note"
+    assert "error" in {level for rule, level in levels.items() if rule.startswith("load.")}

@@ -90,12 +90,12 @@ class Campaign:
         self.files = self.skipped_total = self.judged = self.failed = 0
         self.code, self.gated = EXIT_OK, False
 
-    def skip(self, path: str, why: str) -> None:
+    def skip(self, path: str, why: str, error: bool = False) -> None:
         from tracekit.report.findings_render import SAMPLE_LIMIT, SkippedFile
 
         self.skipped_total += 1
         if len(self.skipped) < SAMPLE_LIMIT:
-            self.skipped.append(SkippedFile(path, why))
+            self.skipped.append(SkippedFile(path, why, error))
 
     def jobs(self, scenario: Scenario, data: bytes, files: list[str], named: set[str]) -> Iterator[CheckJob]:
         """One executor job per file of ``files`` under ``scenario`` (its bytes ``data``)."""
@@ -119,7 +119,7 @@ class Campaign:
             return
         if part.error is not None:
             diag(part.error, "trace")
-            self.skip(part.name, part.error.code.value)
+            self.skip(part.name, part.error.code.value, error=True)
             self.code = EXIT_ERROR
             return
         for code in part.refused:
