@@ -376,6 +376,9 @@ class Code(enum.StrEnum):
     STORE_CORRUPT = "store.corrupt"
     STORE_OTHER_ROOT = "store.other_root"
     STORE_SEAL_MISMATCH = "store.seal_mismatch"
+    # -- the input walker (docs/cli.md, "Inputs and folders") ----------------------------------
+    CLI_BUNDLE_INPUT = "cli.bundle_input"
+    FORMAT_FORCED_OTHER = "format.forced_other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1002,6 +1005,17 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "{count} stored result(s) did not match their seal (edited, or written without this "
         "store's key); those files were read and judged again.",
+    ),
+    Code.CLI_BUNDLE_INPUT: CodeInfo(
+        _E,
+        "The file is a sealed evidence bundle, not a trace; read it with tracekit verify "
+        "or tracekit bundle show.",
+    ),
+    Code.FORMAT_FORCED_OTHER: CodeInfo(
+        _W,
+        "Read as the format --input-format names, but the file's first bytes show the {detected} "
+        "format: what that format records beyond the forced one (its own verdict, its run facts) "
+        "was not read.",
     ),
 }
 

@@ -53,11 +53,17 @@ def depth_exceeds(raw: bytes, limit: int) -> bool:
 
 def nesting_exceeds(brackets: bytes, limit: int) -> bool:
     """:func:`depth_exceeds` on a text's brackets outside strings, ``{}`` folded to ``[]``:
-    one innermost level removed per pass, at most ``limit + 1`` passes."""
-    for _ in range(limit + 1):
+    one innermost level removed per pass, at most ``limit + 1`` passes.
+
+    Brackets that never close (a truncated or hostile text such as a thousand ``[``) count too:
+    when no pair is left to remove, what remains is closers then openers, and a decoder would
+    descend through every opener left plus the levels already removed before failing."""
+    for removed in range(limit + 1):
         shorter = brackets.replace(b"[]", b"")
-        if not shorter or len(shorter) == len(brackets):
+        if not shorter:
             return False
+        if len(shorter) == len(brackets):
+            return removed + shorter.count(b"[") - 1 > limit
         brackets = shorter
     return True
 

@@ -159,7 +159,11 @@ def test_hostile_inputs_exit_2_without_echo(name: str) -> None:
     args = (str(HOSTILE / name), DENIED) if name.startswith("scenario") else (BASIC, str(HOSTILE / name))
     run = run_cli("check", *args)
     assert run.returncode == expected["exit"] == 2
-    assert run.stdout == b""
+    # The default JSON format still gets a document: one error entry naming the code.
+    document = json.loads(run.stdout)
+    assert document["result"] == "error"
+    assert [e["detail"]["code"] for e in document["scenarios"]] == [expected["code"]]
+    assert CANARY not in run.stdout.decode("utf-8") and "hx7Q2" not in run.stdout.decode("utf-8")
     stderr = run.stderr.decode("utf-8")
     assert f"[{expected['code']}]" in stderr
     assert CANARY not in stderr and "hx7Q2" not in stderr
@@ -188,8 +192,9 @@ def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
     ):
         run = run_cli("check", *args)
         assert run.returncode == 2, code
-        assert f"[{code}]" in run.stderr.decode() and run.stdout == b""
-        assert CANARY not in run.stderr.decode()
+        assert f"[{code}]" in run.stderr.decode()
+        assert json.loads(run.stdout)["scenarios"][0]["detail"]["code"] == code
+        assert CANARY not in run.stderr.decode() and CANARY not in run.stdout.decode()
     # A folder is a findings campaign (docs/findings.md): its unreadable traces are reported,
     # by code, and exit 2; nothing of them is echoed.
     run = run_cli("check", BASIC, str(tmp_path), "-f", "table")

@@ -46,7 +46,8 @@ def test_standard_input_is_capped_with_the_harness_code() -> None:
     assert ok.returncode == 0 and json.loads(ok.stdout)["result"] == "fail"
     huge = b'{"messages": [{"content": "' + b"a" * (HARNESS_LIMITS.total_bytes + 10) + b'"}]}'
     run = run_cli("check", BASIC, "-", stdin=huge)
-    assert run.returncode == 2 and b"[harness.trace_too_large]" in run.stderr and run.stdout == b""
+    assert run.returncode == 2 and b"[harness.trace_too_large]" in run.stderr
+    assert json.loads(run.stdout)["scenarios"][0]["detail"]["code"] == "harness.trace_too_large"
 
 
 def test_endless_device_and_named_pipe() -> None:

@@ -140,6 +140,8 @@ JSON_REPORTS: list[tuple[str, list[str]]] = [
     ("audit", ["audit", "t.jsonl"]),
     ("audit-bad", ["audit", "bad.jsonl"]),
     ("replay", ["replay", "t.jsonl"]),
+    ("replay-bad", ["replay", "bad.jsonl"]),
+    ("show-bad", ["show", "bad.jsonl"]),
     ("replayability", ["replayability", "t.jsonl"]),
     ("check", ["check", str(SCENARIO), str(INSPECT), "--strict"]),
     ("check-campaign", ["check", str(SCENARIO), str(INSPECT.parent)]),

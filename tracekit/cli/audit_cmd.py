@@ -18,6 +18,7 @@ the summary.
 from __future__ import annotations
 
 import sys
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,7 @@ from tracekit.cli.common import (
     diag,
     fail,
     parse_roots,
+    real_key,
     worst,
 )
 from tracekit.cli.sink import check_target, emit
@@ -67,7 +69,10 @@ def _jobs(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
             jobs.append(AuditJob(raw, absolute(raw), True, opts))
     if sum(1 for job in jobs if job.path == "-") > 1:
         fail(Code.CLI_STDIN_TWICE)
-    return jobs, too_deep
+    once: dict[str, AuditJob] = {}  # each file once: overlapping inputs (docs/cli.md, "Inputs and folders")
+    for job in jobs:
+        once.setdefault(real_key(job.path), job)
+    return list(once.values()), too_deep
 
 
 def _scenario_bytes(path: Path | None) -> bytes | None:
@@ -151,17 +156,19 @@ def audit(
     chosen = run.make(len(work), stdin=any(job.path == "-" for job in work))
     from tracekit.audit.model import AuditReport
     from tracekit.cli.spool import Spool
+    from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.verify_render import skipped_markdown, skipped_table
 
     spool = Spool(AuditReport)
     tally = Tally()
     try:
-        skipped = 0
+        left_out: list[SkippedFile] = []
         try:
             from tracekit.cli.progress import tracked
 
-            for result in tracked(chosen.map_ordered(audit_file, work), len(work), "audit", quiet):
-                if result is None:
-                    skipped += 1
+            for job, result in zip(work, tracked(chosen.map_ordered(audit_file, work), len(work), "audit", quiet), strict=True):
+                if result is None:  # a walked .json no format accepts (docs/cli.md, "Inputs and folders")
+                    left_out.append(SkippedFile(job.path, Code.FORMAT_UNKNOWN.value))
                     continue
                 result = with_episodes(result)
                 spool.add(result)
@@ -171,10 +178,10 @@ def audit(
             raise typer.Exit(EXIT_ERROR) from None
         if not tally.total:
             fail(Code.CLI_NO_INPUT)
-        summary = tally.summary(skipped)
+        summary = tally.summary(len(left_out))
         exit_code = tally.exit
         if format is FindingsFormat.json:
-            emit(audit_render.json_chunks(spool.read(), summary, exit_code), output, force)
+            emit(audit_render.json_chunks(spool.read(), summary, exit_code, left_out), output, force)
         elif format is FindingsFormat.ocsf:
             from tracekit.report.ocsf import event_time_ms, render_ocsf
 
@@ -184,11 +191,12 @@ def audit(
             from tracekit.report import findings
 
             render = findings.render_junit if format is FindingsFormat.junit else findings.render_sarif
-            emit(render("audit", audit_render.as_findings(spool.read())), output, force)
+            pairs = [(s.trace, s.code) for s in left_out]
+            emit(render("audit", audit_render.as_findings(spool.read()), pairs), output, force)
         elif format is FindingsFormat.markdown:
-            emit(audit_render.markdown_chunks(spool.read(), summary), output, force)
+            emit(chain(audit_render.markdown_chunks(spool.read(), summary), [skipped_markdown(left_out)]), output, force)
         else:
-            emit(audit_render.table_chunks(spool.read(), summary, verbose), output, force)
+            emit(chain(audit_render.table_chunks(spool.read(), summary, verbose), [skipped_table(left_out)]), output, force)
     finally:
         spool.close()
     if not quiet:

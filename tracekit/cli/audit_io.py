@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tracekit.audit.model import AuditReport, Format
     from tracekit.cli.trace_input import Opened
+    from tracekit.errors import Finding
 
 STDIN = "-"
 
@@ -80,12 +81,29 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> AuditReport | None:
                     return None
                 return unreadable(path, "unknown", unknown().finding)
             if source.format == "agentguard":
-                return _agentguard(path, source, opts)
-            if source.format == "harness":
-                return _harness(path, source, opts)
-            return _imported(path, source, source.format, opts)
+                report = _agentguard(path, source, opts)
+            elif source.format == "harness":
+                report = _harness(path, source, opts)
+            else:
+                report = _imported(path, source, source.format, opts)
+            return _with_loss(report, source.forced_loss())
     except TracekitError as error:
         return unreadable(path, "unknown", error.finding)
+
+
+def _with_loss(report: AuditReport, loss: Finding | None) -> AuditReport:
+    """``report`` with the ``format.forced_other`` warning, when ``--input-format`` read the file
+    as another format than its own (exit at least 1: docs/cli.md, "Inputs and folders")."""
+    import msgspec
+
+    from tracekit.audit.model import located
+    from tracekit.errors import worst
+
+    if loss is None:
+        return report
+    return msgspec.structs.replace(
+        report, findings=(*report.findings, located(loss)), exit_code=int(worst(report.exit_code, 1))
+    )
 
 
 def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:

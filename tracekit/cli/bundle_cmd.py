@@ -15,15 +15,15 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from tracekit.cli.bundle_io import (
     PREDICATES,
+    InputRefused,
     blob_chunks,
-    load_finding,
-    predicate_results,
+    load_all,
     read_key_file,
     read_scenario_file,
     trusted_keys,
@@ -47,8 +47,6 @@ from tracekit.errors import Code, TracekitError
 from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
-    from tracekit.bundle.predicate import FindingResults
-    from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
     from tracekit.report.bundle_render import ActionReport
 
@@ -185,6 +183,7 @@ def seal(
     """Seal a trace (or a folder of traces) into a signed evidence bundle."""
     from tracekit.bundle.seal import seal_with_root
     from tracekit.report.bundle_render import SealReport
+    from tracekit.report.findings_render import SkippedFile
 
     opts = SealOptions.parse(input, output, key, predicate, input_format, scenario, force)
     check_target(opts.output, opts.force)
@@ -204,16 +203,12 @@ def seal(
         except TracekitError as error:
             diag(error.finding, str(opts.scenario))
             raise typer.Exit(ExitCode.ERROR) from None
-    items: list[FindingInput] = []
-    results: list[FindingResults] | None = [] if opts.predicate else None
-    for path in paths:  # the first file that does not import fails the seal, named
-        try:
-            items.append(load_finding(path, opts.input_format))
-            if results is not None:
-                results.append(predicate_results(path, items[-1].evidence.format, list(opts.predicate), scenario_bytes))
-        except TracekitError as error:
-            diag(error.finding, None if path == "-" else path)
-            raise typer.Exit(ExitCode.ERROR) from None
+    try:
+        items, results, left_out = load_all(paths, opts.input_format, campaign, list(opts.predicate), scenario_bytes)
+    except InputRefused as error:  # the first file that does not import fails the seal, named
+        _refused(error, format)
+    if not items:
+        fail(Code.CLI_NO_INPUT)
     root, chunks = seal_with_root(items, seed, campaign, results)
     write_atomic(opts.output, chunks, opts.force)
     signer = None
@@ -223,8 +218,23 @@ def seal(
         signer = keys.keyid(keys.public_of(seed))
     formats = tuple(sorted({i.evidence.format for i in items}))
     kind = "campaign" if campaign else "finding"
-    _report("seal", SealReport(str(opts.output), kind, len(items), root.hex(), signer, formats, opts.predicate), format)
-    _say(quiet, "seal", f"sealed {len(items)} finding(s) as a {kind}, {'signed' if signer else 'unsigned'}")
+    skipped = tuple(SkippedFile(path, code) for path, code in left_out)
+    report = SealReport(str(opts.output), kind, len(items), root.hex(), signer, formats, opts.predicate, skipped)
+    _report("seal", report, format)
+    note = f"; {len(skipped)} non-trace file(s) skipped" if skipped else ""
+    _say(quiet, "seal", f"sealed {len(items)} finding(s) as a {kind}, {'signed' if signer else 'unsigned'}{note}")
+
+
+def _refused(error: InputRefused, format: Format) -> NoReturn:
+    """A seal input that does not import: its diagnostic, a JSON document saying so (docs/cli.md,
+    "Inputs and folders"), exit 2; no bundle is written."""
+    from tracekit.cli.input_errors import error_document
+
+    text = error_document("seal", format.value, error.path, [error.finding])
+    if text is not None:
+        emit(text)
+    diag(error.finding, None if error.path == "-" else error.path)
+    raise typer.Exit(ExitCode.ERROR)
 
 
 # -- redact -------------------------------------------------------------------------------------

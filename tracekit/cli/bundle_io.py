@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracekit.cli.common import fail, is_regular_file
-from tracekit.errors import Code, ExitCode, TracekitError, finding
+from tracekit.errors import Code, ExitCode, Finding, TracekitError, finding
 
 if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
     from tracekit.bundle.predicate import FindingResults
@@ -181,3 +181,38 @@ def read_scenario_file(path: Path) -> Scenario:
     except TracekitError as error:
         diag(error.finding, str(path))
         raise typer.Exit(ExitCode.ERROR) from None
+
+
+class InputRefused(TracekitError):
+    """One input of a seal could not be read: its finding, and the path as the user spelled it."""
+
+    def __init__(self, found: Finding, path: str) -> None:
+        super().__init__(found)
+        self.path = path
+
+
+def load_all(
+    paths: list[str], input_format: str | None, walked: bool, predicate: list[str], scenario: bytes | None
+) -> tuple[list[FindingInput], list[FindingResults] | None, list[tuple[str, str]]]:
+    """Every input of a seal, read, with its predicate results, and the walked files skipped
+    with their code (docs/cli.md, "Inputs and folders"): a ``.json`` file found in a folder that
+    no format accepts is not a trace and is listed as skipped, as every walk does; any other
+    file that does not import fails the seal (:class:`InputRefused`), so nothing sealed as a
+    campaign silently leaves evidence out."""
+    from tracekit.cli.trace_input import skipped
+
+    items: list[FindingInput] = []
+    results: list[FindingResults] | None = [] if predicate else None
+    left_out: list[tuple[str, str]] = []
+    for path in paths:
+        try:
+            item = load_finding(path, input_format)
+            if results is not None:
+                results.append(predicate_results(path, item.evidence.format, predicate, scenario))
+        except TracekitError as error:
+            if walked and error.finding.code is Code.FORMAT_UNKNOWN and skipped(path, named=False):
+                left_out.append((path, error.finding.code.value))
+                continue
+            raise InputRefused(error.finding, path) from None
+        items.append(item)
+    return items, results, left_out

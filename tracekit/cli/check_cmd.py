@@ -39,9 +39,10 @@ from tracekit.cli.common import (
     refuse_folder,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, TracekitError
+from tracekit.errors import Code, Finding, TracekitError, finding
 
 if TYPE_CHECKING:
+    from tracekit.harness import Scenario, Trace
     from tracekit.harness.evaluate import SuiteCounts
     from tracekit.harness.model import Outcome
 
@@ -97,29 +98,79 @@ def tally_line(noun: str, counts: SuiteCounts) -> str:
     )
 
 
-def _or_exit(role: str, action: Callable[[], T]) -> T:
-    """Run one load step; on bad input print a path-free diagnostic labelled ``role``, exit 2."""
+def _or_exit(role: str, action: Callable[[], T], refused: Callable[[Finding], None] | None = None) -> T:
+    """Run one load step; on bad input print a path-free diagnostic labelled ``role``, let
+    ``refused`` write the error document, and exit 2."""
     try:
         return action()
     except TracekitError as error:
         diag(error.finding, role)
+        if refused is not None:
+            refused(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
+
+
+def refusal(
+    opts: CheckOptions, scenario_path: str, trace_path: str | None, scenario: Scenario | None = None
+) -> Callable[[Finding], None]:
+    """What writes check's document for an input it cannot judge (docs/cli.md, "Inputs and
+    folders"): in a machine format, upstream's suite shape with one ``error`` entry whose
+    ``detail`` names the code (JUnit: an errored testcase; SARIF: an error result)."""
+    from tracekit.cli.input_errors import MACHINE_FORMATS
+    from tracekit.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
+    from tracekit.report.harness_render import RENDERERS
+
+    def write(found: Finding) -> None:
+        if opts.format not in MACHINE_FORMATS:
+            return
+        detail = EntryDetail(code=found.code.value)
+        if scenario is None:
+            entry = SuiteEntry(scenario_path, "error", error_reason="invalid_scenario", evidence=found.message,
+                               detail=detail)
+        else:
+            entry = SuiteEntry(scenario_path, "error", scenario.id, scenario.category, scenario.severity,
+                               trace_path, "invalid_trace", found.message, detail)
+        emit(RENDERERS[opts.format].suite(SuiteResult.of([entry], opts.strict)), opts.output, opts.force)
+
+    return write
+
+
+HARNESS_LISTS = ("messages", "tool_calls", "events")
+"""A document holding none of these is no harness trace (nor any other format's): an error."""
+
+
+def _harness_trace(data: bytes) -> Trace:
+    """The harness trace in ``data``; a JSON object without any of the harness lists is
+    ``format.unknown``, never an empty trace that passes (docs/cli.md, "Inputs and folders")."""
+    from tracekit.cli.trace_input import unknown
+    from tracekit.harness.trace import parse_trace_document
+
+    document, trace = parse_trace_document(data)
+    if not any(name in document for name in HARNESS_LISTS):
+        raise TracekitError(unknown().finding)
+    return trace
 
 
 def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> int:
     from tracekit.cli import check_io
-    from tracekit.harness import Trace, dry_run, evaluate, gates, parse_scenario, parse_trace
+    from tracekit.harness import Trace, dry_run, evaluate, gates, parse_scenario
     from tracekit.report.harness_render import RENDERERS
 
     strict = opts.strict
     refuse_folder(scenario_path)
     if trace_path is not None:
         refuse_folder(trace_path)
-    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
+    scenario = _or_exit(
+        "scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)),
+        refusal(opts, scenario_path, trace_path),
+    )
     if trace_path is None:
         trace, result = Trace(), dry_run(scenario, strict)
     else:
-        trace = _or_exit("trace", lambda: parse_trace(check_io.read_trace(trace_path)))
+        trace = _or_exit(
+            "trace", lambda: _harness_trace(check_io.read_trace(trace_path)),
+            refusal(opts, scenario_path, trace_path, scenario),
+        )
         result = evaluate(scenario, trace, strict)
     if opts.format == CheckFormat.ocsf:
         from tracekit.report.ocsf import event_time_ms, from_harness, render_ocsf
@@ -187,8 +238,11 @@ def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
         return campaign(scenario, traces, opts)
     trace = traces[0]
     fmt = opts.input_format
-    if fmt is None and trace != "-":
-        fmt = sniffed_format(trace)
+    detected = None if trace == "-" else sniffed_format(trace)
+    if fmt is None:
+        fmt = detected
+    elif detected is not None and detected != fmt:  # docs/cli.md, "Inputs and folders"
+        diag(finding(Code.FORMAT_FORCED_OTHER, detected=detected), "trace")
     if opts.episode is None and fmt in (None, "harness"):
         return _single(scenario, trace, opts)
     if opts.include_trace:

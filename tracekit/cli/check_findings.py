@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit
+from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit, refusal
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
 from tracekit.errors import Code, Finding, TracekitError, finding
@@ -64,8 +64,14 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
 
     refuse_folder(scenario_path)
     refuse_folder(trace_path)
-    scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
-    evidence = _or_exit("trace", lambda: findings_io.load(trace_path, opts.input_format))
+    scenario = _or_exit(
+        "scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)),
+        refusal(opts, scenario_path, trace_path),
+    )
+    evidence = _or_exit(
+        "trace", lambda: findings_io.load(trace_path, opts.input_format),
+        refusal(opts, scenario_path, trace_path, scenario),
+    )
     chosen = [e for e in evidence.episodes if selected(e, opts.episode)]
     if opts.episode is not None and not chosen:
         fail(Code.FINDINGS_NO_EPISODE)
@@ -109,12 +115,12 @@ class Campaign:
         self.files = self.skipped_total = self.judged = self.failed = 0
         self.code, self.gated = EXIT_OK, False
 
-    def skip(self, path: str, why: str) -> None:
+    def skip(self, path: str, why: str, error: bool = False) -> None:
         from tracekit.report.findings_render import SAMPLE_LIMIT, SkippedFile
 
         self.skipped_total += 1
         if len(self.skipped) < SAMPLE_LIMIT:
-            self.skipped.append(SkippedFile(path, why))
+            self.skipped.append(SkippedFile(path, why, error))
 
     def jobs(self, scenario: Scenario, data: bytes, files: list[str], named: set[str]) -> Iterator[CheckJob]:
         """One executor job per file of ``files`` under ``scenario`` (its bytes ``data``)."""
@@ -138,7 +144,7 @@ class Campaign:
             return
         if part.error is not None:
             diag(part.error, "trace")
-            self.skip(part.name, part.error.code.value)
+            self.skip(part.name, part.error.code.value, error=True)
             self.code = EXIT_ERROR
             return
         for code in part.refused:
@@ -196,8 +202,9 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
         if raw != "-" and not os.path.exists(raw):
             diag(finding(Code.FORMAT_UNREADABLE), "trace")
             raise typer.Exit(EXIT_ERROR)
-    data = _or_exit("scenario", lambda: check_io.read_scenario(scenario_path))
-    scenario = _or_exit("scenario", lambda: parse_scenario(data))
+    refused = refusal(opts, scenario_path, None)
+    data = _or_exit("scenario", lambda: check_io.read_scenario(scenario_path), refused)
+    scenario = _or_exit("scenario", lambda: parse_scenario(data), refused)
     inputs, named, _ = findings_io.campaign_files(paths)
     if not inputs.files:
         inputs.note()

@@ -171,7 +171,26 @@ def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)
             found.append(raw)
     if found.count("-") > 1:
         fail(Code.CLI_STDIN_TWICE)
-    return Inputs(found, too_deep)
+    return Inputs(_once(found), too_deep)
+
+
+def _once(found: list[str]) -> list[str]:
+    """Each file once, at its first mention: overlapping inputs (``A A/sub``, a file named
+    twice, a symlink to a file already listed) name the same real path (docs/cli.md, "Inputs
+    and folders")."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for path in found:
+        real = real_key(path)
+        if real not in seen:
+            seen.add(real)
+            kept.append(path)
+    return kept
+
+
+def real_key(path: str) -> str:
+    """What makes two input names the same file: the real path (``-`` stays itself)."""
+    return path if path == "-" else os.path.realpath(path)
 
 
 def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> Iterator[Path]:

@@ -36,12 +36,11 @@ from tracekit.cli.common import (
     Format,
     InputFormat,
     diag,
-    fail,
     parse_roots,
     refuse_folder,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
-from tracekit.errors import Code, Severity, TracekitError
+from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
@@ -50,12 +49,20 @@ if TYPE_CHECKING:
 OUTPUT_NAMES = ("replay.json", "replay.md")
 
 
+class _Refused(Exception):
+    """The trace cannot be replayed at all: its findings, each with where it applies."""
+
+    def __init__(self, *found: tuple[Finding, str | None]) -> None:
+        super().__init__("refused")
+        self.found = found
+
+
 def _replay_report(
     path: str, strict_sources: bool, trusted_root: list[str] | None, input_format: InputFormat | None
 ) -> ReplayReport:
     """Detect, verify, then replay ``path`` (docs/formats.md, "Using it from the command line").
 
-    Exit 2 with ``format.unknown`` when no format accepts the file, with
+    Raise :class:`_Refused` with ``format.unknown`` when no format accepts the file, with
     ``replay.format_not_replayable`` for a file of another format (replay recomputes AgentGuard
     policy verdicts only), and with the verify diagnostics when the trace is not intact."""
     from tracekit.cli.trace_input import opened, unknown, verify_opened
@@ -70,23 +77,42 @@ def _replay_report(
     options = VerifyOptions(
         observe=events.add, strict_sources=strict_sources, trusted_roots=parse_roots(trusted_root)
     )
+    invalid = (finding(Code.REPLAY_TRACE_INVALID), None)
     try:
         with opened(path, None if input_format is None else input_format.value) as source:
             if source.format is None:
-                diag(unknown().finding, path)
-                raise typer.Exit(EXIT_ERROR)
+                raise _Refused((unknown().finding, path))
             if source.format != "agentguard":
-                fail(Code.REPLAY_FORMAT_NOT_REPLAYABLE, format=source.format)
+                raise _Refused((finding(Code.REPLAY_FORMAT_NOT_REPLAYABLE, format=source.format), None))
             verified = verify_opened(path, source, options)
     except TracekitError as error:
-        diag(error.finding, path)
-        fail(Code.REPLAY_TRACE_INVALID)
+        raise _Refused((error.finding, path), invalid) from None
     if not verified.intact:
-        for found in verified.findings:
-            if found.severity is Severity.ERROR:
-                diag(found, path)
-        fail(Code.REPLAY_TRACE_INVALID)
+        errors = [(found, path) for found in verified.findings if found.severity is Severity.ERROR]
+        raise _Refused(*errors, invalid)
     return replay(verified, strict_sources=strict_sources, events=events)
+
+
+def _checked_report(
+    path: str, strict_sources: bool, trusted_root: list[str] | None, input_format: InputFormat | None,
+    document: tuple[str, str, Path | None, bool] | None = None,
+) -> ReplayReport:
+    """:func:`_replay_report`, or exit 2 after the diagnostics and, for a machine ``document``
+    format (command, format, output, force), a document saying the trace was refused
+    (docs/cli.md, "Inputs and folders")."""
+    from tracekit.cli.input_errors import error_document
+
+    try:
+        return _replay_report(path, strict_sources, trusted_root, input_format)
+    except _Refused as refused:
+        if document is not None:
+            command, format, output, force = document
+            text = error_document(command, format, path, [found for found, _ in refused.found])
+            if text is not None:
+                emit(text, output, force)
+        for found, where in refused.found:
+            diag(found, where)
+        raise typer.Exit(EXIT_ERROR) from None
 
 
 def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int) -> str:
@@ -127,7 +153,7 @@ def replayability(
 
     if output is not None:
         check_target(output, force)
-    report = _replay_report(path, strict_sources, trusted_root, input_format)
+    report = _checked_report(path, strict_sources, trusted_root, input_format, ("replayability", format.value, output, force))
     renderers = {
         Format.json: render_replayability_json,
         Format.table: render_replayability_table,
@@ -176,7 +202,7 @@ def replay(
         check_target(output, force)
     if output_dir is not None:
         check_folder(output_dir, OUTPUT_NAMES, force)
-    report = _replay_report(path, strict_sources, trusted_root, input_format)
+    report = _checked_report(path, strict_sources, trusted_root, input_format, ("replay", format.value, output, force))
     if not report.replayable:
         set_head(exit_code=EXIT_ERROR)
         if format is FindingsFormat.json:

@@ -3,7 +3,9 @@ it from the command line").
 
 One rule for verify, show, replayability, replay and audit:
 
-1. ``--input-format NAME`` decides the format; nothing is sniffed.
+1. ``--input-format NAME`` decides the format. The first bytes are still sniffed, and a file
+   they show to be of another format carries ``format.forced_other`` (a warning): what that
+   format records beyond the forced one was not read.
 2. Otherwise the first bytes decide, through ``tracekit.formats.registry.detect`` (structure, never
    the name alone). A regular file is read from its start again afterwards; standard input and a
    FIFO named on the command line are read once, their first bytes put back in front of the rest.
@@ -11,6 +13,7 @@ One rule for verify, show, replayability, replay and audit:
    was found by walking a folder and its name ends in ``.json`` it is skipped instead (a results
    file or a manifest kept next to the traces), and counted; a ``.jsonl`` or ``.eval`` file no
    format accepts is always reported, so a damaged trace never vanishes from a campaign.
+4. A sealed bundle (``.tkb``) is no trace: ``cli.bundle_input`` points to the bundle commands.
 
 AgentGuard traces go to the verifier (it streams them, and its codes are AgentGuard's); every
 other format is loaded through its importer from a seekable :class:`Source`: the file itself, or
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.errors import Code, Finding, TracekitError, finding
 from tracekit.evidence import EvidenceFile
 from tracekit.formats.base import (
     DEFAULT_FORMAT_LIMITS,
@@ -79,6 +82,15 @@ class Opened:
     regular: bool
     """A regular file (seekable, sized); else standard input or a FIFO, readable once."""
     size: int
+    detected: str | None = None
+    """The format the first bytes show (with ``--input-format``, possibly another)."""
+
+    def forced_loss(self) -> Finding | None:
+        """``format.forced_other`` when ``--input-format`` read the file as a format other than
+        the one its first bytes show (rule 1; docs/cli.md, "Inputs and folders")."""
+        if self.detected is None or self.format is None or self.detected == self.format:
+            return None
+        return finding(Code.FORMAT_FORCED_OTHER, detected=self.detected)
 
 
 @contextmanager
@@ -113,15 +125,22 @@ def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
             stream = raw
         else:
             stream = io.BufferedReader(_Prefixed(prefix, raw))
-        if input_format is not None:
-            name: str | None = input_format
-        else:
-            found = registry.detect(prefix, "" if path == STDIN else Path(path).suffix)
-            name = None if found is None else found.name
-        yield Opened(name, stream, regular, size)
+        found = registry.detect(prefix, "" if path == STDIN else Path(path).suffix)
+        detected = None if found is None else found.name
+        name = input_format if input_format is not None else detected
+        if name is None and _sealed(prefix):
+            raise TracekitError(finding(Code.CLI_BUNDLE_INPUT))
+        yield Opened(name, stream, regular, size, detected)
     finally:
         if handle is not None:
             handle.close()
+
+
+def _sealed(prefix: bytes) -> bool:
+    """The first bytes are a sealed bundle's (rule 4): pointed to the bundle commands."""
+    from tracekit.bundle.container import MAGIC
+
+    return prefix.startswith(MAGIC)
 
 
 def read_whole(source: Opened, limit: int, too_large: Code) -> bytes:

@@ -39,10 +39,11 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, Severity, TracekitError
+from tracekit.errors import Code, Finding, Severity, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.evidence import EvidenceFile
+    from tracekit.report.findings_render import SkippedFile
     from tracekit.report.verify_render import VerifyTrace
     from tracekit.verify import VerifyReport
 
@@ -76,7 +77,12 @@ def verify_job(job: VerifyJob) -> VerifyTrace | None:
     format without integrity data is loaded through its importer (bounded, schema-checked) and
     reported ``no_integrity`` (docs/cli.md, verify)."""
     from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown, verify_opened
-    from tracekit.report.verify_render import no_integrity_trace, unverified_trace, verify_trace
+    from tracekit.report.verify_render import (
+        no_integrity_trace,
+        unverified_trace,
+        verify_trace,
+        with_finding,
+    )
     from tracekit.verify import VerifyOptions
 
     options = VerifyOptions(
@@ -90,13 +96,15 @@ def verify_job(job: VerifyJob) -> VerifyTrace | None:
                 if skipped(job.path, job.named):
                     return None
                 return unverified_trace(job.path, None, unknown().finding)
+            loss = source.forced_loss()
             if source.format != "agentguard":
                 evidence = load_evidence(job.source, source)
-                return no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
-            report = verify_opened(job.source, source, options, job.jobs)
+                trace = no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
+            else:
+                trace = verify_trace(verify_opened(job.source, source, options, job.jobs), job.path)
     except TracekitError as error:
         return unverified_trace(job.path, job.input_format, error.finding)
-    return verify_trace(report, job.path)
+    return trace if loss is None else with_finding(trace, loss)
 
 
 WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.cli.trace_input", "tracekit.verify", "tracekit.report.verify_render")
@@ -124,11 +132,14 @@ def verify(
     ),
 ) -> None:
     """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
+    from tracekit.report.findings_render import SkippedFile
     from tracekit.report.verify_render import (
         as_findings,
         render_json,
         render_markdown,
         render_table,
+        skipped_markdown,
+        skipped_table,
         summary_line,
     )
 
@@ -136,12 +147,10 @@ def verify(
     if output is not None:
         check_target(output, force)
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
-    inputs = collect_inputs(paths, TRACE_SUFFIXES)
+    inputs = collect_inputs(paths, (*TRACE_SUFFIXES, ".tkb"))
     if not inputs.files:
         inputs.note()
         fail(Code.CLI_NO_INPUT)
-    from tracekit.cli.bundle_io import is_bundle
-
     attestations = [p for p in inputs.files if p.endswith(".intoto.jsonl")]
     if attestations:  # in-toto attestation files (docs/attest.md), never mixed with traces
         from tracekit.cli import attest_cmd
@@ -150,22 +159,20 @@ def verify(
             fail(Code.CLI_OPTION_CONFLICT, option="Attestation files", other="traces in one run")
         verdict = attest_cmd.verify_attestations(inputs.files, trusted_key, format.value, output, force, quiet)
         raise typer.Exit(worst(verdict, inputs.note()))
-    bundles = [p for p in inputs.files if is_bundle(p)]
-    if bundles:  # sealed bundles (docs/bundle-format.md), never mixed with traces in one run
+    named = set(paths)
+    files, left_out = _split_bundles(inputs.files, named)
+    if not files:  # sealed bundles only (docs/bundle-format.md): verified as bundles
         from tracekit.cli import bundle_cmd
 
-        if len(bundles) != len(inputs.files):
-            fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
         verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
         raise typer.Exit(worst(verdict, inputs.note()))
     forced = None if input_format is None else input_format.value
-    named = set(paths)
     # One file and local workers to spare: the trace itself is verified on several cores
     # (docs/performance.md, "One trace on several cores"); the report is the serial one.
-    one = len(inputs.files) == 1 and jobs > 1 and executor is ExecutorName.local
+    one = len(files) == 1 and jobs > 1 and executor is ExecutorName.local
     work = [
         VerifyJob(p, absolute(p), strict_sources, canonical, roots, forced, p in named, jobs if one else 1)
-        for p in inputs.files
+        for p in files
     ]
     chosen = run.make(1 if one else len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
     try:
@@ -176,26 +183,42 @@ def verify(
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
     traces = [trace for trace in results if trace is not None]
+    left_out += [SkippedFile(job.path, Code.FORMAT_UNKNOWN.value) for job, r in zip(work, results, strict=True) if r is None]
     if not traces:
         inputs.note()
         fail(Code.CLI_NO_INPUT)
     from tracekit.report import findings
     from tracekit.report.ocsf import event_time_ms, render_ocsf
 
+    pairs = [(s.trace, s.code) for s in left_out]
     renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
-        FindingsFormat.json: render_json,
-        FindingsFormat.table: render_table,
-        FindingsFormat.markdown: render_markdown,
-        FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t)),
-        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t)),
+        FindingsFormat.json: lambda t: render_json(t, left_out),
+        FindingsFormat.table: lambda t: render_table(t) + skipped_table(left_out),
+        FindingsFormat.markdown: lambda t: render_markdown(t) + skipped_markdown(left_out),
+        FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t), pairs),
+        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t), pairs),
         FindingsFormat.ocsf: lambda t: render_ocsf("verify", as_findings(t), event_time_ms()),
     }
     emit(renderers[format](traces), output, force)
     if not quiet:
-        skipped = len(results) - len(traces)
-        note = f"; {skipped} non-trace file(s) skipped" if skipped else ""
+        note = f"; {len(left_out)} non-trace file(s) skipped" if left_out else ""
         print(summary_line(traces) + note, file=sys.stderr)
     raise typer.Exit(worst(*(t.exit_code for t in traces), inputs.note()))
+
+
+def _split_bundles(found: list[str], named: set[str]) -> tuple[list[str], list[SkippedFile]]:
+    """The traces to verify, and the walked bundles left out beside them (``cli.bundle_input``:
+    a folder of bundles alone is verified as bundles). A bundle named with traces is refused."""
+    from tracekit.cli.bundle_io import is_bundle
+    from tracekit.report.findings_render import SkippedFile
+
+    bundles = {p for p in found if is_bundle(p)}
+    if bundles and bundles & named and len(bundles) != len(found):
+        fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
+    traces = [p for p in found if p not in bundles]
+    if not traces:
+        return [], []
+    return traces, [SkippedFile(p, Code.CLI_BUNDLE_INPUT.value) for p in found if p in bundles]
 
 
 def show(
@@ -223,9 +246,21 @@ def show(
                 _show_evidence(load_evidence(path, source), format, output, force, quiet)
             report = verify_opened(path, source, options)
     except TracekitError as error:
-        diag(error.finding, path)
-        raise typer.Exit(EXIT_ERROR) from None
+        _show_refused(path, [error.finding], format, output, force)
     _show_agentguard(path, report, format, output, force, quiet)
+
+
+def _show_refused(path: str, found: list[Finding], format: Format, output: Path | None, force: bool) -> NoReturn:
+    """show on an input it cannot summarise: the diagnostics, a JSON document saying so
+    (docs/cli.md, "Inputs and folders"), exit 2."""
+    from tracekit.cli.input_errors import error_document
+
+    text = error_document("show", format.value, path, found)
+    if text is not None:
+        emit(text, output, force)
+    for one in found:
+        diag(one, path)
+    raise typer.Exit(EXIT_ERROR)
 
 
 def _show_evidence(evidence: EvidenceFile, format: Format, output: Path | None, force: bool, quiet: bool) -> NoReturn:
@@ -258,9 +293,7 @@ def _show_agentguard(
     )
 
     if not report.intact:
-        for found in report.findings:
-            diag(found, path)
-        raise typer.Exit(EXIT_ERROR)
+        _show_refused(path, list(report.findings), format, output, force)
     renderers = {
         Format.json: render_show_json,
         Format.table: render_show_table,

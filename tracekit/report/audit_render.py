@@ -10,6 +10,7 @@ assertion evidence (which may quote the trace, as upstream's does) appears in JS
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -21,6 +22,9 @@ from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
 
+if TYPE_CHECKING:
+    from tracekit.report.findings_render import SkippedFile
+
 TOP_FIELDS = 12
 Cell = str | int
 
@@ -31,13 +35,19 @@ def render_json(traces: Sequence[AuditReport], summary: CampaignSummary) -> str:
     return "".join(json_chunks(traces, summary, exit_code))
 
 
-def json_chunks(traces: Iterable[AuditReport], summary: CampaignSummary, exit_code: int) -> Iterator[str]:
-    """:func:`render_json` in chunks, streaming ``traces`` (from a spool) without holding them."""
-    head = {
+def json_chunks(
+    traces: Iterable[AuditReport], summary: CampaignSummary, exit_code: int, skipped: Sequence[SkippedFile] = ()
+) -> Iterator[str]:
+    """:func:`render_json` in chunks, streaming ``traces`` (from a spool) without holding them;
+    the walked files left out are listed under ``skipped`` with their codes, when there are any
+    (docs/cli.md, "Inputs and folders")."""
+    head: dict[str, object] = {
         "report_version": REPORT_VERSION,
         "exit_code": int(exit_code),
         "summary": msgspec.to_builtins(summary),
     }
+    if skipped:
+        head["skipped"] = [{"trace": s.trace, "code": s.code} for s in skipped]
     return dumps_chunks(head, {"traces": (msgspec.to_builtins(t) for t in traces)})
 
 
@@ -279,5 +289,7 @@ def summary_line(summary: CampaignSummary, exit_code: int) -> str:
         f"tracekit audit: {summary.total} trace(s), {summary.episodes} episode(s), "
         f"{summary.rerunnable} rerunnable, "
         f"{summary.intact} intact, {summary.not_intact} not intact, "
-        f"{summary.unreadable} unreadable; exit {int(exit_code)}"
+        f"{summary.unreadable} unreadable"
+        + (f", {summary.skipped_non_trace_files} non-trace file(s) skipped" if summary.skipped_non_trace_files else "")
+        + f"; exit {int(exit_code)}"
     )

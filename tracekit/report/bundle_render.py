@@ -20,6 +20,7 @@ from tracekit.bundle.predicate import Predicate
 from tracekit.bundle.verify import BundleReport
 from tracekit.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings, render_junit, render_sarif
+from tracekit.report.findings_render import SkippedFile
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import display_path, md_escape, md_table, table
 
@@ -161,6 +162,8 @@ class SealReport(msgspec.Struct, frozen=True):
     signed_by: str | None
     formats: tuple[str, ...]
     predicate: tuple[str, ...]
+    skipped: tuple[SkippedFile, ...] = ()
+    """Walked files no format accepts, left out with their code (docs/cli.md, "Inputs and folders")."""
 
 
 class RedactReport(msgspec.Struct, frozen=True):
@@ -306,6 +309,9 @@ def _action_facts(report: ActionReport) -> list[tuple[str, str]]:
     facts: list[tuple[str, str]] = []
     for name in report.__struct_fields__:
         value = getattr(report, name)
+        if name == "skipped":
+            facts += [("skipped", f"{display_path(s.trace)} ({s.code})") for s in value]
+            continue
         if name == "withheld":
             facts += [("withheld", f"{w.digest} ({w.length} bytes, {w.reason})") for w in value]
             continue

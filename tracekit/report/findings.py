@@ -40,9 +40,10 @@ class TraceFindings(msgspec.Struct, frozen=True):
     findings: tuple[FindingRow, ...]
 
 
-def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
+def render_junit(command: str, traces: Sequence[TraceFindings], skipped: Sequence[tuple[str, str]] = ()) -> str:
     """One testcase per trace: a ``failure`` for exit 1, an ``error`` for exit 2, with one line
-    per finding that is not informational."""
+    per finding that is not informational; one ``skipped`` testcase per walked file left out
+    (``skipped``: path and code; docs/cli.md, "Inputs and folders")."""
     from xml.etree.ElementTree import Element, SubElement, tostring
 
     from tracekit.report.harness_text import xml_safe
@@ -65,6 +66,12 @@ def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
         node.text = "\n".join(
             f"{f'line {f.line}: ' if f.line else ''}{f.severity}[{f.code}] {f.message}" for f in shown
         )
+    for path, code in skipped:
+        case = SubElement(suite, "testcase", classname=f"tracekit.{command}", name=xml_safe(display_path(path)))
+        SubElement(case, "skipped", type=code, message=f"skipped: {code}")
+    if skipped:
+        suite.set("skipped", str(len(skipped)))
+        suite.set("tests", str(len(traces) + len(skipped)))
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
 
 
@@ -117,9 +124,10 @@ class _Log(msgspec.Struct, frozen=True):
     runs: tuple[_Run, ...]
 
 
-def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
+def render_sarif(command: str, traces: Sequence[TraceFindings], skipped: Sequence[tuple[str, str]] = ()) -> str:
     """One SARIF run; one result per finding of severity notice or above, located at the trace
-    file and line; one rule per code, described by its fixed text."""
+    file and line; one rule per code, described by its fixed text. A walked file left out
+    (``skipped``: path and code) is one ``note`` result under its code."""
     from tracekit import __version__
 
     rules: dict[str, _Rule] = {}
@@ -134,6 +142,10 @@ def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
             region = Region(f.line) if f.line else None
             where = _Location(_Physical(ArtifactLocation(display_path(trace.path)), region))
             results.append(_Result(f.code, level, Text(f.message), (where,)))
+    for path, code in skipped:
+        rules.setdefault(code, _Rule(code, Text(rule_text(code)), doc_uri("error-codes.md", code.split(".")[0])))
+        where = _Location(_Physical(ArtifactLocation(display_path(path))))
+        results.append(_Result(code, "note", Text(f"Skipped, not read as a trace ({code})."), (where,)))
     driver = _Driver("tracekit", __version__, doc_uri("error-codes.md"), tuple(sorted(rules.values(), key=lambda r: r.id)))
     log = _Log(SARIF_SCHEMA, "2.1.0", (_Run(_Tool(driver), _Properties(command), tuple(results)),))
     return json.dumps(msgspec.to_builtins(log), indent=2, sort_keys=True, ensure_ascii=True) + "\n"

@@ -94,11 +94,15 @@ class FindingsReport(msgspec.Struct, frozen=True):
     episodes: tuple[EpisodeEntry, ...]
 
 
-class SkippedFile(msgspec.Struct, frozen=True):
+class SkippedFile(msgspec.Struct, frozen=True, omit_defaults=True):
     """A file of a campaign that was not judged, and why (a stable code)."""
 
     trace: str
     code: str
+    error: bool = False
+    """True for a file that could not be read (exit 2), not a walked non-trace file: JUnit
+    shows it as an ``<error>`` testcase, SARIF as an error result (docs/cli.md, "Inputs and
+    folders")."""
 
 
 class CampaignReport(msgspec.Struct, frozen=True):
@@ -339,6 +343,13 @@ def campaign_testsuite(report: CampaignReport) -> Element:
         if count.failed:
             node = SubElement(case, "failure", type="policy", message=f"{count.failed} of {count.episodes} episode(s) failed")
             node.text = f"{count.failed} of {count.episodes} episode(s) failed; {count.disagreements} disagreement(s)"
+    for left in report.skipped:  # unreadable: a red error; a walked non-trace file: skipped
+        case = SubElement(suite, "testcase", classname="tracekit.check.input", name=xml_safe(display_path(left.trace)))
+        SubElement(case, "error" if left.error else "skipped", type=left.code, message=left.code)
+    errors = sum(1 for left in report.skipped if left.error)
+    suite.set("tests", str(len(report.counts) + len(report.skipped)))
+    suite.set("errors", str(errors))
+    suite.set("skipped", str(len(report.skipped) - errors))
     return suite
 
 
@@ -352,7 +363,16 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
         )
         for d in report.distinct
     ]
-    return _run(sorted({d.assertion for d in report.distinct}), results, FindingsRunProperties("check"))
+    results += [
+        FindingResult(
+            left.code, "error" if left.error else "note",
+            Text(f"{'Could not be read' if left.error else 'Skipped, not read as a trace'} ({left.code})."),
+            (Location(PhysicalLocation(ArtifactLocation(display_path(left.trace))), ()),),
+        )
+        for left in report.skipped
+    ]
+    rules = {d.assertion for d in report.distinct} | {left.code for left in report.skipped}
+    return _run(sorted(rules), results, FindingsRunProperties("check"))
 
 
 def campaign_sarif(report: CampaignReport) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
@@ -19,6 +19,9 @@ from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import blocks, display_path, fields, md_report, md_table, table
 from tracekit.verify import VerifyReport
+
+if TYPE_CHECKING:
+    from tracekit.report.findings_render import SkippedFile
 
 Status = Literal["intact", "source_changed", "source_missing", "no_integrity", "invalid"]
 
@@ -93,6 +96,13 @@ _STATUSES: dict[str, Status] = {
 """The statuses a :class:`VerifyReport` can have, typed."""
 
 
+def with_finding(trace: VerifyTrace, found: Finding) -> VerifyTrace:
+    """``trace`` with one more finding (a warning: its exit is at least 1)."""
+    return msgspec.structs.replace(
+        trace, findings=(*trace.findings, _row(found)), exit_code=int(worst(trace.exit_code, 1))
+    )
+
+
 def verify_trace(report: VerifyReport, path: str | None = None) -> VerifyTrace:
     """The typed report of one trace; ``path`` (as the user gave it) replaces the report's."""
     from tracekit.sources import KNOWN_ROLES
@@ -133,9 +143,27 @@ def verify_document(traces: Sequence[VerifyTrace]) -> VerifyDocument:
     )
 
 
-def render_json(traces: Sequence[VerifyTrace]) -> str:
-    """All traces as one JSON document."""
-    return dumps_struct(verify_document(traces))
+def render_json(traces: Sequence[VerifyTrace], skipped: Sequence[SkippedFile] = ()) -> str:
+    """All traces as one JSON document, and the walked files left out (``skipped``: each with
+    its code, docs/cli.md, "Inputs and folders"), when there are any."""
+    if not skipped:
+        return dumps_struct(verify_document(traces))
+    return dumps_struct(verify_document(traces), skipped=[{"trace": s.trace, "code": s.code} for s in skipped])
+
+
+def skipped_table(skipped: Sequence[SkippedFile]) -> str:
+    """The walked files left out, with their codes, after a table report ("" when none)."""
+    if not skipped:
+        return ""
+    rows = [[display_path(s.trace), s.code] for s in skipped]
+    return "\nskipped files:\n" + table(rows, ["file", "code"]) + "\n"
+
+
+def skipped_markdown(skipped: Sequence[SkippedFile]) -> str:
+    """The same as a Markdown section ("" when none)."""
+    if not skipped:
+        return ""
+    return "\n".join(["", "## Skipped files", "", *md_table(["file", "code"], [[s.trace, s.code] for s in skipped]), ""])
 
 
 def as_findings(traces: Sequence[VerifyTrace]) -> list[TraceFindings]:
