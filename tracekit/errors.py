@@ -331,6 +331,8 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- judging modes (docs/cli.md, "Verdicts and modes") --
+    HARNESS_COMPATIBLE_NOT_RUN = "harness.compatible_not_run"
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,6 +873,10 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
+    ),
+    Code.HARNESS_COMPATIBLE_NOT_RUN: CodeInfo(
+        _I, "{count} assertion(s) did not run: compatible mode reproduces upstream, which does not "
+        "implement them; --strict runs them."
     ),
 }
 

@@ -84,11 +84,13 @@ def test_table_names_the_origin_the_call_and_the_disagreement() -> None:
     assert "send_email (turn 1, call call_inj_send) succeeded" in row and "includes disagree" in row
 
 
-def test_compatible_mode_misses_the_list_recipient() -> None:
+def test_default_mode_on_a_third_party_format_is_strict_and_sees_the_list_recipient() -> None:
+    # docs/cli.md, "Verdicts and modes": compatible mode is for harness traces only.
     _, report = _check(EVAL)
+    assert report["strict"] is True and report == _check(EVAL, "--strict")[1]
     by_id = {e["episode"]: e for e in report["episodes"]}  # type: ignore[attr-defined]
     assert _recipient(by_id["injection_exfil_str_epoch_1"])["result"] == "fail"
-    assert _recipient(by_id["injection_exfil_list_epoch_1"])["result"] == "pass"
+    assert _recipient(by_id["injection_exfil_list_epoch_1"])["result"] == "fail"
 
 
 def test_episode_selects_one_and_an_unknown_id_exits_2() -> None:

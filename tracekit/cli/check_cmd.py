@@ -96,6 +96,17 @@ def tally_line(noun: str, counts: SuiteCounts) -> str:
     )
 
 
+def strict_hint(strict: bool, evidence: Iterable[str | None]) -> None:
+    """In compatible mode, point assertions upstream does not implement to ``--strict``
+    (docs/cli.md, "Verdicts and modes")."""
+    from tracekit.errors import finding
+    from tracekit.harness.model import not_implemented
+
+    count = 0 if strict else not_implemented(evidence)
+    if count:
+        diag(finding(Code.HARNESS_COMPATIBLE_NOT_RUN, count=count))
+
+
 def _or_exit(role: str, action: Callable[[], T]) -> T:
     """Run one load step; on bad input print a path-free diagnostic labelled ``role``, exit 2."""
     try:
@@ -123,6 +134,7 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
     renderer = RENDERERS[opts.format]
     emit(renderer.one(result, trace if opts.include_trace else None), opts.output, opts.force)
     if not opts.quiet:
+        strict_hint(strict, [a.evidence for a in result.assertions])
         print(_counts_line("assertions", [a.result for a in result.assertions]), file=sys.stderr)
     return EXIT_FAIL if opts.exit_on_fail and gates(result.result, strict) else EXIT_OK
 

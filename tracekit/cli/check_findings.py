@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit
+from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit, strict_hint
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
 from tracekit.errors import Code, Finding, TracekitError, finding
@@ -47,6 +47,7 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     from tracekit import REPORT_VERSION
     from tracekit.cli import check_io, findings_io
     from tracekit.harness import gates, parse_scenario
+    from tracekit.harness.model import judging_strict
     from tracekit.report.findings_render import FindingsReport, render_one
 
     refuse_folder(scenario_path)
@@ -56,15 +57,17 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     chosen = [e for e in evidence.episodes if opts.episode is None or e.id == opts.episode]
     if opts.episode is not None and not chosen:
         fail(Code.FINDINGS_NO_EPISODE)
-    entries = tuple(entry(e, findings_io.judge(scenario, e, opts.strict)) for e in chosen)
-    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
+    strict = judging_strict(opts.strict, evidence.format)
+    entries = tuple(entry(e, findings_io.judge(scenario, e, strict)) for e in chosen)
+    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, strict, entries)
     emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     refused = [e.refused for e in entries if e.refused is not None]
     for code in dict.fromkeys(refused):
         diag(finding(Code(code)), "trace")
     if not opts.quiet:
+        strict_hint(strict, [a.evidence for e in entries for a in e.assertions])
         print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
-    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
+    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, strict) for e in entries) else EXIT_OK
     return worst(EXIT_ERROR if refused else EXIT_OK, gated)
 
 
@@ -120,10 +123,10 @@ class Campaign:
             diag(finding(code), "trace")
             self.code = EXIT_ERROR
         for episode in part.judged:
-            self.tally.fold(part.format, part.policy, part.name, episode)
+            self.tally.fold(part.format, part.policy, part.name, episode, part.strict)
             self.judged += 1
             self.failed += int(episode.result == FAIL)
-            self.gated = self.gated or gates(episode.result, self.opts.strict)
+            self.gated = self.gated or gates(episode.result, part.strict)
 
     def report(self) -> CampaignReport:
         from tracekit import REPORT_VERSION

@@ -18,7 +18,7 @@ from msgspec import Struct
 
 from tracekit.evidence import Arguments, Episode
 from tracekit.findings.judge import EpisodeVerdict
-from tracekit.harness.model import FAIL, Outcome
+from tracekit.harness.model import FAIL, ModeName, Outcome, mode_name
 
 DISTINCT_LIMIT = 10_000
 
@@ -43,6 +43,8 @@ class PolicyCount(Struct):
     episodes: int = 0
     failed: int = 0
     disagreements: int = 0
+    mode: ModeName = "compatible"
+    """The mode this format's episodes were judged in (docs/cli.md, "Verdicts and modes")."""
 
 
 class Demonstration(Struct):
@@ -101,13 +103,16 @@ class FindingsTally(Struct):
     distinct: dict[str, Demonstration] = {}
     distinct_overflow: int = 0
 
-    def add(self, fmt: str, policy: str, trace: str, episode: Episode, verdict: EpisodeVerdict) -> None:
+    def add(
+        self, fmt: str, policy: str, trace: str, episode: Episode, verdict: EpisodeVerdict, strict: bool = False
+    ) -> None:
         """Fold one episode's verdict under ``policy`` (a scenario id) in."""
-        self.fold(fmt, policy, trace, judged(episode, verdict))
+        self.fold(fmt, policy, trace, judged(episode, verdict), strict)
 
-    def fold(self, fmt: str, policy: str, trace: str, episode: JudgedEpisode) -> None:
-        """Fold one judged episode of ``trace`` under ``policy`` in."""
-        count = self.counts.setdefault(f"{fmt}\0{policy}", PolicyCount(fmt, policy))
+    def fold(self, fmt: str, policy: str, trace: str, episode: JudgedEpisode, strict: bool = False) -> None:
+        """Fold one judged episode of ``trace`` under ``policy``, judged in mode ``strict``, in."""
+        key = f"{fmt}\0{policy}"
+        count = self.counts.setdefault(key, PolicyCount(fmt, policy, mode=mode_name(strict)))
         count.episodes += 1
         count.failed += int(episode.result == FAIL)
         count.disagreements += int(episode.disagrees)

@@ -17,6 +17,7 @@ from tracekit import REPORT_VERSION
 from tracekit.audit.campaign import CampaignSummary
 from tracekit.audit.model import AuditFinding, AuditReport
 from tracekit.errors import worst
+from tracekit.harness.model import mode_name
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
@@ -78,7 +79,7 @@ def verdict_line(trace: AuditReport) -> str:
     if trace.replay is not None:
         parts.append(f"replay {trace.replay.equivalence or 'not replayable'}")
     if trace.harness is not None:
-        parts.append(f"scenario result {trace.harness.result}")
+        parts.append(f"scenario result {trace.harness.result} ({mode_name(trace.harness.strict)})")
     return ", ".join(parts)
 
 
@@ -166,7 +167,7 @@ MARKDOWN_NOTE = (
     "Integrity is not authenticity: an intact hash chain shows a trace is self-consistent, not "
     "who wrote it. See docs/audit.md for every finding code."
 )
-SCENARIO_NOTE = "scenario {id}: {result} ({assertions})"
+SCENARIO_NOTE = "scenario {id} ({mode}): {result} ({assertions})"
 GAP_HEADERS = ["format", "field", "missing", "partial", "not carried", "needed to rerun"]
 FINDING_HEADERS = ["severity", "code", "line", "where", "message"]
 FINDING_WIDTHS = [None, None, None, 40, 72]
@@ -180,11 +181,13 @@ def _scenario(trace: AuditReport) -> str | None:
         return None
     if harness.episodes_judged is not None:  # an imported format: the scenario on every episode
         return display_path(
-            f"scenario {harness.scenario_id}: {harness.result}; "
+            f"scenario {harness.scenario_id} ({mode_name(harness.strict)}): {harness.result}; "
             f"{harness.episodes_failed} of {harness.episodes_judged} episode(s) fail"
         )
     listed = ", ".join(f"{a.id}={a.result}" for a in harness.assertions or ())
-    return display_path(SCENARIO_NOTE.format(id=harness.scenario_id, result=harness.result, assertions=listed))
+    return display_path(SCENARIO_NOTE.format(
+        id=harness.scenario_id, mode=mode_name(harness.strict), result=harness.result, assertions=listed
+    ))
 
 
 def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary) -> Iterator[str]:

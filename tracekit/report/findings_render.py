@@ -205,6 +205,8 @@ def one_junit(report: FindingsReport, trace: str) -> str:
         root, "testsuite", name=xml_safe(f"tracekit check {shown(report.scenario)}"),
         tests=str(len(report.episodes)), failures=str(len(gated)), errors=str(len(refused)),
     )
+    properties = SubElement(suite, "properties")
+    SubElement(properties, "property", name="mode", value="strict" if report.strict else "compatible")
     for entry in report.episodes:
         case = SubElement(
             suite, "testcase", classname=xml_safe(f"tracekit.check.{display_path(trace)}"), name=xml_safe(shown(entry.episode))
@@ -236,7 +238,8 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
         for rule, level, text in items:
             rules.add(rule)
             results.append(FindingResult(rule, level, Text(text), (_location(trace, entry.episode),)))
-    return _sarif(_run(sorted(rules), results, FindingsRunProperties("check", shown(report.scenario))))
+    properties = FindingsRunProperties("check", shown(report.scenario), "strict" if report.strict else "compatible")
+    return _sarif(_run(sorted(rules), results, properties))
 
 
 def _location(trace: str, episode: str) -> Location:
@@ -270,12 +273,12 @@ def render_one(report: FindingsReport, fmt: str, trace: str) -> str:
 
 # Campaigns ---------------------------------------------------------------------------------
 
-COUNT_HEADERS = ["format", "policy", "episodes", "failed", "disagreements"]
+COUNT_HEADERS = ["format", "policy", "mode", "episodes", "failed", "disagreements"]
 DEMO_HEADERS = ["format", "policy", "assertion", "tool", "arguments sha256", "episodes", "first seen"]
 
 
 def _count_rows(report: CampaignReport) -> list[list[object]]:
-    return [[c.format, shown(c.policy), c.episodes, c.failed, c.disagreements] for c in report.counts]
+    return [[c.format, shown(c.policy), c.mode, c.episodes, c.failed, c.disagreements] for c in report.counts]
 
 
 def _demo_rows(report: CampaignReport) -> list[list[object]]:
@@ -287,7 +290,7 @@ def _demo_rows(report: CampaignReport) -> list[list[object]]:
 
 
 def _campaign_head(report: CampaignReport) -> str:
-    mode = "strict" if report.strict else "compatible"
+    mode = "strict" if report.strict else "compatible on harness traces, strict on other formats"
     return (
         f"{report.files} file(s), {report.episodes} episode(s) judged ({mode}), {report.failed} failed; "
         f"{len(report.distinct) + report.distinct_overflow} distinct demonstration(s); "
@@ -332,6 +335,9 @@ def campaign_testsuite(report: CampaignReport) -> Element:
     failing = [c for c in report.counts if c.failed]
     suite = Element("testsuite", name="tracekit check", tests=str(len(report.counts)),
                     failures=str(len(failing)), errors="0")
+    properties = SubElement(suite, "properties")
+    for count in report.counts:
+        SubElement(properties, "property", name=f"mode.{count.format}", value=count.mode)
     for count in report.counts:
         case = SubElement(suite, "testcase", classname=f"tracekit.check.{count.format}", name=xml_safe(shown(count.policy)))
         if count.failed:
@@ -350,7 +356,8 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
         )
         for d in report.distinct
     ]
-    return _run(sorted({d.assertion for d in report.distinct}), results, FindingsRunProperties("check"))
+    modes = tuple(sorted({f"{c.format}:{c.mode}" for c in report.counts}))
+    return _run(sorted({d.assertion for d in report.distinct}), results, FindingsRunProperties("check", modes=modes))
 
 
 def campaign_sarif(report: CampaignReport) -> str:

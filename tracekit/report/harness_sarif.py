@@ -155,6 +155,10 @@ class FindingsRunProperties(msgspec.Struct, frozen=True, omit_defaults=True):
     command: Literal["check"]
     scenario: str | None = None
     """The scenario id (shown), for one file's run."""
+    mode: Literal["compatible", "strict"] | None = None
+    """The mode one file's episodes were judged in (docs/cli.md, "Verdicts and modes")."""
+    modes: tuple[str, ...] | None = None
+    """A campaign's ``format:mode`` pairs."""
 
 
 class FindingsRun(msgspec.Struct, frozen=True):
