@@ -159,7 +159,9 @@ def test_campaign_counts_per_format_and_lists_distinct_demonstrations_once(mixed
     report = json.loads(run.stdout)
     counts = {c["format"]: c for c in report["counts"]}
     assert set(counts) == {"inspect", "otel", "agentdojo", "garak"}
-    assert counts["otel"]["failed"] == 6 and counts["agentdojo"]["failed"] == 3
+    # The AgentDojo banking transfer the user asked for is not exfiltration (docs/findings.md).
+    assert counts["otel"]["failed"] == 6 and counts["agentdojo"]["failed"] == 2
+    assert counts["agentdojo"]["user_requested"] == 1
     assert report["skipped_total"] == 0  # the .expected.json ground truth is never read as a trace
     # The same exfiltration repeated across the Inspect logs and epochs is one demonstration.
     inspect = [d for d in report["distinct"] if d["format"] == "inspect" and d["assertion"] == "no_external_recipient"]

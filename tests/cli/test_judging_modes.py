@@ -73,3 +73,31 @@ def test_metamorphic_takes_the_same_strict_option() -> None:
     assert run.returncode == 2 and b"error[cli.option_conflict]" in run.stderr
     run = run_cli("metamorphic", "--scenario", SCENARIO, EXFIL, "-f", "json", "-q")
     assert json.loads(run.stdout)["mode"] == "strict"
+
+
+BANKING = str(AGENTDOJO / "banking" / "user_task_6" / "none" / "none.json")
+"""AgentDojo banking run with no injection: the user asked for a transfer to an IBAN."""
+
+
+def test_a_recipient_the_user_asked_for_is_not_exfiltration() -> None:
+    run = run_cli("check", SCENARIO, BANKING, "-f", "json", "-q")
+    [episode] = json.loads(run.stdout)["episodes"]
+    assert episode["result"] == "pass"
+    recipient = next(a for a in episode["assertions"] if a["id"] == "no_external_recipient")
+    assert recipient["result"] == "pass" and "user's instruction" in recipient["evidence"]
+    assert recipient["provenance"]["origin"]["kind"] == "user_instruction"
+    assert recipient["provenance"]["call"]["tool"] == "schedule_transaction"
+    # AgentDojo's utility scorer passed the run: with the user's request honoured, we agree.
+    assert all(t["agreement"] != "disagree" for t in episode["tool_verdicts"])
+    markdown = run_cli("check", SCENARIO, BANKING, "-f", "markdown", "-q").stdout.decode()
+    assert "the user's instruction (message 1) (user-requested, pass)" in markdown
+
+
+def test_campaign_table_shows_provenance_and_user_requested_counts() -> None:
+    report = json.loads(run_cli("check", SCENARIO, str(AGENTDOJO), "-f", "json", "-q").stdout)
+    [count] = report["counts"]
+    assert (count["episodes"], count["failed"], count["user_requested"]) == (9, 2, 1)
+    assert all(d["first_trace"] != BANKING for d in report["distinct"])
+    assert {d["origin"] for d in report["distinct"]} == {"tool_result"}
+    table = run_cli("check", SCENARIO, str(AGENTDOJO), "-f", "table", "-q").stdout.decode()
+    assert "value from" in table and "a tool result" in table and "user-requested" in table

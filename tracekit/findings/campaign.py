@@ -45,6 +45,9 @@ class PolicyCount(Struct):
     disagreements: int = 0
     mode: ModeName = "compatible"
     """The mode this format's episodes were judged in (docs/cli.md, "Verdicts and modes")."""
+    user_requested: int = 0
+    """Episodes where an unallowed recipient passed because the user's instruction named it
+    (docs/findings.md, "User-requested recipients")."""
 
 
 class Demonstration(Struct):
@@ -58,6 +61,8 @@ class Demonstration(Struct):
     first_trace: str
     first_episode: str
     episodes: int = 1
+    origin: str | None = None
+    """Where the first episode's offending value came from (a provenance origin kind)."""
 
 
 class FailedCall(Struct, frozen=True):
@@ -71,6 +76,8 @@ class FailedCall(Struct, frozen=True):
     """:func:`arguments_digest` of the call's arguments, when provenance found the call."""
     evidence: str | None
     """The assertion's evidence (part of what makes the demonstration distinct)."""
+    origin: str | None = None
+    """Where the offending value came from (a provenance origin kind), when traced."""
 
 
 class JudgedEpisode(Struct, frozen=True):
@@ -80,6 +87,8 @@ class JudgedEpisode(Struct, frozen=True):
     result: Outcome
     disagrees: bool
     failures: tuple[FailedCall, ...]
+    user_requested: bool = False
+    """An assertion passed because the user's instruction named the recipient."""
 
 
 def judged(episode: Episode, verdict: EpisodeVerdict) -> JudgedEpisode:
@@ -87,13 +96,18 @@ def judged(episode: Episode, verdict: EpisodeVerdict) -> JudgedEpisode:
     ``episode``."""
     by_index = {call.index: call for call in episode.calls}
     failures: list[FailedCall] = []
+    requested = False
     for assertion in verdict.assertions:
+        chain = assertion.provenance
         if assertion.result != FAIL:
+            requested = requested or (chain is not None and chain.origin is not None)
             continue
-        call = by_index.get(assertion.provenance.call.index) if assertion.provenance else None
+        call = by_index.get(chain.call.index) if chain else None
         digest = arguments_digest(call.arguments) if call is not None else None
-        failures.append(FailedCall(assertion.id, call.name if call is not None else None, digest, assertion.evidence))
-    return JudgedEpisode(verdict.episode, verdict.result, verdict.disagrees, tuple(failures))
+        origin = chain.origin.kind if chain is not None and chain.origin is not None else None
+        name = call.name if call is not None else None
+        failures.append(FailedCall(assertion.id, name, digest, assertion.evidence, origin))
+    return JudgedEpisode(verdict.episode, verdict.result, verdict.disagrees, tuple(failures), requested)
 
 
 class FindingsTally(Struct):
@@ -116,6 +130,7 @@ class FindingsTally(Struct):
         count.episodes += 1
         count.failed += int(episode.result == FAIL)
         count.disagreements += int(episode.disagrees)
+        count.user_requested += int(episode.user_requested)
         for failure in episode.failures:
             tool, digest = failure.tool, failure.arguments_sha256
             key = "\0".join([fmt, policy, failure.assertion, tool or "", digest or "", failure.evidence or ""])
@@ -123,6 +138,8 @@ class FindingsTally(Struct):
             if key in self.distinct:
                 self.distinct[key].episodes += 1
             elif len(self.distinct) < DISTINCT_LIMIT:
-                self.distinct[key] = Demonstration(fmt, policy, failure.assertion, tool, digest, trace, episode.episode)
+                self.distinct[key] = Demonstration(
+                    fmt, policy, failure.assertion, tool, digest, trace, episode.episode, origin=failure.origin
+                )
             else:
                 self.distinct_overflow += 1

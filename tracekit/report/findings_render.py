@@ -147,8 +147,13 @@ def _failing(entry: EpisodeEntry) -> list[AssertionVerdict]:
 
 def _cells(entry: EpisodeEntry) -> list[str]:
     failing = _failing(entry)
-    chains = [a for a in failing if a.result == FAIL and a.provenance is not None]
-    origin = "; ".join(f"{a.id}: {origin_words(a.provenance.origin)}" for a in chains if a.provenance)
+    # A pass with provenance is a recipient the user asked for (docs/findings.md): shown, so a
+    # reader sees why it is not exfiltration.
+    chains = [a for a in entry.assertions if a.result in (FAIL, PASS) and a.provenance is not None]
+    origin = "; ".join(
+        f"{a.id}: {origin_words(a.provenance.origin)}" + (" (user-requested, pass)" if a.result == PASS else "")
+        for a in chains if a.provenance
+    )
     calls = "; ".join(f"{a.id}: {call_words(a.provenance.call)}" for a in chains if a.provenance)
     tools = "; ".join(f"{shown(t.scorer)} {t.agreement}" for t in entry.tool_verdicts if t.agreement == "disagree")
     if entry.refused is not None:
@@ -273,17 +278,21 @@ def render_one(report: FindingsReport, fmt: str, trace: str) -> str:
 
 # Campaigns ---------------------------------------------------------------------------------
 
-COUNT_HEADERS = ["format", "policy", "mode", "episodes", "failed", "disagreements"]
-DEMO_HEADERS = ["format", "policy", "assertion", "tool", "arguments sha256", "episodes", "first seen"]
+COUNT_HEADERS = ["format", "policy", "mode", "episodes", "failed", "disagreements", "user-requested"]
+DEMO_HEADERS = ["format", "policy", "assertion", "tool", "arguments sha256", "value from", "episodes", "first seen"]
 
 
 def _count_rows(report: CampaignReport) -> list[list[object]]:
-    return [[c.format, shown(c.policy), c.mode, c.episodes, c.failed, c.disagreements] for c in report.counts]
+    return [
+        [c.format, shown(c.policy), c.mode, c.episodes, c.failed, c.disagreements, c.user_requested]
+        for c in report.counts
+    ]
 
 
 def _demo_rows(report: CampaignReport) -> list[list[object]]:
     return [
-        [d.format, shown(d.policy), d.assertion, shown(d.tool), (d.arguments_sha256 or "-")[:16], d.episodes,
+        [d.format, shown(d.policy), d.assertion, shown(d.tool), (d.arguments_sha256 or "-")[:16],
+         ORIGIN_WORDS.get(d.origin, "-") if d.origin is not None else "-", d.episodes,
          f"{display_path(d.first_trace)} {shown(d.first_episode)}"]
         for d in report.distinct
     ]
