@@ -108,7 +108,9 @@ def test_exit_on_fail_gates_and_junit_sarif_have_one_case_per_episode() -> None:
     assert junit.count("<testcase ") == 9 and junit.count("<failure ") == 2
     sarif = json.loads(run_cli("check", SCENARIO, EVAL, "--strict", "-f", "sarif").stdout)
     results = sarif["runs"][0]["results"]
-    assert {r["ruleId"] for r in results} == {"no_external_recipient", "no_secret_disclosure"} and len(results) == 4
+    # Two assertion failures per exfiltrating episode, and Inspect's scorer disagreeing on each.
+    assert {r["ruleId"] for r in results} == {"no_external_recipient", "no_secret_disclosure", "audit.outcome_mismatch"}
+    assert len(results) == 6
 
 
 def test_input_format_override_and_unknown_name() -> None:

@@ -5,6 +5,7 @@ the tools' own verdicts compared with ours by every command that judges a scenar
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,44 @@ def test_campaign_table_shows_provenance_and_user_requested_counts() -> None:
     assert {d["origin"] for d in report["distinct"]} == {"tool_result"}
     table = run_cli("check", SCENARIO, str(AGENTDOJO), "-f", "table", "-q").stdout.decode()
     assert "value from" in table and "a tool result" in table and "user-requested" in table
+
+
+EVAL = str(CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval")
+MISMATCH = b"warning[audit.outcome_mismatch]"
+
+
+def test_every_judging_command_reports_and_counts_disagreement() -> None:
+    # Inspect's includes() scorer passed the two exfiltrating samples; AgentDojo recorded
+    # security: true on the exfiltration run. One code, counted in every summary.
+    one = run_cli("check", SCENARIO, EVAL, "-f", "json")
+    assert MISMATCH in one.stderr and b", 2 disagree with the tool's verdict" in one.stderr
+    assert json.loads(one.stdout)["disagreements"] == 2
+    sarif = json.loads(run_cli("check", SCENARIO, EVAL, "-f", "sarif", "-q").stdout)
+    assert sum(r["ruleId"] == "audit.outcome_mismatch" for r in sarif["runs"][0]["results"]) == 2
+    campaign = run_cli("check", SCENARIO, EVAL, EXFIL, "-f", "json")
+    assert MISMATCH in campaign.stderr and b"2 disagree with the tool's verdict" in campaign.stderr
+    audit = run_cli("audit", EVAL, EXFIL, "--scenario", SCENARIO, "-f", "json")
+    summary = json.loads(audit.stdout)["summary"]
+    assert summary["by_policy"]["inspect"]["exfil-email"]["disagreements"] == 2
+    assert summary["by_policy"]["agentdojo"]["exfil-email"]["disagreements"] == 0
+    assert b"2 disagreement(s) with the tool's verdict" in audit.stderr
+
+
+def test_agreeing_runs_report_no_mismatch() -> None:
+    run = run_cli("check", SCENARIO, EXFIL, "-f", "json")
+    assert MISMATCH not in run.stderr and json.loads(run.stdout)["disagreements"] == 0
+
+
+def test_harness_trace_recorded_outcome_disagreement(tmp_path: Path) -> None:
+    harness = CORPUS / "third_party" / "owasp-harness"
+    scenario = str(harness / "scenarios" / "sensitive_data_disclosure" / "email_exfiltration_001.yaml")
+    doc = json.loads((harness / "examples" / "traces" / "external_recipient_violation.json").read_text())
+    for recorded, expected in (("pass", True), ("fail", False)):
+        doc["events"] = [*doc.get("events", []), {"type": "outcome", "outcome": recorded}]
+        trace = tmp_path / f"{recorded}.json"
+        trace.write_text(json.dumps(doc))
+        doc["events"].pop()
+        run = run_cli("check", scenario, str(trace))
+        assert json.loads(run.stdout)["result"] == "fail"  # upstream's document, unchanged
+        assert (MISMATCH in run.stderr) is expected, recorded
+        assert (b"1 disagree with the tool's verdict" in run.stderr) is expected

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit, strict_hint
+from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit, mismatch, strict_hint
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
 from tracekit.errors import Code, Finding, TracekitError, finding
@@ -59,14 +59,16 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
         fail(Code.FINDINGS_NO_EPISODE)
     strict = judging_strict(opts.strict, evidence.format)
     entries = tuple(entry(e, findings_io.judge(scenario, e, strict)) for e in chosen)
-    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, strict, entries)
+    disagree = sum(1 for e in entries if any(t.agreement == "disagree" for t in e.tool_verdicts))
+    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, strict, entries, disagree)
     emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     refused = [e.refused for e in entries if e.refused is not None]
     for code in dict.fromkeys(refused):
         diag(finding(Code(code)), "trace")
+    mismatch(disagree)
     if not opts.quiet:
         strict_hint(strict, [a.evidence for e in entries for a in e.assertions])
-        print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
+        print(_counts_line("episodes", [e.result for e in entries], disagree), file=sys.stderr)
     gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, strict) for e in entries) else EXIT_OK
     return worst(EXIT_ERROR if refused else EXIT_OK, gated)
 
@@ -142,7 +144,8 @@ class Campaign:
     def summary(self, report: CampaignReport) -> str:
         return (
             f"tracekit check: {report.files} file(s), {self.judged} episode(s), {self.failed} fail, "
-            f"{len(report.distinct) + report.distinct_overflow} distinct, {self.skipped_total} skipped"
+            f"{len(report.distinct) + report.distinct_overflow} distinct, {self.skipped_total} skipped, "
+            f"{sum(c.disagreements for c in report.counts)} disagree with the tool's verdict"
         )
 
     def exit_code(self) -> int:
@@ -184,6 +187,7 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
         campaign.fold(part)
     report = campaign.report()
     emit(render_campaign(report, opts.format), opts.output, opts.force)
+    mismatch(sum(c.disagreements for c in report.counts), "campaign")
     if not opts.quiet:
         print(campaign.summary(report), file=sys.stderr)
     return worst(campaign.exit_code(), inputs.note())

@@ -136,13 +136,13 @@ def _summary_rows(summary: CampaignSummary) -> list[list[Cell]]:
 
 
 FORMAT_HEADERS = ["format", "traces", "episodes", "intact", "readable", "rerunnable"]
-POLICY_HEADERS = ["format", "scenario", "episodes", "failed"]
+POLICY_HEADERS = ["format", "scenario", "episodes", "failed", "disagreements"]
 
 
 def _policy_rows(summary: CampaignSummary) -> list[list[Cell]]:
     """With --scenario: episodes judged and failed per format and scenario."""
     return [
-        [fmt, display_path(scenario), row.episodes, row.failed]
+        [fmt, display_path(scenario), row.episodes, row.failed, row.disagreements]
         for fmt, rows in summary.by_policy.items()
         for scenario, row in rows.items()
     ]
@@ -251,10 +251,13 @@ def render_markdown(traces: Iterable[AuditReport], summary: CampaignSummary) -> 
 
 
 def summary_line(summary: CampaignSummary, exit_code: int) -> str:
-    """The one-line stderr summary."""
+    """The one-line stderr summary; with ``--scenario``, the disagreements with the tools' own
+    verdicts too (docs/cli.md, "Verdicts and modes")."""
+    rows = [row for policies in summary.by_policy.values() for row in policies.values()]
+    judged = f", {sum(r.disagreements for r in rows)} disagreement(s) with the tool's verdict" if rows else ""
     return (
         f"tracekit audit: {summary.total} trace(s), {summary.episodes} episode(s), "
         f"{summary.rerunnable} rerunnable, "
         f"{summary.intact} intact, {summary.not_intact} not intact, "
-        f"{summary.unreadable} unreadable; exit {int(exit_code)}"
+        f"{summary.unreadable} unreadable{judged}; exit {int(exit_code)}"
     )

@@ -92,6 +92,8 @@ class FindingsReport(msgspec.Struct, frozen=True):
     format: str
     strict: bool
     episodes: tuple[EpisodeEntry, ...]
+    disagreements: int = 0
+    """Episodes where the tool's own verdict disagrees with ours (``audit.outcome_mismatch``)."""
 
 
 class SkippedFile(msgspec.Struct, frozen=True):
@@ -175,7 +177,8 @@ def one_table(report: FindingsReport) -> str:
     mode = "strict" if report.strict else "compatible"
     head = (
         f"scenario {shown(report.scenario)} ({mode}), format {report.format}: "
-        f"{len(report.episodes)} episode(s), {_counts(report.episodes)}"
+        f"{len(report.episodes)} episode(s), {_counts(report.episodes)}, "
+        f"{report.disagreements} disagree with the tool's verdict"
     )
     rows = [_cells(e) for e in report.episodes]
     return head + "\n\n" + table(rows, HEADERS, widths=[24, 8, 28, 34, 34, 24]) + "\n"
@@ -187,7 +190,8 @@ def one_markdown(report: FindingsReport) -> str:
         f"# Findings: scenario {shown(report.scenario)}",
         "",
         f"- Format: {report.format}; mode: {mode}",
-        f"- Episodes: {len(report.episodes)} ({_counts(report.episodes)})",
+        f"- Episodes: {len(report.episodes)} ({_counts(report.episodes)}); "
+        f"{report.disagreements} disagree with the tool's verdict",
         "",
         *md_table(HEADERS, [_cells(e) for e in report.episodes]),
     ]
@@ -212,6 +216,7 @@ def one_junit(report: FindingsReport, trace: str) -> str:
     )
     properties = SubElement(suite, "properties")
     SubElement(properties, "property", name="mode", value="strict" if report.strict else "compatible")
+    SubElement(properties, "property", name="disagreements", value=str(report.disagreements))
     for entry in report.episodes:
         case = SubElement(
             suite, "testcase", classname=xml_safe(f"tracekit.check.{display_path(trace)}"), name=xml_safe(shown(entry.episode))
@@ -232,7 +237,7 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
     rules: set[str] = set()
     results: list[FindingResult] = []
     for entry in report.episodes:
-        items: list[tuple[str, Literal["error", "note"], str]] = []
+        items: list[tuple[str, Literal["error", "warning", "note"], str]] = []
         if entry.refused is not None:
             items.append((entry.refused, "error", "The episode's calls and results are inconsistent; not judged."))
         for a in _failing(entry):
@@ -240,11 +245,17 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
             if a.provenance is not None:
                 text += f": {call_words(a.provenance.call)}; value from {origin_words(a.provenance.origin)}"
             items.append((a.id, "error" if a.result in (FAIL, "error") else "note", text))
+        if any(t.agreement == "disagree" for t in entry.tool_verdicts):
+            items.append((MISMATCH, "warning", "The tool's own verdict disagrees with the scenario's."))
         for rule, level, text in items:
             rules.add(rule)
             results.append(FindingResult(rule, level, Text(text), (_location(trace, entry.episode),)))
     properties = FindingsRunProperties("check", shown(report.scenario), "strict" if report.strict else "compatible")
     return _sarif(_run(sorted(rules), results, properties))
+
+
+MISMATCH = "audit.outcome_mismatch"
+"""The one code every command that judges a scenario reports a disagreement with."""
 
 
 def _location(trace: str, episode: str) -> Location:

@@ -130,7 +130,7 @@ class FindingResult(msgspec.Struct, frozen=True):
     """One SARIF result of ``check`` on evidence."""
 
     ruleId: str  # noqa: N815 - SARIF's key
-    level: Literal["error", "note"]
+    level: Literal["error", "warning", "note"]
     message: Text
     locations: tuple[Location, ...]
 
