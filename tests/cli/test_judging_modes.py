@@ -143,3 +143,42 @@ def test_harness_trace_recorded_outcome_disagreement(tmp_path: Path) -> None:
         assert json.loads(run.stdout)["result"] == "fail"  # upstream's document, unchanged
         assert (MISMATCH in run.stderr) is expected, recorded
         assert (b"1 disagree with the tool's verdict" in run.stderr) is expected
+
+
+SEALED = {
+    "inspect": EVAL,
+    "otel": str(CORPUS / "third_party" / "otel" / "genai_content.otlp.jsonl"),
+    "agentdojo": EXFIL,
+    "garak": str(CORPUS / "third_party" / "garak" / "repeat.report.jsonl"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SEALED))
+def test_seal_predicate_records_every_result_for_every_format(fmt: str, tmp_path: Path) -> None:
+    import base64
+
+    bundle = tmp_path / "f.tkb"
+    sealed = run_cli("seal", SEALED[fmt], "-o", str(bundle), "--predicate", "verify,audit,check", "--scenario", SCENARIO)
+    assert sealed.returncode == 0, sealed.stderr
+    shown = json.loads(run_cli("bundle", "show", str(bundle), "--format", "json").stdout)
+    statement = json.loads(base64.b64decode(shown["envelope"]["payload"]))
+    assert statement["predicate"]["format"] == fmt
+    results = statement["predicate"]["results"]
+    assert results["verify"]["exit"] == 1 and results["verify"]["codes"] == ["verify.no_integrity"]
+    assert results["audit"]["exit"] in (0, 1) and "audit.format_no_integrity" in results["audit"]["codes"]
+    assert results["audit"]["mode"] == "strict"
+    check = results["check"]
+    assert check["exit"] == 0 and check["mode"] == "strict" and check["result"] in ("pass", "fail", "not_run")
+    # What the predicate records is what the commands say.
+    audit = json.loads(run_cli("audit", SEALED[fmt], "--scenario", SCENARIO, "-f", "json", "-q").stdout)
+    assert results["audit"]["exit"] == audit["exit_code"]
+    if fmt in ("inspect", "agentdojo"):
+        assert check["result"] == "fail"
+    if fmt == "inspect":
+        assert "audit.outcome_mismatch" in check["codes"]
+
+
+def test_seal_check_predicate_needs_a_scenario(tmp_path: Path) -> None:
+    run = run_cli("seal", EVAL, "-o", str(tmp_path / "f.tkb"), "--predicate", "check")
+    assert run.returncode == 2 and b"error[cli.option_needs]" in run.stderr
+    assert not (tmp_path / "f.tkb").exists()
