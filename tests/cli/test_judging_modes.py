@@ -182,3 +182,23 @@ def test_seal_check_predicate_needs_a_scenario(tmp_path: Path) -> None:
     run = run_cli("seal", EVAL, "-o", str(tmp_path / "f.tkb"), "--predicate", "check")
     assert run.returncode == 2 and b"error[cli.option_needs]" in run.stderr
     assert not (tmp_path / "f.tkb").exists()
+
+
+def test_suite_judges_harness_traces_compatible_and_third_party_folders_strict(tmp_path: Path) -> None:
+    import shutil
+
+    upstream = CORPUS / "third_party" / "owasp-harness"
+    scenarios, traces = tmp_path / "scenarios", tmp_path / "traces"
+    scenarios.mkdir()
+    (traces / "exfil-email").mkdir(parents=True)
+    shutil.copy(upstream / "scenarios/goal_hijack/basic.yaml", scenarios / "a_basic.yaml")
+    shutil.copy(upstream / "examples/traces/denied_tool_call.json", traces / "goal_hijack.basic_001.json")
+    shutil.copy(SCENARIO, scenarios / "b_exfil.yaml")
+    shutil.copy(EXFIL, traces / "exfil-email" / "agentdojo.json")
+    shutil.copy(EVAL, traces / "exfil-email" / "inspect.eval")
+    run = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "-f", "json")
+    document = json.loads(run.stdout)
+    assert "semantics" not in document  # upstream's suite document, compatible
+    modes = {c["format"]: (c["mode"], c["failed"], c["disagreements"]) for c in document["findings"]["counts"]}
+    assert modes == {"agentdojo": ("strict", 1, 0), "inspect": ("strict", 2, 2)}
+    assert MISMATCH in run.stderr and b"2 disagree with the tool's verdict" in run.stderr
