@@ -233,3 +233,20 @@ def test_strict_reads_every_recipient_carrier() -> None:
     ]
     for call in readers:
         assert one(scenario, trace(tool_calls=[call]), strict=True).result == "pass", call
+
+
+def test_strict_recipient_walk_is_iterative_and_linear() -> None:
+    # Deeper than any recursion limit, and wide: one visit per node, no RecursionError.
+    scenario = make({"allowed_domains": ["ok.example"]}, {"type": "no_external_recipient"})
+    deep: dict[str, object] = {"to": "x@bad.example"}
+    for _ in range(5000):
+        deep = {"next": deep}
+    wide = {"items": [{"note": "n"} for _ in range(50_000)] + [{"cc": "x@bad.example"}]}
+    from tracekit.harness.assertions.no_external_recipient import candidates
+    from tracekit.harness.trace import Trace
+
+    for arguments in (deep, wide):  # built directly: the trace parser would refuse the depth
+        found = list(candidates(Trace(tool_calls=[{"name": "send", "arguments": arguments}]), True))
+        assert found == ["x@bad.example"]
+    result = one(scenario, trace(tool_calls=[{"name": "send", "arguments": wide}]), strict=True)
+    assert result.result == "fail"
