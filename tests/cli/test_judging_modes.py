@@ -202,3 +202,15 @@ def test_suite_judges_harness_traces_compatible_and_third_party_folders_strict(t
     modes = {c["format"]: (c["mode"], c["failed"], c["disagreements"]) for c in document["findings"]["counts"]}
     assert modes == {"agentdojo": ("strict", 1, 0), "inspect": ("strict", 2, 2)}
     assert MISMATCH in run.stderr and b"2 disagree with the tool's verdict" in run.stderr
+
+
+def test_campaign_junit_and_sarif_carry_modes_and_disagreements() -> None:
+    folder = str(CORPUS / "third_party" / "inspect")
+    junit = run_cli("check", SCENARIO, folder, "-f", "junit", "-q").stdout.decode()
+    assert '<property name="mode.inspect" value="strict" />' in junit
+    assert '<property name="disagreements" value="' in junit
+    sarif = json.loads(run_cli("check", SCENARIO, folder, "-f", "sarif", "-q").stdout)
+    run = sarif["runs"][0]
+    assert run["properties"]["modes"] == ["inspect:strict"]
+    assert any(r["ruleId"] == "audit.outcome_mismatch" and r["level"] == "warning" for r in run["results"])
+    assert "audit.outcome_mismatch" in {rule["id"] for rule in run["tool"]["driver"]["rules"]}

@@ -358,6 +358,8 @@ def campaign_testsuite(report: CampaignReport) -> Element:
     properties = SubElement(suite, "properties")
     for count in report.counts:
         SubElement(properties, "property", name=f"mode.{count.format}", value=count.mode)
+    disagreements = sum(c.disagreements for c in report.counts)
+    SubElement(properties, "property", name="disagreements", value=str(disagreements))
     for count in report.counts:
         case = SubElement(suite, "testcase", classname=f"tracekit.check.{count.format}", name=xml_safe(shown(count.policy)))
         if count.failed:
@@ -376,8 +378,17 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
         )
         for d in report.distinct
     ]
+    results += [
+        FindingResult(
+            MISMATCH, "warning",
+            Text(f"The tool's own verdict disagrees with the scenario's in {c.disagreements} episode(s) ({c.format})"),
+            (),
+        )
+        for c in report.counts if c.disagreements
+    ]
     modes = tuple(sorted({f"{c.format}:{c.mode}" for c in report.counts}))
-    return _run(sorted({d.assertion for d in report.distinct}), results, FindingsRunProperties("check", modes=modes))
+    rules = sorted({r.ruleId for r in results})
+    return _run(rules, results, FindingsRunProperties("check", modes=modes))
 
 
 def campaign_sarif(report: CampaignReport) -> str:
