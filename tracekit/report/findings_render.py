@@ -25,6 +25,7 @@ from tracekit.report.harness_json import document
 from tracekit.report.harness_junit import suite_testsuites
 from tracekit.report.harness_sarif import (
     FINDINGS_SCHEMA,
+    MISMATCH,
     FindingResult,
     FindingRule,
     FindingsDriver,
@@ -254,10 +255,6 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
     return _sarif(_run(sorted(rules), results, properties))
 
 
-MISMATCH = "audit.outcome_mismatch"
-"""The one code every command that judges a scenario reports a disagreement with."""
-
-
 def _location(trace: str, episode: str) -> Location:
     return Location(PhysicalLocation(ArtifactLocation(display_path(trace))), (LogicalLocation(shown(episode)),))
 
@@ -378,14 +375,9 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
         )
         for d in report.distinct
     ]
-    results += [
-        FindingResult(
-            MISMATCH, "warning",
-            Text(f"The tool's own verdict disagrees with the scenario's in {c.disagreements} episode(s) ({c.format})"),
-            (),
-        )
-        for c in report.counts if c.disagreements
-    ]
+    text = "The tool's own verdict disagrees with the scenario's in {} episode(s) ({})"
+    results += [FindingResult(MISMATCH, "warning", Text(text.format(c.disagreements, c.format)), ())
+                for c in report.counts if c.disagreements]
     modes = tuple(sorted({f"{c.format}:{c.mode}" for c in report.counts}))
     rules = sorted({r.ruleId for r in results})
     return _run(rules, results, FindingsRunProperties("check", modes=modes))

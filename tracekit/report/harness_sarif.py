@@ -151,6 +151,11 @@ class FindingsTool(msgspec.Struct, frozen=True):
     driver: FindingsDriver
 
 
+MISMATCH = "audit.outcome_mismatch"
+"""The one code every command that judges a scenario reports a disagreement with (docs/cli.md,
+"Verdicts and modes"); a SARIF rule of ``check`` on evidence."""
+
+
 class FindingsRunProperties(msgspec.Struct, frozen=True, omit_defaults=True):
     command: Literal["check"]
     scenario: str | None = None
