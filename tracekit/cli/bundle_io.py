@@ -86,13 +86,13 @@ def _audit_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
     from tracekit.bundle.predicate import CheckResult
     from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
     from tracekit.cli.common import absolute
-    from tracekit.harness.model import judging_strict, mode_name
+    from tracekit.harness.model import mode_name
 
     options = AuditOptions(strict_sources=False, roots=(), scenario=scenario, input_format=fmt)
     audited = audit_file(AuditJob(path, absolute(path), True, options))
     if audited is None:
         return CheckResult(None, ())
-    mode = mode_name(judging_strict(False, fmt)) if scenario is not None else None
+    mode = mode_name(audited.harness.strict) if audited.harness is not None else None
     return CheckResult(audited.exit_code, tuple(sorted({f.code.value for f in audited.findings})), mode=mode)
 
 
