@@ -379,6 +379,8 @@ class Code(enum.StrEnum):
     # -- the input walker (docs/cli.md, "Inputs and folders") ----------------------------------
     CLI_BUNDLE_INPUT = "cli.bundle_input"
     FORMAT_FORCED_OTHER = "format.forced_other"
+    # -- judging modes (docs/cli.md, "Verdicts and modes") --
+    HARNESS_COMPATIBLE_NOT_RUN = "harness.compatible_not_run"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1016,6 +1018,10 @@ CODE_INFO: dict[Code, CodeInfo] = {
         "Read as the format --input-format names, but the file's first bytes show the {detected} "
         "format: what that format records beyond the forced one (its own verdict, its run facts) "
         "was not read.",
+    ),
+    Code.HARNESS_COMPATIBLE_NOT_RUN: CodeInfo(
+        _I, "{count} assertion(s) did not run: compatible mode reproduces upstream, which does not "
+        "implement them; --strict runs them."
     ),
 }
 

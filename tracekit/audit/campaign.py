@@ -41,10 +41,12 @@ class FormatRow(msgspec.Struct, frozen=True):
 
 
 class PolicyRow(msgspec.Struct, frozen=True):
-    """With ``--scenario``, per format and scenario: the episodes judged and failed."""
+    """With ``--scenario``, per format and scenario: the episodes judged and failed, and those
+    where the tool's own verdict disagrees with the scenario's (``audit.outcome_mismatch``)."""
 
     episodes: int
     failed: int
+    disagreements: int = 0
 
 
 class ExitCounts(msgspec.Struct, frozen=True):
@@ -185,6 +187,7 @@ class Tally:
         judged, failed = policy.episodes_judged, policy.episodes_failed
         row["episodes"] += 1 if judged is None else judged
         row["failed"] += (policy.result == "fail") if failed is None else failed
+        row["disagreements"] += sum(1 for f in report.findings if f.code == Code.AUDIT_OUTCOME_MISMATCH)
 
     def _fields_missing_most(self) -> tuple[FieldGap, ...]:
         gaps = [
@@ -212,7 +215,7 @@ class Tally:
         formats = sorted(self._by_format.items())
         by_policy: dict[str, dict[str, PolicyRow]] = {}
         for (fmt, scenario), row in sorted(self._by_policy.items()):
-            by_policy.setdefault(fmt, {})[scenario] = PolicyRow(row["episodes"], row["failed"])
+            by_policy.setdefault(fmt, {})[scenario] = PolicyRow(row["episodes"], row["failed"], row["disagreements"])
         return CampaignSummary(
             total=self.total,
             skipped_non_trace_files=skipped,

@@ -208,13 +208,22 @@ def _scenario(
         strict=strict,
         assertions=tuple(AssertionView(a.id, a.result, a.evidence) for a in result.assertions),
     )
-    recorded = view.recorded_outcome()
+    compared = recorded_comparison(view, result.result)
     found: list[AuditFinding] = []
-    if recorded is not None and recorded[0] in HARNESS_OUTCOMES:
-        same = HARNESS_OUTCOMES[recorded[0]] == result.result
-        code = Code.AUDIT_OUTCOME_REPRODUCED if same else Code.AUDIT_OUTCOME_MISMATCH
-        found.append(note(code, where=recorded[1]))
+    if compared is not None:
+        found.append(note(compared[0], where=compared[1]))
     return summary, found
+
+
+def recorded_comparison(view: HarnessView, result: str) -> tuple[Code, str] | None:
+    """The harness trace's recorded outcome next to the scenario's ``result``: the code every
+    command that judges a scenario reports (``audit.outcome_reproduced`` or
+    ``audit.outcome_mismatch``) and where the outcome is; None when none is recorded."""
+    recorded = view.recorded_outcome()
+    if recorded is None or recorded[0] not in HARNESS_OUTCOMES:
+        return None
+    same = HARNESS_OUTCOMES[recorded[0]] == result
+    return (Code.AUDIT_OUTCOME_REPRODUCED if same else Code.AUDIT_OUTCOME_MISMATCH), recorded[1]
 
 
 def audit_harness(

@@ -8,7 +8,7 @@ no-integrity note, one note per exporter loss that applies, the gap findings of 
 completeness (each field's worst status over its episodes, the episodes lacking it named), and
 every episode's consistency findings located at ``episodes[i]``, so they reach the exit code.
 With a scenario (``audit --scenario``), its policies are judged on every episode, as
-``tracekit check`` does in compatible mode, and the tools' own verdicts are compared with them.
+``tracekit check`` does (strict: docs/cli.md, "Verdicts and modes"), and the tools' own verdicts are compared with them.
 """
 
 from __future__ import annotations
@@ -85,14 +85,16 @@ def _outcome(episodes: Sequence[Episode]) -> str | None:
     return recorded_outcome(episodes[0]) if len(episodes) == 1 else None
 
 
-def _policy(evidence: EvidenceFile, scenario: Scenario) -> tuple[ScenarioSummary, list[AuditFinding]]:
+def _policy(
+    evidence: EvidenceFile, scenario: Scenario, strict: bool = True
+) -> tuple[ScenarioSummary, list[AuditFinding]]:
     """The scenario's policies on every episode (docs/findings.md): how many episodes were judged
     and failed, and each tool verdict set beside the policy's (a disagreement is a warning)."""
-    verdicts = judge_file(scenario, evidence)
+    verdicts = judge_file(scenario, evidence, strict)
     summary = ScenarioSummary(
         scenario_id=scenario.id,
         result=aggregate(v.result for v in verdicts),
-        strict=False,
+        strict=strict,
         episodes_judged=len(verdicts),
         episodes_failed=sum(1 for v in verdicts if v.result == FAIL),
         episodes=tuple(
@@ -137,9 +139,12 @@ def run_findings(fmt: str, problems: Sequence[RunProblem]) -> list[AuditFinding]
     return found
 
 
-def audit_evidence(path: str, evidence: EvidenceFile, scenario: Scenario | None = None) -> AuditReport:
+def audit_evidence(
+    path: str, evidence: EvidenceFile, scenario: Scenario | None = None, *, strict: bool = True
+) -> AuditReport:
     """Audit one imported file; ``intact`` is None (the formats carry no integrity data). With
-    ``scenario``, its policies are judged on every episode (``harness`` in the report)."""
+    ``scenario``, its policies are judged on every episode (``harness`` in the report), in strict
+    mode unless told otherwise (docs/cli.md, "Verdicts and modes")."""
     fmt: Format = evidence.format if evidence.format in IMPORTED else "unknown"  # type: ignore[assignment]
     findings = [note(Code.AUDIT_FORMAT_NO_INTEGRITY, format=evidence.format)]
     # Loss names are the evidence model's vocabulary; anything else is not repeated.
@@ -159,7 +164,7 @@ def audit_evidence(path: str, evidence: EvidenceFile, scenario: Scenario | None 
     findings += gap_findings(rows)
     harness = None
     if scenario is not None:
-        harness, compared = _policy(evidence, scenario)
+        harness, compared = _policy(evidence, scenario, strict)
         findings += compared
     return audit_report(
         path,

@@ -23,6 +23,9 @@ class CheckResult(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults
     """The distinct diagnostic codes it gave, sorted."""
     result: Literal["pass", "fail", "error", "not_run", "partial"] | None = None
     """For ``check``: the scenario's verdict."""
+    mode: Literal["compatible", "strict"] | None = None
+    """For ``check`` and ``audit`` with a scenario: the mode it was judged in (docs/cli.md,
+    "Verdicts and modes")."""
 
 
 class FindingResults(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):

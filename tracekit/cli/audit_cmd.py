@@ -99,6 +99,9 @@ def audit(
     scenario: Path = typer.Option(
         None, "--scenario", metavar="FILE", help="Harness scenario YAML: also run its assertions on harness traces."
     ),
+    strict: bool = typer.Option(
+        False, "--strict", help="With --scenario: strict semantics on harness traces too (other formats always)."
+    ),
     format: FindingsFormat = FINDINGS_FORMAT,
     input_format: InputFormat = INPUT_FORMAT,
     strict_sources: bool = typer.Option(
@@ -135,7 +138,9 @@ def audit(
         check_target(output, force)
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
     forced = None if input_format is None else input_format.value
-    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario), forced)
+    if strict and scenario is None:
+        fail(Code.CLI_OPTION_NEEDS, option="--strict", other="--scenario")
+    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario), forced, strict)
     if new_root and db is None:
         fail(Code.CLI_OPTION_NEEDS, option="--new-root", other="--db")
     if db is not None:

@@ -32,6 +32,8 @@ class AuditOptions:
     """The ``--scenario`` YAML, validated once by the command."""
     input_format: str | None = None
     """``--input-format``: every file read as this format (no detection)."""
+    strict: bool = False
+    """``--strict``: harness traces judged in strict mode too (docs/cli.md, "Verdicts and modes")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +145,7 @@ def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
     except TracekitError as error:
         return unreadable(path, "harness", error.finding)
     scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
-    return audit_harness(path, body, scenario)
+    return audit_harness(path, body, scenario, strict=opts.strict)
 
 
 def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditReport:
@@ -151,6 +153,7 @@ def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditR
     from tracekit.audit.imported import audit_evidence
     from tracekit.cli.trace_input import load_evidence
     from tracekit.errors import TracekitError
+    from tracekit.harness.model import judging_strict
     from tracekit.harness.scenario import parse_scenario
 
     try:
@@ -158,7 +161,7 @@ def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditR
     except TracekitError as error:
         return unreadable(path, _FORMATS.get(fmt, "unknown"), error.finding)
     scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
-    return audit_evidence(path, evidence, scenario)
+    return audit_evidence(path, evidence, scenario, strict=judging_strict(opts.strict, evidence.format))
 
 
 _FORMATS: dict[str, Format] = {"inspect": "inspect", "otel": "otel", "agentdojo": "agentdojo", "garak": "garak",

@@ -151,6 +151,8 @@ class SealOptions:
             fail(Code.CLI_BAD_VALUE, option="--predicate", expected="distinct names among " + ", ".join(PREDICATES))
         if input == "-" and names:
             fail(Code.CLI_OPTION_CONFLICT, option="--predicate", other="standard input (-)")
+        if "check" in names and scenario is None:
+            fail(Code.CLI_OPTION_NEEDS, option="--predicate check", other="--scenario")
         if input_format is not None:
             from tracekit.formats.registry import FORMAT_NAMES
 
@@ -174,7 +176,7 @@ def seal(
         None, "--input-format", metavar="NAME", help="Force the input format instead of detecting it."
     ),
     scenario: Path = typer.Option(
-        None, "--scenario", metavar="FILE", help="Scenario for the check and audit predicates of harness traces."
+        None, "--scenario", metavar="FILE", help="Scenario for the check and audit predicates (any format)."
     ),
     format: Format = FORMAT,
     force: bool = FORCE,

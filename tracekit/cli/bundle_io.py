@@ -12,7 +12,7 @@ from tracekit.cli.common import fail, is_regular_file
 from tracekit.errors import Code, ExitCode, Finding, TracekitError, finding
 
 if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
-    from tracekit.bundle.predicate import FindingResults
+    from tracekit.bundle.predicate import CheckResult, FindingResults
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
     from tracekit.harness.scenario import Scenario
@@ -57,35 +57,70 @@ def load_finding(path: str, input_format: str | None) -> FindingInput:
 def predicate_results(
     path: str, fmt: str, names: list[str], scenario: bytes | None
 ) -> FindingResults:
-    """The result of each named check, run on the original at sealing time (docs/bundle-format.md
-    section 6): its exit code (None where it does not apply to the format) and its distinct
-    codes, sorted."""
-    from tracekit.bundle.predicate import CheckResult, FindingResults
+    """The result of each named check, run on the original at sealing time as the command of
+    that name runs it (docs/bundle-format.md section 6): its exit code and its distinct codes,
+    sorted; for ``check``, the scenario's verdict and the mode it was judged in. Every format
+    any of these commands reads gets a result; ``check`` without a scenario is refused on the
+    command line (``SealOptions.parse``)."""
+    from tracekit.bundle.predicate import FindingResults
 
-    checks: dict[str, CheckResult] = {}
-    for name in names:
-        entry = CheckResult(None, ())
-        if name == "verify" and fmt == "agentguard":
-            from tracekit.verify import VerifyOptions, verify_file
-
-            report = verify_file(path, VerifyOptions())
-            entry = CheckResult(report.exit_code, tuple(sorted({f.code.value for f in report.findings})))
-        elif name == "audit" and fmt in ("agentguard", "harness"):
-            from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
-            from tracekit.cli.common import absolute
-
-            options = AuditOptions(strict_sources=False, roots=(), scenario=scenario)
-            audited = audit_file(AuditJob(path, absolute(path), True, options))
-            if audited is not None:
-                entry = CheckResult(audited.exit_code, tuple(sorted({f.code.value for f in audited.findings})))
-        elif name == "check" and fmt == "harness" and scenario is not None:
-            from tracekit.cli import check_io
-            from tracekit.harness import evaluate, parse_scenario, parse_trace
-
-            result_check = evaluate(parse_scenario(scenario), parse_trace(check_io.read_trace(path)), False)
-            entry = CheckResult(0, (), result_check.result)
-        checks[name] = entry
+    run = {"verify": _verify_result, "audit": _audit_result, "check": _check_result}
+    checks: dict[str, CheckResult] = {name: run[name](path, fmt, scenario) for name in names}
     return FindingResults(**checks)
+
+
+def _verify_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
+    """``tracekit verify`` on one file: an AgentGuard trace verified, any other format
+    ``verify.no_integrity`` (exit 1)."""
+    from tracekit.bundle.predicate import CheckResult
+    from tracekit.cli.common import absolute
+    from tracekit.cli.verify_cmd import VerifyJob, verify_job
+
+    verified = verify_job(VerifyJob(path, absolute(path), False, False, (), fmt))
+    if verified is None:  # a named file is never skipped; kept for the type
+        return CheckResult(None, ())
+    return CheckResult(verified.exit_code, tuple(sorted({row.code for row in verified.findings})))
+
+
+def _audit_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
+    """``tracekit audit [--scenario]`` on one file, in the default modes (docs/cli.md)."""
+    from tracekit.bundle.predicate import CheckResult
+    from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
+    from tracekit.cli.common import absolute
+    from tracekit.harness.model import mode_name
+
+    options = AuditOptions(strict_sources=False, roots=(), scenario=scenario, input_format=fmt)
+    audited = audit_file(AuditJob(path, absolute(path), True, options))
+    if audited is None:
+        return CheckResult(None, ())
+    mode = mode_name(audited.harness.strict) if audited.harness is not None else None
+    return CheckResult(audited.exit_code, tuple(sorted({f.code.value for f in audited.findings})), mode=mode)
+
+
+def _check_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
+    """``tracekit check SCENARIO FILE`` on one file: exit 0 when it ran (2 when an episode is
+    refused as inconsistent), the aggregate verdict, ``audit.outcome_mismatch`` when a tool's own
+    verdict disagrees, in the default mode of the format (docs/cli.md, "Verdicts and modes")."""
+    from tracekit.bundle.predicate import CheckResult
+    from tracekit.cli import check_io, findings_io
+    from tracekit.harness import evaluate, parse_scenario, parse_trace
+    from tracekit.harness.model import aggregate, judging_strict, mode_name
+
+    if scenario is None:
+        return CheckResult(None, ())
+    parsed, strict = parse_scenario(scenario), judging_strict(False, fmt)
+    if fmt == "harness":
+        result = evaluate(parsed, parse_trace(check_io.read_trace(path)), strict).result
+        return CheckResult(0, (), result, mode_name(strict))
+    evidence = findings_io.load(path, fmt)
+    judged = [findings_io.judge(parsed, episode, strict) for episode in evidence.episodes]
+    codes = {j.value for j in judged if isinstance(j, Code)}
+    verdicts = [j for j in judged if not isinstance(j, Code)]
+    if any(v.disagrees for v in verdicts):
+        codes.add(Code.AUDIT_OUTCOME_MISMATCH.value)
+    refused = any(isinstance(j, Code) for j in judged)
+    outcome = aggregate(v.result for v in verdicts)
+    return CheckResult(2 if refused else 0, tuple(sorted(codes)), outcome, mode_name(strict))
 
 
 def is_bundle(path: str) -> bool:

@@ -80,14 +80,35 @@ class CheckFormat(enum.StrEnum):
     ocsf = "ocsf"
 
 
-def _counts_line(noun: str, results: Iterable[Outcome]) -> str:
-    """The summary line for ``results`` (assertions, episodes)."""
+def _counts_line(noun: str, results: Iterable[Outcome], disagree: int = 0) -> str:
+    """The summary line for ``results`` (assertions, episodes), with the disagreements with the
+    tool's own verdict when there are any (docs/cli.md, "Verdicts and modes")."""
     from tracekit.harness.evaluate import SuiteCounts
 
     counts = SuiteCounts()
     for result in results:
         counts = counts.add(result)
-    return tally_line(noun, counts)
+    return tally_line(noun, counts) + (f", {disagree} disagree with the tool's verdict" if disagree else "")
+
+
+def mismatch(count: int, where: str = "trace") -> None:
+    """``audit.outcome_mismatch`` on stderr when ``count`` verdicts disagree with the tool's."""
+    from tracekit.errors import finding
+
+    if count:
+        diag(finding(Code.AUDIT_OUTCOME_MISMATCH), where)
+
+
+def _recorded_mismatch(trace: Trace, result: str) -> bool:
+    """A harness trace's recorded outcome differs from ``result`` (reported on stderr; the
+    result document stays upstream's)."""
+    from tracekit.audit.engine import recorded_comparison
+    from tracekit.audit.harness_view import HarnessView
+
+    compared = recorded_comparison(HarnessView(top={}, trace=trace), result)
+    found = compared is not None and compared[0] is Code.AUDIT_OUTCOME_MISMATCH
+    mismatch(int(found))
+    return found
 
 
 def tally_line(noun: str, counts: SuiteCounts) -> str:
@@ -96,6 +117,17 @@ def tally_line(noun: str, counts: SuiteCounts) -> str:
         f"tracekit check: {counts.total} {noun}, {counts.passed} pass, {counts.fail} fail, "
         f"{counts.error} error, {counts.not_run} not_run"
     )
+
+
+def strict_hint(strict: bool, evidence: Iterable[str | None]) -> None:
+    """In compatible mode, point assertions upstream does not implement to ``--strict``
+    (docs/cli.md, "Verdicts and modes")."""
+    from tracekit.errors import finding
+    from tracekit.harness.model import not_implemented
+
+    count = 0 if strict else not_implemented(evidence)
+    if count:
+        diag(finding(Code.HARNESS_COMPATIBLE_NOT_RUN, count=count))
 
 
 def _or_exit(role: str, action: Callable[[], T], refused: Callable[[Finding], None] | None = None) -> T:
@@ -179,8 +211,10 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
         emit(render_ocsf("check", findings, event_time_ms()), opts.output, opts.force)
     else:
         emit(RENDERERS[opts.format].one(result, trace if opts.include_trace else None), opts.output, opts.force)
+    disagree = int(trace_path is not None and _recorded_mismatch(trace, result.result))
     if not opts.quiet:
-        print(_counts_line("assertions", [a.result for a in result.assertions]), file=sys.stderr)
+        strict_hint(strict, [a.evidence for a in result.assertions])
+        print(_counts_line("assertions", [a.result for a in result.assertions], disagree), file=sys.stderr)
     return EXIT_FAIL if opts.exit_on_fail and gates(result.result, strict) else EXIT_OK
 
 

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit, refusal
+from tracekit.cli.check_cmd import (
+    CheckOptions,
+    _counts_line,
+    _or_exit,
+    mismatch,
+    refusal,
+    strict_hint,
+)
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
 from tracekit.errors import Code, Finding, TracekitError, finding
@@ -60,6 +67,7 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     from tracekit import REPORT_VERSION
     from tracekit.cli import check_io, findings_io
     from tracekit.harness import gates, parse_scenario
+    from tracekit.harness.model import judging_strict
     from tracekit.report.findings_render import FindingsReport, render_one
 
     refuse_folder(scenario_path)
@@ -75,18 +83,22 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     chosen = [e for e in evidence.episodes if selected(e, opts.episode)]
     if opts.episode is not None and not chosen:
         fail(Code.FINDINGS_NO_EPISODE)
-    entries = tuple(entry(e, findings_io.judge(scenario, e, opts.strict)) for e in chosen)
-    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
+    strict = judging_strict(opts.strict, evidence.format)
+    entries = tuple(entry(e, findings_io.judge(scenario, e, strict)) for e in chosen)
+    disagree = sum(1 for e in entries if any(t.agreement == "disagree" for t in e.tool_verdicts))
+    report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, strict, entries, disagree)
     refused = [e.refused for e in entries if e.refused is not None]
-    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
+    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, strict) for e in entries) else EXIT_OK
     verdict = worst(EXIT_ERROR if refused else EXIT_OK, gated)
     set_head(exit_code=verdict)
     emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     for code in dict.fromkeys(refused):
         diag(finding(Code(code)), "trace")
     _run_status(evidence)
+    mismatch(disagree)
     if not opts.quiet:
-        print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
+        strict_hint(strict, [a.evidence for e in entries for a in e.assertions])
+        print(_counts_line("episodes", [e.result for e in entries], disagree), file=sys.stderr)
     return verdict
 
 
@@ -151,10 +163,10 @@ class Campaign:
             diag(finding(code), "trace")
             self.code = EXIT_ERROR
         for episode in part.judged:
-            self.tally.fold(part.format, part.policy, part.name, episode)
+            self.tally.fold(part.format, part.policy, part.name, episode, part.strict)
             self.judged += 1
             self.failed += int(episode.result == FAIL)
-            self.gated = self.gated or gates(episode.result, self.opts.strict)
+            self.gated = self.gated or gates(episode.result, part.strict)
 
     def report(self) -> CampaignReport:
         from tracekit import REPORT_VERSION
@@ -170,7 +182,8 @@ class Campaign:
     def summary(self, report: CampaignReport) -> str:
         return (
             f"tracekit check: {report.files} file(s), {self.judged} episode(s), {self.failed} fail, "
-            f"{len(report.distinct) + report.distinct_overflow} distinct, {self.skipped_total} skipped"
+            f"{len(report.distinct) + report.distinct_overflow} distinct, {self.skipped_total} skipped, "
+            f"{sum(c.disagreements for c in report.counts)} disagree with the tool's verdict"
         )
 
     def exit_code(self) -> int:
@@ -216,6 +229,7 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     report = campaign.report()
     set_head(exit_code=worst(campaign.exit_code(), EXIT_FAIL if inputs.too_deep else EXIT_OK))
     emit(render_campaign(report, opts.format), opts.output, opts.force)
+    mismatch(sum(c.disagreements for c in report.counts), "campaign")
     if not opts.quiet:
         print(campaign.summary(report), file=sys.stderr)
     return worst(campaign.exit_code(), inputs.note())

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracekit.cli.check_cmd import SUMMARY_NAME, CheckOptions, tally_line
+from tracekit.cli.check_cmd import SUMMARY_NAME, CheckOptions, mismatch, tally_line
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, worst
 from tracekit.cli.sink import check_folder, emit, make_folder, write_files
 from tracekit.cli.spool import Spool
@@ -153,6 +153,8 @@ def _finish(
     code, nothing = _suite_exit(spool, campaign, opts, deep)
     set_head(exit_code=code)
     emit(_document(spool, report, opts.format, strict), opts.output, force)
+    if report is not None:
+        mismatch(sum(c.disagreements for c in report.counts), "campaign")
     if out_dir is not None:
         make_folder(out_dir)
         files: list[tuple[Path, Iterator[bytes]]] = []

@@ -81,7 +81,9 @@ class SweepJob(Struct, frozen=True):
     named: bool
     """Named on the command line: a file no format accepts is then an error, not skipped."""
     scenario: bytes
-    strict: bool
+    strict: bool | None
+    """``--strict`` (True), ``--compatible`` (False), or None: the mode of the file's format
+    (docs/cli.md, "Verdicts and modes")."""
     trials: int
     transforms: tuple[str, ...]
 
@@ -95,12 +97,15 @@ class SweepPart(Struct, frozen=True):
     cases: tuple[SweepCase, ...] = ()
     skipped: tuple[SkippedEpisode, ...] = ()
     skipped_total: int = 0
+    strict: bool = True
+    """The mode the file was judged in."""
 
 
 def sweep_job(job: SweepJob) -> SweepPart:
     """Load one file and sweep every consistent episode (tracekit/findings/sweep.py)."""
     from tracekit.findings.sweep import SweepTally, sweep_file
     from tracekit.findings.transforms import BY_NAME
+    from tracekit.harness.model import judging_strict
     from tracekit.harness.scenario import parse_scenario
 
     if not job.named and sniffed_format(job.path) is None:
@@ -111,8 +116,9 @@ def sweep_job(job: SweepJob) -> SweepPart:
         return SweepPart(job.name, error.finding.code.value)
     transforms = [BY_NAME[name] for name in job.transforms]
     tally = SweepTally.new(transforms)
-    cases = sweep_file(job.name, evidence.episodes, parse_scenario(job.scenario), tally, transforms, job.trials, job.strict)
-    return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total)
+    strict = judging_strict(False, evidence.format) if job.strict is None else job.strict
+    cases = sweep_file(job.name, evidence.episodes, parse_scenario(job.scenario), tally, transforms, job.trials, strict)
+    return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total, strict)
 
 
 class CheckJob(Struct, frozen=True):
@@ -145,12 +151,15 @@ class CheckPart(Struct, frozen=True):
     format: str = ""
     judged: tuple[JudgedEpisode, ...] = ()
     refused: tuple[Code, ...] = ()
+    strict: bool = False
+    """The mode its episodes were judged in (docs/cli.md, "Verdicts and modes")."""
 
 
 def check_job(job: CheckJob) -> CheckPart:
     """Load one file and judge every episode under the scenario (docs/findings.md, "Campaigns"):
     an episode that fails the consistency checks is refused, not judged."""
     from tracekit.findings.campaign import judged
+    from tracekit.harness.model import judging_strict
     from tracekit.harness.scenario import parse_scenario
 
     if not job.named and job.input_format is None and sniffed_format(job.path) is None:
@@ -160,15 +169,18 @@ def check_job(job: CheckJob) -> CheckPart:
     except TracekitError as error:
         return CheckPart(job.name, job.policy, error=error.finding)
     scenario = parse_scenario(job.scenario)
+    strict = judging_strict(job.strict, evidence.format)
     done: list[JudgedEpisode] = []
     refused: list[Code] = []
     for episode in evidence.episodes:
-        verdict = judge(scenario, episode, job.strict)
+        verdict = judge(scenario, episode, strict)
         if isinstance(verdict, Code):
             refused.append(verdict)
         else:
             done.append(judged(episode, verdict))
-    return CheckPart(job.name, job.policy, format=evidence.format, judged=tuple(done), refused=tuple(refused))
+    return CheckPart(
+        job.name, job.policy, format=evidence.format, judged=tuple(done), refused=tuple(refused), strict=strict
+    )
 
 
 def judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:

@@ -11,8 +11,9 @@ Exit codes (docs/metamorphic.md, docs/cli.md):
 
 With ``--scenario FILE`` the sweep runs over the evidence model instead (docs/findings.md,
 "Metamorphic sweeps over evidence"): files of any supported format, transforms on episodes and
-relations on the scenario's policy verdict; strict by default, ``--compatible`` for upstream's
-semantics. The exit codes are the same; a file no format reads is a skipped source.
+relations on the scenario's policy verdict; in the mode of each file's format unless ``--strict``
+or ``--compatible`` (upstream's semantics on every file) is given (docs/cli.md, "Verdicts and
+modes"). The exit codes are the same; a file no format reads is a skipped source.
 
 Source traces that do not verify or are not replayable are reported as skipped sources (never
 as passed cases) and do not change the exit code unless ``--require-replayable`` is given.
@@ -172,7 +173,7 @@ def _evidence_selection(values: list[str] | None) -> tuple[str, ...]:
 
 
 def _evidence_study(
-    paths: list[str], scenario_path: Path, strict: bool, selection: tuple[str, ...], trials: int, seed: int,
+    paths: list[str], scenario_path: Path, strict: bool | None, selection: tuple[str, ...], trials: int, seed: int,
     run: ExecutorOptions, format: Format, output: Path | None, force: bool, allow_failures: bool, quiet: bool,
 ) -> int:
     """``metamorphic --scenario``: sweeps over evidence (module docstring)."""
@@ -205,7 +206,7 @@ def _evidence_study(
         fail(Code.CLI_NO_INPUT)
     if output is not None:
         check_target(output, force)
-    mode = "strict" if strict else "compatible"
+    mode = "compatible" if strict is False else "strict"
     identity = study_id([study_path(p) for p in walked.files], [*selection, f"scenario={scenario.id}", mode], trials, seed)
     jobs = [
         findings_io.SweepJob(str(Path(p).absolute()), study_path(p), p in named, scenario_bytes, strict, trials, selection)
@@ -215,6 +216,7 @@ def _evidence_study(
     file_skips: Counter[str] = Counter()
     episodes_skipped = 0
     spools = _Spools(SweepCase, SkippedEpisode)
+    judged_compatible = strict is False
     try:
         try:
             executor = run.make(len(jobs))
@@ -224,6 +226,7 @@ def _evidence_study(
                     spools.skipped.add(SkippedEpisode(part.name, None, part.code))
                     continue
                 tally.episodes += part.episodes
+                judged_compatible = judged_compatible or not part.strict
                 episodes_skipped += part.skipped_total
                 for case in part.cases:
                     tally.add(case)
@@ -232,7 +235,8 @@ def _evidence_study(
         except TracekitError as error:
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None
-        shape = SweepShape(identity, scenario.id, strict, trials, seed, len(jobs),
+        mode = "compatible" if judged_compatible else "strict"
+        shape = SweepShape(identity, scenario.id, not judged_compatible, trials, seed, len(jobs),
                            tuple(sorted(file_skips.items())), episodes_skipped)
         failures = tuple(
             FailedCase(f"{c.trace} {shown(c.episode)}", c.transform, c.trial, c.reason) for c in tally.failures
@@ -290,8 +294,11 @@ def metamorphic(
     scenario: Path = typer.Option(
         None, "--scenario", metavar="FILE", help="Sweep the evidence of any format under this scenario's policies."
     ),
+    strict: bool = typer.Option(
+        False, "--strict", help="With --scenario: strict semantics on harness traces too (other formats always)."
+    ),
     compatible: bool = typer.Option(
-        False, "--compatible", help="With --scenario: upstream's semantics instead of strict."
+        False, "--compatible", help="With --scenario: upstream's semantics on every file (a study of them)."
     ),
     work_budget: int = typer.Option(
         None, "--work-budget", metavar="BYTES", min=1, max=2**62,
@@ -305,15 +312,18 @@ def metamorphic(
     from tracekit.report import metamorphic_render as render
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
-    if compatible and scenario is None:
-        fail(Code.CLI_OPTION_NEEDS, option="--compatible", other="--scenario")
+    for flag, given in (("--compatible", compatible), ("--strict", strict)):
+        if given and scenario is None:
+            fail(Code.CLI_OPTION_NEEDS, option=flag, other="--scenario")
+    if strict and compatible:
+        fail(Code.CLI_OPTION_CONFLICT, option="--strict", other="--compatible")
     if scenario is not None:
         for flag, given in (("--output-dir", output_dir is not None), ("--strict-sources", strict_sources),
                             ("--require-replayable", require_replayable), ("--work-budget", work_budget is not None)):
             if given:
                 fail(Code.CLI_OPTION_CONFLICT, option=flag, other="--scenario")
         code = _evidence_study(
-            paths, scenario, not compatible, _evidence_selection(transform), trials, seed, run, format, output,
+            paths, scenario, True if strict else (False if compatible else None), _evidence_selection(transform), trials, seed, run, format, output,
             force, allow_robustness_failures, quiet,
         )
         raise typer.Exit(code)

@@ -18,7 +18,7 @@ from msgspec import Struct
 
 from tracekit.evidence import Arguments, Episode
 from tracekit.findings.judge import EpisodeVerdict
-from tracekit.harness.model import FAIL, Outcome
+from tracekit.harness.model import FAIL, ModeName, Outcome, mode_name
 
 DISTINCT_LIMIT = 10_000
 
@@ -43,6 +43,11 @@ class PolicyCount(Struct):
     episodes: int = 0
     failed: int = 0
     disagreements: int = 0
+    mode: ModeName = "compatible"
+    """The mode this format's episodes were judged in (docs/cli.md, "Verdicts and modes")."""
+    user_requested: int = 0
+    """Episodes where an unallowed recipient passed because the user's instruction named it
+    (docs/findings.md, "User-requested recipients")."""
 
 
 class Demonstration(Struct):
@@ -56,6 +61,8 @@ class Demonstration(Struct):
     first_trace: str
     first_episode: str
     episodes: int = 1
+    origin: str | None = None
+    """Where the first episode's offending value came from (a provenance origin kind)."""
 
 
 class FailedCall(Struct, frozen=True):
@@ -69,6 +76,8 @@ class FailedCall(Struct, frozen=True):
     """:func:`arguments_digest` of the call's arguments, when provenance found the call."""
     evidence: str | None
     """The assertion's evidence (part of what makes the demonstration distinct)."""
+    origin: str | None = None
+    """Where the offending value came from (a provenance origin kind), when traced."""
 
 
 class JudgedEpisode(Struct, frozen=True):
@@ -78,6 +87,8 @@ class JudgedEpisode(Struct, frozen=True):
     result: Outcome
     disagrees: bool
     failures: tuple[FailedCall, ...]
+    user_requested: bool = False
+    """An assertion passed because the user's instruction named the recipient."""
 
 
 def judged(episode: Episode, verdict: EpisodeVerdict) -> JudgedEpisode:
@@ -85,13 +96,18 @@ def judged(episode: Episode, verdict: EpisodeVerdict) -> JudgedEpisode:
     ``episode``."""
     by_index = {call.index: call for call in episode.calls}
     failures: list[FailedCall] = []
+    requested = False
     for assertion in verdict.assertions:
+        chain = assertion.provenance
         if assertion.result != FAIL:
+            requested = requested or (chain is not None and chain.origin is not None)
             continue
-        call = by_index.get(assertion.provenance.call.index) if assertion.provenance else None
+        call = by_index.get(chain.call.index) if chain else None
         digest = arguments_digest(call.arguments) if call is not None else None
-        failures.append(FailedCall(assertion.id, call.name if call is not None else None, digest, assertion.evidence))
-    return JudgedEpisode(verdict.episode, verdict.result, verdict.disagrees, tuple(failures))
+        origin = chain.origin.kind if chain is not None and chain.origin is not None else None
+        name = call.name if call is not None else None
+        failures.append(FailedCall(assertion.id, name, digest, assertion.evidence, origin))
+    return JudgedEpisode(verdict.episode, verdict.result, verdict.disagrees, tuple(failures), requested)
 
 
 class FindingsTally(Struct):
@@ -101,16 +117,20 @@ class FindingsTally(Struct):
     distinct: dict[str, Demonstration] = {}
     distinct_overflow: int = 0
 
-    def add(self, fmt: str, policy: str, trace: str, episode: Episode, verdict: EpisodeVerdict) -> None:
+    def add(
+        self, fmt: str, policy: str, trace: str, episode: Episode, verdict: EpisodeVerdict, strict: bool = False
+    ) -> None:
         """Fold one episode's verdict under ``policy`` (a scenario id) in."""
-        self.fold(fmt, policy, trace, judged(episode, verdict))
+        self.fold(fmt, policy, trace, judged(episode, verdict), strict)
 
-    def fold(self, fmt: str, policy: str, trace: str, episode: JudgedEpisode) -> None:
-        """Fold one judged episode of ``trace`` under ``policy`` in."""
-        count = self.counts.setdefault(f"{fmt}\0{policy}", PolicyCount(fmt, policy))
+    def fold(self, fmt: str, policy: str, trace: str, episode: JudgedEpisode, strict: bool = False) -> None:
+        """Fold one judged episode of ``trace`` under ``policy``, judged in mode ``strict``, in."""
+        key = f"{fmt}\0{policy}"
+        count = self.counts.setdefault(key, PolicyCount(fmt, policy, mode=mode_name(strict)))
         count.episodes += 1
         count.failed += int(episode.result == FAIL)
         count.disagreements += int(episode.disagrees)
+        count.user_requested += int(episode.user_requested)
         for failure in episode.failures:
             tool, digest = failure.tool, failure.arguments_sha256
             key = "\0".join([fmt, policy, failure.assertion, tool or "", digest or "", failure.evidence or ""])
@@ -118,6 +138,8 @@ class FindingsTally(Struct):
             if key in self.distinct:
                 self.distinct[key].episodes += 1
             elif len(self.distinct) < DISTINCT_LIMIT:
-                self.distinct[key] = Demonstration(fmt, policy, failure.assertion, tool, digest, trace, episode.episode)
+                self.distinct[key] = Demonstration(
+                    fmt, policy, failure.assertion, tool, digest, trace, episode.episode, origin=failure.origin
+                )
             else:
                 self.distinct_overflow += 1

@@ -66,6 +66,35 @@ class HarnessResult(msgspec.Struct, frozen=True, omit_defaults=True):
         return self.semantics is not None
 
 
+ModeName = Literal["compatible", "strict"]
+"""The two judging modes, by the names every command prints (docs/cli.md, "Verdicts and modes")."""
+
+
+def judging_strict(strict: bool, fmt: str | None) -> bool:
+    """The mode a trace of format ``fmt`` is judged in (docs/cli.md, "Verdicts and modes").
+
+    Compatible mode exists to reproduce the OWASP harness on its own traces; on any other format
+    there is nothing to be compatible with, so it is judged with the full (strict) semantics.
+    ``--strict`` (``strict``) makes harness traces strict too. ``None`` (format unknown yet)
+    is taken as the harness reader's (the one that refuses it)."""
+    return strict or fmt not in (None, "harness")
+
+
+NOT_IMPLEMENTED = " is not implemented yet"
+"""The end of upstream's evidence for an assertion it does not implement (compatible mode)."""
+
+
+def not_implemented(evidence: Iterable[str | None]) -> int:
+    """How many of these evidence texts are upstream's "not implemented yet" (``--strict`` runs
+    those assertions: docs/cli.md, "Verdicts and modes")."""
+    return sum(1 for text in evidence if text is not None and text.endswith(NOT_IMPLEMENTED))
+
+
+def mode_name(strict: bool) -> ModeName:
+    """``strict`` or ``compatible``."""
+    return "strict" if strict else "compatible"
+
+
 def semantics(strict: bool) -> Semantics | None:
     """The ``semantics`` field for a run in strict (or compatible) mode."""
     return "strict" if strict else None

@@ -18,6 +18,7 @@ from tracekit import REPORT_VERSION
 from tracekit.audit.campaign import CampaignSummary
 from tracekit.audit.model import AuditFinding, AuditReport
 from tracekit.errors import worst
+from tracekit.harness.model import mode_name
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
@@ -88,7 +89,7 @@ def verdict_line(trace: AuditReport) -> str:
     if trace.replay is not None:
         parts.append(f"replay {trace.replay.equivalence or 'not replayable'}")
     if trace.harness is not None:
-        parts.append(f"scenario result {trace.harness.result}")
+        parts.append(f"scenario result {trace.harness.result} ({mode_name(trace.harness.strict)})")
     return ", ".join(parts)
 
 
@@ -145,13 +146,13 @@ def _summary_rows(summary: CampaignSummary) -> list[list[Cell]]:
 
 
 FORMAT_HEADERS = ["format", "traces", "episodes", "intact", "readable", "rerunnable"]
-POLICY_HEADERS = ["format", "scenario", "episodes", "failed"]
+POLICY_HEADERS = ["format", "scenario", "episodes", "failed", "disagreements"]
 
 
 def _policy_rows(summary: CampaignSummary) -> list[list[Cell]]:
     """With --scenario: episodes judged and failed per format and scenario."""
     return [
-        [fmt, display_path(scenario), row.episodes, row.failed]
+        [fmt, display_path(scenario), row.episodes, row.failed, row.disagreements]
         for fmt, rows in summary.by_policy.items()
         for scenario, row in rows.items()
     ]
@@ -176,7 +177,7 @@ MARKDOWN_NOTE = (
     "Integrity is not authenticity: an intact hash chain shows a trace is self-consistent, not "
     "who wrote it. See docs/audit.md for every finding code."
 )
-SCENARIO_NOTE = "scenario {id}: {result} ({assertions})"
+SCENARIO_NOTE = "scenario {id} ({mode}): {result} ({assertions})"
 GAP_HEADERS = ["format", "field", "missing", "partial", "not carried", "needed to rerun"]
 FINDING_HEADERS = ["severity", "code", "line", "where", "message"]
 FINDING_WIDTHS = [None, None, None, 40, 72]
@@ -190,11 +191,13 @@ def _scenario(trace: AuditReport) -> str | None:
         return None
     if harness.episodes_judged is not None:  # an imported format: the scenario on every episode
         return display_path(
-            f"scenario {harness.scenario_id}: {harness.result}; "
+            f"scenario {harness.scenario_id} ({mode_name(harness.strict)}): {harness.result}; "
             f"{harness.episodes_failed} of {harness.episodes_judged} episode(s) fail"
         )
     listed = ", ".join(f"{a.id}={a.result}" for a in harness.assertions or ())
-    return display_path(SCENARIO_NOTE.format(id=harness.scenario_id, result=harness.result, assertions=listed))
+    return display_path(SCENARIO_NOTE.format(
+        id=harness.scenario_id, mode=mode_name(harness.strict), result=harness.result, assertions=listed
+    ))
 
 
 def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary, verbose: bool = False) -> Iterator[str]:
@@ -284,12 +287,15 @@ def render_markdown(traces: Iterable[AuditReport], summary: CampaignSummary) -> 
 
 
 def summary_line(summary: CampaignSummary, exit_code: int) -> str:
-    """The one-line stderr summary."""
+    """The one-line stderr summary; with ``--scenario``, the disagreements with the tools' own
+    verdicts too (docs/cli.md, "Verdicts and modes")."""
+    rows = [row for policies in summary.by_policy.values() for row in policies.values()]
+    judged = f", {sum(r.disagreements for r in rows)} disagreement(s) with the tool's verdict" if rows else ""
     return (
         f"tracekit audit: {summary.total} trace(s), {summary.episodes} episode(s), "
         f"{summary.rerunnable} rerunnable, "
         f"{summary.intact} intact, {summary.not_intact} not intact, "
-        f"{summary.unreadable} unreadable"
+        f"{summary.unreadable} unreadable{judged}"
         + (f", {summary.skipped_non_trace_files} non-trace file(s) skipped" if summary.skipped_non_trace_files else "")
         + f"; exit {int(exit_code)}"
     )

@@ -25,6 +25,7 @@ from tracekit.report.harness_json import document
 from tracekit.report.harness_junit import suite_testsuites
 from tracekit.report.harness_sarif import (
     FINDINGS_SCHEMA,
+    MISMATCH,
     FindingResult,
     FindingRule,
     FindingsDriver,
@@ -92,6 +93,8 @@ class FindingsReport(msgspec.Struct, frozen=True):
     format: str
     strict: bool
     episodes: tuple[EpisodeEntry, ...]
+    disagreements: int = 0
+    """Episodes where the tool's own verdict disagrees with ours (``audit.outcome_mismatch``)."""
 
 
 class SkippedFile(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -151,8 +154,13 @@ def _failing(entry: EpisodeEntry) -> list[AssertionVerdict]:
 
 def _cells(entry: EpisodeEntry) -> list[str]:
     failing = _failing(entry)
-    chains = [a for a in failing if a.result == FAIL and a.provenance is not None]
-    origin = "; ".join(f"{a.id}: {origin_words(a.provenance.origin)}" for a in chains if a.provenance)
+    # A pass with provenance is a recipient the user asked for (docs/findings.md): shown, so a
+    # reader sees why it is not exfiltration.
+    chains = [a for a in entry.assertions if a.result in (FAIL, PASS) and a.provenance is not None]
+    origin = "; ".join(
+        f"{a.id}: {origin_words(a.provenance.origin)}" + (" (user-requested, pass)" if a.result == PASS else "")
+        for a in chains if a.provenance
+    )
     calls = "; ".join(f"{a.id}: {call_words(a.provenance.call)}" for a in chains if a.provenance)
     tools = "; ".join(f"{shown(t.scorer)} {t.agreement}" for t in entry.tool_verdicts if t.agreement == "disagree")
     if entry.refused is not None:
@@ -174,7 +182,8 @@ def one_table(report: FindingsReport) -> str:
     mode = "strict" if report.strict else "compatible"
     head = (
         f"scenario {shown(report.scenario)} ({mode}), format {report.format}: "
-        f"{len(report.episodes)} episode(s), {_counts(report.episodes)}"
+        f"{len(report.episodes)} episode(s), {_counts(report.episodes)}, "
+        f"{report.disagreements} disagree with the tool's verdict"
     )
     rows = [_cells(e) for e in report.episodes]
     # An episode id is printed whole, never wrapped: it is what --episode takes (docs/cli.md,
@@ -188,7 +197,8 @@ def one_markdown(report: FindingsReport) -> str:
         f"# Findings: scenario {shown(report.scenario)}",
         "",
         f"- Format: {report.format}; mode: {mode}",
-        f"- Episodes: {len(report.episodes)} ({_counts(report.episodes)})",
+        f"- Episodes: {len(report.episodes)} ({_counts(report.episodes)}); "
+        f"{report.disagreements} disagree with the tool's verdict",
         "",
         *md_table(HEADERS, [_cells(e) for e in report.episodes]),
     ]
@@ -211,6 +221,9 @@ def one_junit(report: FindingsReport, trace: str) -> str:
         root, "testsuite", name=xml_safe(f"tracekit check {shown(report.scenario)}"),
         tests=str(len(report.episodes)), failures=str(len(gated)), errors=str(len(refused)),
     )
+    properties = SubElement(suite, "properties")
+    SubElement(properties, "property", name="mode", value="strict" if report.strict else "compatible")
+    SubElement(properties, "property", name="disagreements", value=str(report.disagreements))
     for entry in report.episodes:
         case = SubElement(
             suite, "testcase", classname=xml_safe(f"tracekit.check.{display_path(trace)}"), name=xml_safe(shown(entry.episode))
@@ -231,7 +244,7 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
     rules: set[str] = set()
     results: list[FindingResult] = []
     for entry in report.episodes:
-        items: list[tuple[str, Literal["error", "note"], str]] = []
+        items: list[tuple[str, Literal["error", "warning", "note"], str]] = []
         if entry.refused is not None:
             items.append((entry.refused, "error", "The episode's calls and results are inconsistent; not judged."))
         for a in _failing(entry):
@@ -239,10 +252,13 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
             if a.provenance is not None:
                 text += f": {call_words(a.provenance.call)}; value from {origin_words(a.provenance.origin)}"
             items.append((a.id, "error" if a.result in (FAIL, "error") else "note", text))
+        if any(t.agreement == "disagree" for t in entry.tool_verdicts):
+            items.append((MISMATCH, "warning", "The tool's own verdict disagrees with the scenario's."))
         for rule, level, text in items:
             rules.add(rule)
             results.append(FindingResult(rule, level, Text(text), (_location(trace, entry.episode),)))
-    return _sarif(_run(sorted(rules), results, FindingsRunProperties("check", shown(report.scenario))))
+    properties = FindingsRunProperties("check", shown(report.scenario), "strict" if report.strict else "compatible")
+    return _sarif(_run(sorted(rules), results, properties))
 
 
 def _location(trace: str, episode: str) -> Location:
@@ -276,24 +292,28 @@ def render_one(report: FindingsReport, fmt: str, trace: str) -> str:
 
 # Campaigns ---------------------------------------------------------------------------------
 
-COUNT_HEADERS = ["format", "policy", "episodes", "failed", "disagreements"]
-DEMO_HEADERS = ["format", "policy", "assertion", "tool", "arguments sha256", "episodes", "first seen"]
+COUNT_HEADERS = ["format", "policy", "mode", "episodes", "failed", "disagreements", "user-requested"]
+DEMO_HEADERS = ["format", "policy", "assertion", "tool", "arguments sha256", "value from", "episodes", "first seen"]
 
 
 def _count_rows(report: CampaignReport) -> list[list[object]]:
-    return [[c.format, shown(c.policy), c.episodes, c.failed, c.disagreements] for c in report.counts]
+    return [
+        [c.format, shown(c.policy), c.mode, c.episodes, c.failed, c.disagreements, c.user_requested]
+        for c in report.counts
+    ]
 
 
 def _demo_rows(report: CampaignReport) -> list[list[object]]:
     return [
-        [d.format, shown(d.policy), d.assertion, shown(d.tool), (d.arguments_sha256 or "-")[:16], d.episodes,
+        [d.format, shown(d.policy), d.assertion, shown(d.tool), (d.arguments_sha256 or "-")[:16],
+         ORIGIN_WORDS.get(d.origin, "-") if d.origin is not None else "-", d.episodes,
          f"{display_path(d.first_trace)} {shown(d.first_episode)}"]
         for d in report.distinct
     ]
 
 
 def _campaign_head(report: CampaignReport) -> str:
-    mode = "strict" if report.strict else "compatible"
+    mode = "strict" if report.strict else "compatible on harness traces, strict on other formats"
     return (
         f"{report.files} file(s), {report.episodes} episode(s) judged ({mode}), {report.failed} failed; "
         f"{len(report.distinct) + report.distinct_overflow} distinct demonstration(s); "
@@ -338,6 +358,11 @@ def campaign_testsuite(report: CampaignReport) -> Element:
     failing = [c for c in report.counts if c.failed]
     suite = Element("testsuite", name="tracekit check", tests=str(len(report.counts)),
                     failures=str(len(failing)), errors="0")
+    properties = SubElement(suite, "properties")
+    for count in report.counts:
+        SubElement(properties, "property", name=f"mode.{count.format}", value=count.mode)
+    disagreements = sum(c.disagreements for c in report.counts)
+    SubElement(properties, "property", name="disagreements", value=str(disagreements))
     for count in report.counts:
         case = SubElement(suite, "testcase", classname=f"tracekit.check.{count.format}", name=xml_safe(shown(count.policy)))
         if count.failed:
@@ -371,8 +396,12 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
         )
         for left in report.skipped
     ]
-    rules = {d.assertion for d in report.distinct} | {left.code for left in report.skipped}
-    return _run(sorted(rules), results, FindingsRunProperties("check"))
+    text = "The tool's own verdict disagrees with the scenario's in {} episode(s) ({})"
+    results += [FindingResult(MISMATCH, "warning", Text(text.format(c.disagreements, c.format)), ())
+                for c in report.counts if c.disagreements]
+    modes = tuple(sorted({f"{c.format}:{c.mode}" for c in report.counts}))
+    rules = sorted({r.ruleId for r in results})
+    return _run(rules, results, FindingsRunProperties("check", modes=modes))
 
 
 def campaign_sarif(report: CampaignReport) -> str:

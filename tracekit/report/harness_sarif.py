@@ -131,7 +131,7 @@ class FindingResult(msgspec.Struct, frozen=True):
     """One SARIF result of ``check`` on evidence."""
 
     ruleId: str  # noqa: N815 - SARIF's key
-    level: Literal["error", "note"]
+    level: Literal["error", "warning", "note"]
     message: Text
     locations: tuple[Location, ...]
 
@@ -152,10 +152,19 @@ class FindingsTool(msgspec.Struct, frozen=True):
     driver: FindingsDriver
 
 
+MISMATCH = "audit.outcome_mismatch"
+"""The one code every command that judges a scenario reports a disagreement with (docs/cli.md,
+"Verdicts and modes"); a SARIF rule of ``check`` on evidence."""
+
+
 class FindingsRunProperties(msgspec.Struct, frozen=True, omit_defaults=True):
     command: Literal["check"]
     scenario: str | None = None
     """The scenario id (shown), for one file's run."""
+    mode: Literal["compatible", "strict"] | None = None
+    """The mode one file's episodes were judged in (docs/cli.md, "Verdicts and modes")."""
+    modes: tuple[str, ...] | None = None
+    """A campaign's ``format:mode`` pairs."""
 
 
 class FindingsRun(msgspec.Struct, frozen=True):

@@ -17,7 +17,7 @@ from tracekit.harness import leakscan
 from tracekit.harness.assertions import Context
 from tracekit.harness.assertions.config import ConfigError, string_list
 from tracekit.harness.assertions.memory_isolation import locate, marker_summary, over_budget
-from tracekit.harness.model import ERROR, FAIL, NOT_RUN, PASS, AssertionResult
+from tracekit.harness.model import ERROR, FAIL, NOT_IMPLEMENTED, NOT_RUN, PASS, AssertionResult
 from tracekit.harness.trace import Trace
 from tracekit.limits import BudgetExceeded
 
@@ -65,7 +65,7 @@ class NoSecretDisclosure:
 
     def compatible(self, ctx: Context) -> AssertionResult:
         """Upstream v0.2.0: not implemented, always not_run."""
-        return AssertionResult(NAME, NOT_RUN, f"{NAME} is not implemented yet")
+        return AssertionResult(NAME, NOT_RUN, f"{NAME}{NOT_IMPLEMENTED}")
 
     def strict(self, ctx: Context) -> AssertionResult:
         """S8: configured markers and credential patterns, in every form."""
