@@ -283,6 +283,7 @@ def _matrix() -> dict[tuple[str, str], set[int]]:
 
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     section = text.split("### What each exit code means, per command and input kind", 1)[1]
+    section = section.split("\n#", 1)[0]  # up to the next heading
     rows = [line for line in section.splitlines() if line.startswith("| ")][2:]
     kinds = ("agentguard", "imported", "harness", "bundle")
     cells: dict[tuple[str, str], set[int]] = {}

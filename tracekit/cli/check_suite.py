@@ -72,9 +72,9 @@ class EntrySpool:
 
 
 def _document(spool: EntrySpool | None, report: CampaignReport | None, fmt: str, strict: bool) -> Iterator[str]:
-    """Suite mode's output in ``fmt`` (report/findings_render.py's ``suite_document``); JSON is
+    """Suite mode's output in ``fmt`` (report/suite_render.py's ``suite_document``); JSON is
     streamed from the spool."""
-    from tracekit.report.findings_render import suite_document, suite_json_chunks
+    from tracekit.report.suite_render import suite_document, suite_json_chunks
 
     if spool is not None and fmt == "json":
         yield from suite_json_chunks(spool.head(strict), spool.entries(), report)

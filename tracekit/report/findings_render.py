@@ -10,8 +10,8 @@ path (display_path) and bounds their length, so no input can drive a terminal or
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
@@ -19,10 +19,8 @@ from tracekit import REPORT_VERSION
 from tracekit.findings.campaign import Demonstration, PolicyCount
 from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
 from tracekit.findings.provenance import CallRef, Origin
-from tracekit.harness.evaluate import SuiteEntry, SuiteResult
 from tracekit.harness.model import FAIL, PASS, Outcome, gates
 from tracekit.report.harness_json import document
-from tracekit.report.harness_junit import suite_testsuites
 from tracekit.report.harness_sarif import (
     FINDINGS_SCHEMA,
     MISMATCH,
@@ -37,10 +35,8 @@ from tracekit.report.harness_sarif import (
     LogicalLocation,
     PhysicalLocation,
     dumps_log,
-    suite_run,
 )
 from tracekit.report.harness_text import xml_safe
-from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.sarif import ArtifactLocation, Text, rule_text
 from tracekit.report.text import display_path, md_table, table
 
@@ -421,48 +417,5 @@ def render_campaign(report: CampaignReport, fmt: str) -> str:
     return campaign_table(report)
 
 
-class SuiteDocument(SuiteResult, frozen=True, omit_defaults=True):
-    """Suite mode's JSON when some scenarios were judged as findings campaigns: upstream's suite
-    result plus the campaign report under ``findings``."""
-
-    findings: CampaignReport | None = None
-    """The campaign over the folders paired with scenarios (docs/findings.md, "Command line")."""
-
-
-def suite_json_chunks(
-    head: SuiteResult, entries: Iterable[SuiteEntry], report: CampaignReport | None
-) -> Iterator[str]:
-    """:func:`suite_document`'s JSON in chunks, streaming ``entries`` (the suite's scenarios,
-    from a spool) without holding them: joined, byte-identical (report/jsonout.py)."""
-    whole = head if report is None else SuiteDocument(**msgspec.structs.asdict(head), findings=report)
-    data: dict[str, Any] = msgspec.to_builtins(whole)
-    del data["scenarios"]
-    return dumps_chunks(data, {"scenarios": (msgspec.to_builtins(entry) for entry in entries)})
-
-
-def suite_document(suite: SuiteResult | None, report: CampaignReport | None, fmt: str) -> str:
-    """Suite mode's output (docs/findings.md, "Command line"): upstream's suite rendering
-    unchanged when no scenario was paired with a folder; the campaign alone when every one was;
-    otherwise both: JSON gains a ``findings`` key, table and Markdown append the campaign, JUnit
-    appends its testsuite and SARIF its run."""
-    from tracekit.report.harness_render import RENDERERS
-
-    if suite is None:
-        return render_campaign(report, fmt) if report is not None else ""
-    if report is None:
-        return RENDERERS[fmt].suite(suite)
-    if fmt == "json":
-        return _json(SuiteDocument(**msgspec.structs.asdict(suite), findings=report))
-    if fmt == "sarif":
-        return dumps_log(Log(runs=(suite_run(suite), campaign_run(report))), sort_keys=True)
-    if fmt == "junit":
-        from xml.etree.ElementTree import tostring
-
-        root = suite_testsuites(suite)
-        root.append(campaign_testsuite(report))
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
-    return RENDERERS[fmt].suite(suite).rstrip("\n") + "\n\n" + render_campaign(report, fmt)
-
-
 __all__ = ["REPORT_VERSION", "CampaignReport", "EpisodeEntry", "FindingsReport", "SkippedFile",
-           "render_campaign", "render_one", "shown", "suite_document"]
+           "render_campaign", "render_one", "shown"]
