@@ -172,7 +172,8 @@ def test_hostile_inputs_exit_2_without_echo(name: str) -> None:
     stderr = run.stderr.decode("utf-8")
     assert f"[{expected['code']}]" in stderr
     assert CANARY not in stderr and "hx7Q2" not in stderr
-    assert str(HOSTILE) not in stderr
+    # Located at the argument as the user named it (docs/cli.md, Conventions 1), never its content.
+    assert f"{HOSTILE / name}: " in stderr or f"{HOSTILE / name if name.startswith('scenario') else BASIC}: " in stderr
 
 
 def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:

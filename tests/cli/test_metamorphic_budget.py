@@ -128,7 +128,8 @@ def test_the_json_report_is_derived_from_the_typed_head() -> None:
     result = run_cli("metamorphic", str(CORPUS / "valid"), "--format", "json", "-q", "--trials", "2")
     assert result.returncode == 0
     doc = json.loads(result.stdout)
-    head = {k: v for k, v in doc.items() if k not in ("cases", "skipped_sources")}
+    assert (doc["command"], doc["exit_code"]) == ("metamorphic", 0)  # the head every report has
+    head = {k: v for k, v in doc.items() if k not in ("cases", "skipped_sources", "command", "exit_code")}
     typed = msgspec.convert(head, StudyHead)
     assert json.loads(msgspec.json.encode(typed)) == head
 

@@ -130,13 +130,14 @@ def strict_hint(strict: bool, evidence: Iterable[str | None]) -> None:
         diag(finding(Code.HARNESS_COMPATIBLE_NOT_RUN, count=count))
 
 
-def _or_exit(role: str, action: Callable[[], T], refused: Callable[[Finding], None] | None = None) -> T:
-    """Run one load step; on bad input print a path-free diagnostic labelled ``role``, let
+def _or_exit(path: str, action: Callable[[], T], refused: Callable[[Finding], None] | None = None) -> T:
+    """Run one load step; on bad input print a diagnostic located at the input's ``path`` as the
+    user named it (its content is never repeated), let
     ``refused`` write the error document, and exit 2."""
     try:
         return action()
     except TracekitError as error:
-        diag(error.finding, role)
+        diag(error.finding, path)
         if refused is not None:
             refused(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
@@ -193,14 +194,14 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
     if trace_path is not None:
         refuse_folder(trace_path)
     scenario = _or_exit(
-        "scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)),
+        scenario_path, lambda: parse_scenario(check_io.read_scenario(scenario_path)),
         refusal(opts, scenario_path, trace_path),
     )
     if trace_path is None:
         trace, result = Trace(), dry_run(scenario, strict)
     else:
         trace = _or_exit(
-            "trace", lambda: _harness_trace(check_io.read_trace(trace_path)),
+            trace_path, lambda: _harness_trace(check_io.read_trace(trace_path)),
             refusal(opts, scenario_path, trace_path, scenario),
         )
         result = evaluate(scenario, trace, strict)
@@ -276,7 +277,7 @@ def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
     if fmt is None:
         fmt = detected
     elif detected is not None and detected != fmt:  # docs/cli.md, "Inputs and folders"
-        diag(finding(Code.FORMAT_FORCED_OTHER, detected=detected), "trace")
+        diag(finding(Code.FORMAT_FORCED_OTHER, detected=detected), trace)
     if opts.episode is None and fmt in (None, "harness"):
         return _single(scenario, trace, opts)
     if opts.include_trace:

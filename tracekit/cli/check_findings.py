@@ -73,11 +73,11 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     refuse_folder(scenario_path)
     refuse_folder(trace_path)
     scenario = _or_exit(
-        "scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)),
+        scenario_path, lambda: parse_scenario(check_io.read_scenario(scenario_path)),
         refusal(opts, scenario_path, trace_path),
     )
     evidence = _or_exit(
-        "trace", lambda: findings_io.load(trace_path, opts.input_format),
+        trace_path, lambda: findings_io.load(trace_path, opts.input_format),
         refusal(opts, scenario_path, trace_path, scenario),
     )
     chosen = [e for e in evidence.episodes if selected(e, opts.episode)]
@@ -93,8 +93,8 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     set_head(exit_code=verdict)
     emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     for code in dict.fromkeys(refused):
-        diag(finding(Code(code)), "trace")
-    _run_status(evidence)
+        diag(finding(Code(code)), trace_path)
+    _run_status(evidence, trace_path)
     mismatch(disagree)
     if not opts.quiet:
         strict_hint(strict, [a.evidence for e in entries for a in e.assertions])
@@ -102,13 +102,13 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     return verdict
 
 
-def _run_status(evidence: EvidenceFile) -> None:
+def _run_status(evidence: EvidenceFile, path: str) -> None:
     """A run that did not finish, or whose totals disagree with its records, is said on stderr
     (docs/formats.md, "Run status"): its episodes are not a complete run."""
     from tracekit.audit.imported import run_findings
 
     for found in run_findings(evidence.format, evidence.run_problems):
-        diag(Finding(found.code, found.severity, found.message, found.line), "trace")
+        diag(Finding(found.code, found.severity, found.message, found.line), path)
 
 
 class Campaign:
@@ -155,12 +155,12 @@ class Campaign:
             self.skip(part.name, Code.FORMAT_UNKNOWN.value)
             return
         if part.error is not None:
-            diag(part.error, "trace")
+            diag(part.error, part.name)
             self.skip(part.name, part.error.code.value, error=True)
             self.code = EXIT_ERROR
             return
         for code in part.refused:
-            diag(finding(code), "trace")
+            diag(finding(code), part.name)
             self.code = EXIT_ERROR
         for episode in part.judged:
             self.tally.fold(part.format, part.policy, part.name, episode, part.strict)
@@ -213,11 +213,11 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     refuse_folder(scenario_path)
     for raw in paths:
         if raw != "-" and not os.path.exists(raw):
-            diag(finding(Code.FORMAT_UNREADABLE), "trace")
+            diag(finding(Code.FORMAT_UNREADABLE), raw)
             raise typer.Exit(EXIT_ERROR)
     refused = refusal(opts, scenario_path, None)
-    data = _or_exit("scenario", lambda: check_io.read_scenario(scenario_path), refused)
-    scenario = _or_exit("scenario", lambda: parse_scenario(data), refused)
+    data = _or_exit(scenario_path, lambda: check_io.read_scenario(scenario_path), refused)
+    scenario = _or_exit(scenario_path, lambda: parse_scenario(data), refused)
     inputs, named, _ = findings_io.campaign_files(paths)
     if not inputs.files:
         inputs.note()
