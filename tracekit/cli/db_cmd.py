@@ -14,10 +14,10 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import typer
 
@@ -50,6 +50,9 @@ db_app = typer.Typer(
 )
 
 DB = typer.Argument(..., metavar="FILE", help="The campaign store (a DuckDB file).")
+
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,21 @@ def _store_error(error: TracekitError) -> NoReturn:
     raise typer.Exit(ExitCode.ERROR)
 
 
+def _queried(opts: ReportOptions, query: Callable[[Any], R]) -> R:
+    """Check the report's options, then run ``query`` on the store opened read-only; a store
+    error exits 2 with its code. The report about to be printed exits 0."""
+    from tracekit.store.db import open_store
+
+    opts.check()
+    try:
+        with open_store(opts.db, writable=False) as con:
+            report = query(con)
+    except TracekitError as error:
+        _store_error(error)
+    set_head(exit_code=0)
+    return report
+
+
 def _say(quiet: bool, command: str, text: str) -> None:
     """The one summary line on stderr (docs/cli.md, convention 2)."""
     if not quiet:
@@ -119,17 +137,9 @@ def summary(
 ) -> None:
     """The latest completed run by format: files, episodes, intact, rerunnable, failing policies."""
     from tracekit.report.store_render import SUMMARY_RENDERERS
-    from tracekit.store.db import open_store
     from tracekit.store.queries import summary as query
 
-    opts = ReportOptions(db, format, output, force, quiet)
-    opts.check()
-    try:
-        with open_store(db, writable=False) as con:
-            report = query(con)
-    except TracekitError as error:
-        _store_error(error)
-    set_head(exit_code=0)
+    report = _queried(ReportOptions(db, format, output, force, quiet), query)
     emit(SUMMARY_RENDERERS[format](report), output, force)
     _say(quiet, "db summary", f"run {report.run.run_id}: {report.files} files, {report.episodes} episodes")
 
@@ -148,17 +158,9 @@ def diff(
 ) -> None:
     """Files whose content or verdicts changed, with their new, fixed and changed findings."""
     from tracekit.report.store_render import DIFF_RENDERERS
-    from tracekit.store.db import open_store
     from tracekit.store.diff import diff as query
 
-    opts = ReportOptions(db, format, output, force, quiet)
-    opts.check()
-    try:
-        with open_store(db, writable=False) as con:
-            report = query(con, since)
-    except TracekitError as error:
-        _store_error(error)
-    set_head(exit_code=0)
+    report = _queried(ReportOptions(db, format, output, force, quiet), lambda con: query(con, since))
     emit(DIFF_RENDERERS[format](report), output, force)
     _say(
         quiet, "db diff",
@@ -185,20 +187,13 @@ def findings(
 ) -> None:
     """Findings of the latest completed run, most severe first."""
     from tracekit.report.store_render import FINDINGS_RENDERERS
-    from tracekit.store.db import open_store
     from tracekit.store.ingest import POLICIES
     from tracekit.store.queries import findings as query
 
     if policy is not None and policy not in POLICIES:
         fail(Code.CLI_BAD_VALUE, option="--policy", expected="one of " + ", ".join(POLICIES))
     opts = ReportOptions(db, format, output, force, quiet)
-    opts.check()
-    try:
-        with open_store(db, writable=False) as con:
-            report = query(con, policy=policy, fmt=trace_format, limit=limit)
-    except TracekitError as error:
-        _store_error(error)
-    set_head(exit_code=0)
+    report = _queried(opts, lambda con: query(con, policy=policy, fmt=trace_format, limit=limit))
     emit(FINDINGS_RENDERERS[format](report), output, force)
     _say(quiet, "db findings", f"run {report.run_id}: {report.total} finding(s), {len(report.rows)} shown")
 
@@ -209,17 +204,9 @@ def runs(
 ) -> None:
     """Every run of the store, oldest first: status, tracekit version, files, exit, options."""
     from tracekit.report.store_render import RUNS_RENDERERS
-    from tracekit.store.db import open_store
     from tracekit.store.queries import runs as query
 
-    opts = ReportOptions(db, format, output, force, quiet)
-    opts.check()
-    try:
-        with open_store(db, writable=False) as con:
-            report = query(con)
-    except TracekitError as error:
-        _store_error(error)
-    set_head(exit_code=0)
+    report = _queried(ReportOptions(db, format, output, force, quiet), query)
     emit(RUNS_RENDERERS[format](report), output, force)
     complete = sum(1 for r in report.runs if r.status == "complete")
     _say(quiet, "db runs", f"{len(report.runs)} run(s), {complete} complete")
