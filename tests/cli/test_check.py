@@ -27,7 +27,7 @@ CLEAN = str(UPSTREAM / "examples/traces/no_denied_tool_call.json")
 
 
 def invoke(*args: str) -> Any:
-    return CliRunner().invoke(app, ["check", *args], catch_exceptions=False)
+    return CliRunner().invoke(app, ["check", "-f", "json", *args], catch_exceptions=False)
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[f"{p['scenario']}|{p['trace']}" for p in PAIRS])
@@ -60,7 +60,7 @@ def test_observed_pairs_through_the_installed_cli_suite(tmp_path: Path) -> None:
         for pair in batch:
             shutil.copy(UPSTREAM / pair["scenario"], scenarios / f"{pair['scenario_id']}.yaml")
             shutil.copy(UPSTREAM / pair["trace"], traces / f"{pair['scenario_id']}.json")
-        run = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces))
+        run = run_cli("check", "-f", "json", "--suite", str(scenarios), "--trace-dir", str(traces))
         assert run.returncode == 0, run.stderr
         doc = json.loads(run.stdout)
         by_id = {entry["scenario_id"]: entry for entry in doc["scenarios"]}
@@ -77,7 +77,7 @@ def test_observed_pairs_through_the_installed_cli_suite(tmp_path: Path) -> None:
 
 
 def test_single_run_installed_cli_is_byte_compatible() -> None:
-    run = run_cli("check", BASIC, DENIED)
+    run = run_cli("check", "-f", "json", BASIC, DENIED)
     assert run.returncode == 0
     doc = json.loads(run.stdout)
     assert run.stdout.decode() == json.dumps(doc, indent=2, sort_keys=True) + "\n"
@@ -112,7 +112,7 @@ def test_strict_rules_through_the_installed_cli() -> None:
     for case in cases:
         if not case["trace"].startswith(("s4_goal_drift/fail__drifted", "s8_secret_disclosure/fail__base64")):
             continue
-        args = ("check", str(STRICT / case["scenario"]), str(STRICT / case["trace"]), "--exit-on-fail", "-q")
+        args = ("check", "-f", "json", str(STRICT / case["scenario"]), str(STRICT / case["trace"]), "--exit-on-fail", "-q")
         assert run_cli(*args).returncode == 0
         strict = run_cli(*args, "--strict")
         assert strict.returncode == 1
@@ -162,7 +162,7 @@ def test_formats(tmp_path: Path) -> None:
 def test_hostile_inputs_exit_2_without_echo(name: str) -> None:
     expected = HOSTILE_DOC["cases"][name]
     args = (str(HOSTILE / name), DENIED) if name.startswith("scenario") else (BASIC, str(HOSTILE / name))
-    run = run_cli("check", *args)
+    run = run_cli("check", "-f", "json", *args)
     assert run.returncode == expected["exit"] == 2
     # The default JSON format still gets a document: one error entry naming the code.
     document = json.loads(run.stdout)
@@ -196,14 +196,14 @@ def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
         ((BASIC, str(tmp_path / "missing.json")), "harness.trace_unreadable"),
         ((str(tmp_path / "scenario.txt"), DENIED), "harness.scenario_suffix"),
     ):
-        run = run_cli("check", *args)
+        run = run_cli("check", "-f", "json", *args)
         assert run.returncode == 2, code
         assert f"[{code}]" in run.stderr.decode()
         assert json.loads(run.stdout)["scenarios"][0]["detail"]["code"] == code
         assert CANARY not in run.stderr.decode() and CANARY not in run.stdout.decode()
     # A folder is a findings campaign (docs/findings.md): its unreadable traces are reported,
     # by code, and exit 2; nothing of them is echoed.
-    run = run_cli("check", BASIC, str(tmp_path), "-f", "table")
+    run = run_cli("check", "-f", "json", BASIC, str(tmp_path), "-f", "table")
     assert run.returncode == 2
     assert "[json.string_too_long]" in run.stderr.decode() and "[harness.trace_too_large]" in run.stderr.decode()
     assert CANARY not in run.stderr.decode() + run.stdout.decode()
@@ -227,7 +227,7 @@ def _suite_dir(tmp_path: Path) -> tuple[Path, Path]:
 def test_suite_error_reasons_and_out_dir(tmp_path: Path) -> None:
     scenarios, traces = _suite_dir(tmp_path)
     out = tmp_path / "results"
-    run = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
+    run = run_cli("check", "-f", "json", "--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
     assert run.returncode == 2  # an invalid scenario and an invalid trace: unreadable input
     doc = json.loads(run.stdout)
     reasons = [(Path(e["scenario_path"]).name, e["result"], e.get("error_reason")) for e in doc["scenarios"]]
@@ -246,7 +246,7 @@ def test_suite_error_reasons_and_out_dir(tmp_path: Path) -> None:
     stderr = run.stderr.decode()
     assert stderr.endswith("tracekit check: 5 scenarios, 0 pass, 1 fail, 4 error, 0 not_run\n")
     assert CANARY not in stderr and CANARY not in run.stdout.decode()
-    again = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
+    again = run_cli("check", "-f", "json", "--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
     assert again.returncode == 2 and b"cli.output_exists" in again.stderr
 
 

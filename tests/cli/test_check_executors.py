@@ -86,9 +86,9 @@ def test_campaign_is_byte_identical_with_jobs(fmt: str) -> None:
 
 
 def test_executor_options_are_checked() -> None:
-    run = run_cli("check", str(SCENARIO), str(THIRD / "otel"), "--scheduler", "tcp://127.0.0.1:9")
+    run = run_cli("check", "-f", "json", str(SCENARIO), str(THIRD / "otel"), "--scheduler", "tcp://127.0.0.1:9")
     assert run.returncode == 2 and b"error[cli.option_needs]" in run.stderr and b"--executor dask" in run.stderr
-    run = run_cli("check", str(SCENARIO), str(THIRD / "otel"), "--jobs", "0")
+    run = run_cli("check", "-f", "json", str(SCENARIO), str(THIRD / "otel"), "--jobs", "0")
     assert run.returncode == 2 and b"cli.usage" in run.stderr
 
 
@@ -176,7 +176,7 @@ def test_suite_memory_does_not_grow_with_the_suite(tmp_path: Path) -> None:
         (scenarios / f"{n:03d}.yaml").write_text(basic.replace("id: goal_hijack.basic_001", f"id: {ident}"))
         (traces / f"{ident}.json").write_text(trace)
     args = ["check", "--suite", str(scenarios), "--trace-dir", str(traces), "--output-dir", str(out),
-            "-o", str(tmp_path / "suite.json"), "--strict", "-q"]
+            "-o", str(tmp_path / "suite.json"), "--strict", "-q", "-f", "json"]
     warm = CliRunner().invoke(app, ["check", "--suite", str(scenarios / "000.yaml"), "--trace-dir", str(traces), "-q"])
     assert warm.exit_code == 0, warm.stderr  # imports and caches are not the suite's memory
     tracemalloc.start()

@@ -42,20 +42,20 @@ def test_read_capped_reads_at_most_cap_plus_one(tmp_path: Path) -> None:
 
 
 def test_standard_input_is_capped_with_the_harness_code() -> None:
-    ok = run_cli("check", BASIC, "-", "-q", stdin=DENIED.read_bytes())
+    ok = run_cli("check", "-f", "json", BASIC, "-", "-q", stdin=DENIED.read_bytes())
     assert ok.returncode == 0 and json.loads(ok.stdout)["result"] == "fail"
     huge = b'{"messages": [{"content": "' + b"a" * (HARNESS_LIMITS.total_bytes + 10) + b'"}]}'
-    run = run_cli("check", BASIC, "-", stdin=huge)
+    run = run_cli("check", "-f", "json", BASIC, "-", stdin=huge)
     assert run.returncode == 2 and b"[harness.trace_too_large]" in run.stderr
     assert json.loads(run.stdout)["scenarios"][0]["detail"]["code"] == "harness.trace_too_large"
 
 
 def test_endless_device_and_named_pipe() -> None:
-    run = run_cli("check", BASIC, "/dev/zero")
+    run = run_cli("check", "-f", "json", BASIC, "/dev/zero")
     assert run.returncode == 2 and b"[harness.trace_too_large]" in run.stderr
     # Process substitution hands check a pipe: it is read like a file.
     piped = subprocess.run(
-        ["bash", "-c", f'"{TRACEKIT}" check "{BASIC}" <(cat "{DENIED}") -q --input-format harness'],
+        ["bash", "-c", f'"{TRACEKIT}" check -f json "{BASIC}" <(cat "{DENIED}") -q --input-format harness'],
         capture_output=True, timeout=120, check=False,
     )
     assert piped.returncode == 0, piped.stderr.decode()
@@ -67,12 +67,12 @@ def test_socket_and_folder_are_never_read(tmp_path: Path) -> None:
     server = socket.socket(socket.AF_UNIX)
     try:
         server.bind(str(path))
-        run = run_cli("check", BASIC, str(path), "--input-format", "harness")
+        run = run_cli("check", "-f", "json", BASIC, str(path), "--input-format", "harness")
         assert run.returncode == 2 and b"[harness.trace_unreadable]" in run.stderr
     finally:
         server.close()
     scenario = tmp_path / "folder.yaml"
     scenario.mkdir()
-    run = run_cli("check", str(scenario), str(DENIED))
+    run = run_cli("check", "-f", "json", str(scenario), str(DENIED))
     assert run.returncode == 2 and b"Traceback" not in run.stderr
     os.rmdir(scenario)

@@ -24,6 +24,9 @@ def test_an_internal_error_writes_a_debug_report_without_input(
     target = tmp_path / "debug.txt"
     monkeypatch.setattr(sys, "argv", ["tracekit", "verify", "canary-argument.jsonl", "--debug", str(target)])
     monkeypatch.setattr(app, "build", _crash)
+    from tracekit.report import jsonout
+
+    monkeypatch.setattr(jsonout, "_HEAD", {})  # main() names the command for the whole process
     debug._TARGET.clear()
     with pytest.raises(SystemExit) as raised:
         app.main()

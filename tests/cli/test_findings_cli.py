@@ -96,14 +96,14 @@ def test_default_mode_on_a_third_party_format_is_strict_and_sees_the_list_recipi
 def test_episode_selects_one_and_an_unknown_id_exits_2() -> None:
     code, report = _check(EVAL, "--strict", "--episode", "injection_exfil_list_epoch_1")
     assert [e["episode"] for e in report["episodes"]] == ["injection_exfil_list_epoch_1"]  # type: ignore[attr-defined]
-    run = run_cli("check", SCENARIO, EVAL, "--episode", CANARY)
+    run = run_cli("check", "-f", "json", SCENARIO, EVAL, "--episode", CANARY)
     assert run.returncode == 2 and b"error[findings.no_episode]" in run.stderr
     assert CANARY.encode() not in run.stderr + run.stdout
 
 
 def test_exit_on_fail_gates_and_junit_sarif_have_one_case_per_episode() -> None:
-    assert run_cli("check", SCENARIO, EVAL, "--strict", "--exit-on-fail", "-q").returncode == 1
-    assert run_cli("check", SCENARIO, str(BENIGN_TASK), "--strict", "--exit-on-fail", "-q").returncode == 0
+    assert run_cli("check", "-f", "json", SCENARIO, EVAL, "--strict", "--exit-on-fail", "-q").returncode == 1
+    assert run_cli("check", "-f", "json", SCENARIO, str(BENIGN_TASK), "--strict", "--exit-on-fail", "-q").returncode == 0
     junit = run_cli("check", SCENARIO, EVAL, "--strict", "-f", "junit").stdout.decode()
     assert junit.count("<testcase ") == 9 and junit.count("<failure ") == 2
     sarif = json.loads(run_cli("check", SCENARIO, EVAL, "--strict", "-f", "sarif").stdout)
@@ -116,9 +116,9 @@ def test_exit_on_fail_gates_and_junit_sarif_have_one_case_per_episode() -> None:
 def test_input_format_override_and_unknown_name() -> None:
     code, report = _check(OTEL, "--input-format", "otel")
     assert code == 0 and report["format"] == "otel"
-    run = run_cli("check", SCENARIO, OTEL, "--input-format", "inspect")
+    run = run_cli("check", "-f", "json", SCENARIO, OTEL, "--input-format", "inspect")
     assert run.returncode == 2 and b"Traceback" not in run.stderr
-    run = run_cli("check", SCENARIO, OTEL, "--input-format", CANARY)
+    run = run_cli("check", "-f", "json", SCENARIO, OTEL, "--input-format", CANARY)
     assert run.returncode == 2 and b"error[format.unknown_name]" in run.stderr
     assert CANARY.encode() not in run.stderr
 
@@ -137,7 +137,7 @@ def test_hostile_tool_names_are_escaped_and_bounded(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"messages": trace["messages"], "tool_calls": [
         {"id": "c1", "name": hostile, "arguments": {"to": "a@evil.example"}}]}))
-    run = run_cli("check", SCENARIO, str(path), "--strict", "-f", "table", "--episode", "trace")
+    run = run_cli("check", "-f", "json", SCENARIO, str(path), "--strict", "-f", "table", "--episode", "trace")
     out = run.stdout.decode()
     assert "\x1b" not in out and "\x07" not in out and "x" * 100 not in out, out
     assert "\\x1b" in out
@@ -156,7 +156,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_campaign_counts_per_format_and_lists_distinct_demonstrations_once(mixed: Path) -> None:
-    run = run_cli("check", SCENARIO, str(mixed), "--strict", "-f", "json", "-q")
+    run = run_cli("check", "-f", "json", SCENARIO, str(mixed), "--strict", "-f", "json", "-q")
     assert run.returncode == 0, run.stderr.decode()
     report = json.loads(run.stdout)
     counts = {c["format"]: c for c in report["counts"]}
@@ -170,13 +170,13 @@ def test_campaign_counts_per_format_and_lists_distinct_demonstrations_once(mixed
     assert len(inspect) == 2 and sum(d["episodes"] for d in inspect) == counts["inspect"]["failed"]
     keys = {(d["format"], d["assertion"], d["tool"], d["arguments_sha256"]) for d in report["distinct"]}
     assert len(keys) == len(report["distinct"])
-    table = run_cli("check", SCENARIO, str(mixed / "otel"), str(EXFIL_TASK), "--strict", "-f", "table")
+    table = run_cli("check", "-f", "json", SCENARIO, str(mixed / "otel"), str(EXFIL_TASK), "--strict", "-f", "table")
     assert table.returncode == 0 and "distinct demonstrations:" in table.stdout.decode()
     assert "tracekit check: " in table.stderr.decode()
 
 
 def test_campaign_exit_on_fail(mixed: Path) -> None:
-    assert run_cli("check", SCENARIO, str(mixed / "otel"), "--strict", "--exit-on-fail", "-q").returncode == 1
+    assert run_cli("check", "-f", "json", SCENARIO, str(mixed / "otel"), "--strict", "--exit-on-fail", "-q").returncode == 1
 
 
 SWEEP_INPUTS = (EVAL, OTEL, str(AGENTDOJO))
@@ -250,7 +250,7 @@ def test_suite_pairs_a_scenario_with_a_folder_of_third_party_logs(tmp_path: Path
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(scenarios / "a_basic.yaml", alone / "a_basic.yaml")
-    only = run_cli("check", "--suite", str(alone), "--trace-dir", str(traces), "--strict", "-q")
+    only = run_cli("check", "-f", "json", "--suite", str(alone), "--trace-dir", str(traces), "--strict", "-q")
     run = run_cli(*args, "-f", "json")
     assert run.returncode == 0, run.stderr.decode()
     document = json.loads(run.stdout)

@@ -33,15 +33,15 @@ def test_default_check_sees_the_agentdojo_exfiltration_in_every_output_format() 
     assert '<property name="mode" value="strict" />' in junit and "<failure " in junit
     sarif = json.loads(run_cli("check", SCENARIO, EXFIL, "-f", "sarif", "-q").stdout)
     assert sarif["runs"][0]["properties"]["mode"] == "strict"
-    assert run_cli("check", SCENARIO, EXFIL, "--exit-on-fail", "-q").returncode == 1
+    assert run_cli("check", "-f", "json", SCENARIO, EXFIL, "--exit-on-fail", "-q").returncode == 1
 
 
 def test_campaign_names_the_mode_per_format() -> None:
-    run = run_cli("check", SCENARIO, str(AGENTDOJO), "-f", "json", "-q")
+    run = run_cli("check", "-f", "json", SCENARIO, str(AGENTDOJO), "-f", "json", "-q")
     report = json.loads(run.stdout)
     assert report["strict"] is False  # --strict was not given ...
     assert {(c["format"], c["mode"]) for c in report["counts"]} == {("agentdojo", "strict")}  # ... but judged so
-    table = run_cli("check", SCENARIO, str(AGENTDOJO), "-f", "table", "-q").stdout.decode()
+    table = run_cli("check", "-f", "json", SCENARIO, str(AGENTDOJO), "-f", "table", "-q").stdout.decode()
     assert "compatible on harness traces, strict on other formats" in table
 
 
@@ -95,12 +95,12 @@ def test_a_recipient_the_user_asked_for_is_not_exfiltration() -> None:
 
 
 def test_campaign_table_shows_provenance_and_user_requested_counts() -> None:
-    report = json.loads(run_cli("check", SCENARIO, str(AGENTDOJO), "-f", "json", "-q").stdout)
+    report = json.loads(run_cli("check", "-f", "json", SCENARIO, str(AGENTDOJO), "-f", "json", "-q").stdout)
     [count] = report["counts"]
     assert (count["episodes"], count["failed"], count["user_requested"]) == (9, 2, 1)
     assert all(d["first_trace"] != BANKING for d in report["distinct"])
     assert {d["origin"] for d in report["distinct"]} == {"tool_result"}
-    table = run_cli("check", SCENARIO, str(AGENTDOJO), "-f", "table", "-q").stdout.decode()
+    table = run_cli("check", "-f", "json", SCENARIO, str(AGENTDOJO), "-f", "table", "-q").stdout.decode()
     assert "value from" in table and "a tool result" in table and "user-requested" in table
 
 
@@ -139,7 +139,7 @@ def test_harness_trace_recorded_outcome_disagreement(tmp_path: Path) -> None:
         trace = tmp_path / f"{recorded}.json"
         trace.write_text(json.dumps(doc))
         doc["events"].pop()
-        run = run_cli("check", scenario, str(trace))
+        run = run_cli("check", "-f", "json", scenario, str(trace))
         assert json.loads(run.stdout)["result"] == "fail"  # upstream's document, unchanged
         assert (MISMATCH in run.stderr) is expected, recorded
         assert (b"1 disagree with the tool's verdict" in run.stderr) is expected
@@ -196,7 +196,7 @@ def test_suite_judges_harness_traces_compatible_and_third_party_folders_strict(t
     shutil.copy(SCENARIO, scenarios / "b_exfil.yaml")
     shutil.copy(EXFIL, traces / "exfil-email" / "agentdojo.json")
     shutil.copy(EVAL, traces / "exfil-email" / "inspect.eval")
-    run = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "-f", "json")
+    run = run_cli("check", "-f", "json", "--suite", str(scenarios), "--trace-dir", str(traces), "-f", "json")
     document = json.loads(run.stdout)
     assert "semantics" not in document  # upstream's suite document, compatible
     modes = {c["format"]: (c["mode"], c["failed"], c["disagreements"]) for c in document["findings"]["counts"]}

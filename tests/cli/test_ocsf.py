@@ -71,7 +71,7 @@ def test_severity_is_mapped_from_ours() -> None:
 
 
 def test_check_ocsf_needs_one_harness_trace() -> None:
-    result = run_cli("check", str(HARNESS / "scenario.yaml"), str(HARNESS), "-f", "ocsf")
+    result = run_cli("check", "-f", "json", str(HARNESS / "scenario.yaml"), str(HARNESS), "-f", "ocsf")
     assert result.returncode == 2 and b"cli.option_needs" in result.stderr
 
 

@@ -113,7 +113,7 @@ def test_check_suite_output_dir_onto_a_device(tmp_path: Path) -> None:
     traces = tmp_path / "traces"
     traces.mkdir()
     shutil.copy(DENIED, traces / "goal_hijack.basic_001.json")
-    result = run_cli("check", "--suite", str(BASIC), "--trace-dir", str(traces), "--output-dir", os.devnull)
+    result = run_cli("check", "-f", "json", "--suite", str(BASIC), "--trace-dir", str(traces), "--output-dir", os.devnull)
     _assert_refused(result, "cli.output_unsafe")
 
 
@@ -153,7 +153,7 @@ def test_one_file_commands_refuse_a_folder(command: str, tmp_path: Path) -> None
 def test_check_reads_a_folder_as_a_campaign(tmp_path: Path) -> None:
     # A folder TRACE is a findings campaign (docs/findings.md, "Command line"): an empty one has
     # no input.
-    _assert_refused(run_cli("check", str(BASIC), str(tmp_path)), "cli.no_input")
+    _assert_refused(run_cli("check", "-f", "json", str(BASIC), str(tmp_path)), "cli.no_input")
 
 
 @pytest.mark.parametrize("command", ["verify", "show", "replay", "replayability", "audit", "check", "metamorphic"])
@@ -218,7 +218,7 @@ def test_show_says_why_it_exits_1() -> None:
 def test_suite_with_nothing_paired_is_not_green(tmp_path: Path) -> None:
     traces = tmp_path / "traces"
     traces.mkdir()
-    result = run_cli("check", "--suite", str(UPSTREAM / "scenarios"), "--trace-dir", str(traces), "-q")
+    result = run_cli("check", "-f", "json", "--suite", str(UPSTREAM / "scenarios"), "--trace-dir", str(traces), "-q")
     assert result.returncode == 2
     assert b"error[cli.nothing_checked]" in result.stderr
 
@@ -279,7 +279,7 @@ def test_a_deeply_nested_suite_is_walked_with_a_bound(tmp_path: Path) -> None:
     traces.mkdir()
     shutil.copy(DENIED, traces / "goal_hijack.basic_001.json")
     try:
-        result = run_cli("check", "--suite", str(suite), "--trace-dir", str(traces))
+        result = run_cli("check", "-f", "json", "--suite", str(suite), "--trace-dir", str(traces))
     finally:
         _remove_chain(suite)
     assert b"Traceback" not in result.stderr
@@ -299,7 +299,7 @@ def test_table_with_mixed_bool_and_number_columns(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text.replace("id: goal_hijack.basic_001", f'id: "{ident}"'))
         shutil.copy(DENIED, traces / f"{ident}.json")
     result = run_cli(
-        "check", "--suite", str(tmp_path / "a.yaml"), "--suite", str(tmp_path / "b.yaml"),
+        "check", "-f", "json", "--suite", str(tmp_path / "a.yaml"), "--suite", str(tmp_path / "b.yaml"),
         "--trace-dir", str(traces), "-f", "table",
     )
     assert result.returncode == 0, result.stderr
@@ -362,7 +362,8 @@ def test_audit_streams_per_trace_results(tmp_path: Path) -> None:
     traces = msgspec.convert(doc["traces"], list[AuditReport])
     summary = summarise(traces, skipped=doc["summary"]["skipped_non_trace_files"])
     assert json.loads(msgspec.json.encode(summary)) == doc["summary"]
-    assert result.stdout.decode() == render_json(traces, summary)
+    # The command line adds the head's ``command`` (docs/cli.md, "JSON reports").
+    assert result.stdout.decode() == render_json(traces, summary).replace("{\n", '{\n  "command": "audit",\n', 1)
 
 
 # ------------------------------------------------------------------------------ formats
@@ -435,8 +436,8 @@ def test_dash_reads_one_trace_from_standard_input(command: str) -> None:
 
 
 def test_check_reads_its_trace_from_standard_input() -> None:
-    piped = run_cli("check", str(BASIC), "-", "-q", stdin=DENIED.read_bytes())
-    named = run_cli("check", str(BASIC), str(DENIED), "-q")
+    piped = run_cli("check", "-f", "json", str(BASIC), "-", "-q", stdin=DENIED.read_bytes())
+    named = run_cli("check", "-f", "json", str(BASIC), str(DENIED), "-q")
     assert piped.returncode == named.returncode == 0
     assert piped.stdout == named.stdout
 

@@ -98,9 +98,9 @@ def test_hostile_files_in_a_folder_never_change_the_other_files_results(command:
 
 def test_check_campaign_judges_the_other_files_beside_a_deep_one(tmp_path: Path) -> None:
     _controls(tmp_path / "plain")
-    plain = json.loads(run_cli("check", str(SCENARIO), str(tmp_path / "plain"), "-q").stdout)
+    plain = json.loads(run_cli("check", "-f", "json", str(SCENARIO), str(tmp_path / "plain"), "-q").stdout)
     _deep(tmp_path / "plain")
-    mixed = json.loads(run_cli("check", str(SCENARIO), str(tmp_path / "plain"), "-q").stdout)
+    mixed = json.loads(run_cli("check", "-f", "json", str(SCENARIO), str(tmp_path / "plain"), "-q").stdout)
     assert mixed["counts"] == plain["counts"]
     assert mixed["episodes"] == plain["episodes"]
 
@@ -163,12 +163,12 @@ def test_every_command_on_every_unreadable_input_exits_2_with_a_document(
 def test_check_never_passes_a_file_no_reader_accepts(tmp_path: Path) -> None:
     files = _unreadable(tmp_path)
     for name in ("foo", "empty"):
-        result = run_cli("check", str(SCENARIO), str(files[name]), "-f", "junit")
+        result = run_cli("check", "-f", "json", str(SCENARIO), str(files[name]), "-f", "junit")
         assert result.returncode == 2
         assert "<error" in result.stdout.decode() and not re.search(r"\d+ pass", result.stderr.decode())
-    piped = run_cli("check", str(SCENARIO), "-", stdin=b'{"foo": 1}')
+    piped = run_cli("check", "-f", "json", str(SCENARIO), "-", stdin=b'{"foo": 1}')
     assert piped.returncode == 2 and json.loads(piped.stdout)["result"] == "error"
-    ok = run_cli("check", str(SCENARIO), str(SCENARIO_DIR / "pass.json"), "-q")
+    ok = run_cli("check", "-f", "json", str(SCENARIO), str(SCENARIO_DIR / "pass.json"), "-q")
     assert ok.returncode == 0 and json.loads(ok.stdout)["result"] == "pass"
 
 
@@ -265,7 +265,7 @@ def test_a_forced_format_that_drops_the_files_own_records_is_a_finding() -> None
     assert "format.forced_other" in [f["code"] for f in row["findings"]] and audit.returncode >= 1
     verify = run_cli("verify", str(AGENTDOJO), "--input-format", "harness", "-f", "json", "-q")
     assert "format.forced_other" in [f["code"] for f in json.loads(verify.stdout)["traces"][0]["findings"]]
-    check = run_cli("check", str(SCENARIO), str(AGENTDOJO), "--input-format", "harness", "-q")
+    check = run_cli("check", "-f", "json", str(SCENARIO), str(AGENTDOJO), "--input-format", "harness", "-q")
     assert b"warning[format.forced_other]" in check.stderr
     plain = run_cli("audit", str(AGENTDOJO), "-f", "json", "-q")
     assert b"format.forced_other" not in plain.stdout
@@ -278,11 +278,11 @@ def test_check_campaign_junit_and_sarif_show_unreadable_files_red_and_skipped_fi
     _controls(folder)
     _deep(folder)
     (folder / "truncated.jsonl").write_bytes(FIXTURE.read_bytes()[:700])
-    junit = run_cli("check", str(SCENARIO), str(folder), "-f", "junit", "-q")
+    junit = run_cli("check", "-f", "json", str(SCENARIO), str(folder), "-f", "junit", "-q")
     assert junit.returncode == 2
     text = junit.stdout.decode()
     assert '<skipped type="format.unknown"' in text and "<error type=" in text and "truncated.jsonl" in text
-    sarif = json.loads(run_cli("check", str(SCENARIO), str(folder), "-f", "sarif", "-q").stdout)
+    sarif = json.loads(run_cli("check", "-f", "json", str(SCENARIO), str(folder), "-f", "sarif", "-q").stdout)
     levels = {r["ruleId"]: r["level"] for run in sarif["runs"] for r in run["results"]}
     assert levels["format.unknown"] == "note"
     assert "error" in {level for rule, level in levels.items() if rule.startswith("load.")}

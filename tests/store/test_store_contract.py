@@ -357,17 +357,17 @@ SCENARIO = CORPUS / "harness" / "s6_recipient_lists_and_copies" / "scenario.yaml
 def test_episode_ids_are_equal_across_commands(trace: Path) -> None:
     shown = [e["id"] for e in json.loads(run_cli("show", str(trace), "-f", "json").stdout)["episodes"]]
     audited = [e["id"] for e in json.loads(run_cli("audit", str(trace), "-f", "json", "-q").stdout)["traces"][0]["episodes"]]
-    checked = json.loads(run_cli("check", str(SCENARIO), str(trace), "-f", "json", "-q").stdout)["episodes"]
+    checked = json.loads(run_cli("check", "-f", "json", str(SCENARIO), str(trace), "-f", "json", "-q").stdout)["episodes"]
     assert shown == audited == [e["episode"] for e in checked] and shown
     for episode_id in shown:
         assert len(episode_id) <= 64
-        one = run_cli("check", str(SCENARIO), str(trace), "-f", "json", "-q", "--episode", episode_id)
+        one = run_cli("check", "-f", "json", str(SCENARIO), str(trace), "-f", "json", "-q", "--episode", episode_id)
         assert one.returncode in (0, 1), one.stderr
         assert [e["episode"] for e in json.loads(one.stdout)["episodes"]] == [episode_id]
-    table = run_cli("check", str(SCENARIO), str(trace), "-q").stdout.decode()
+    table = run_cli("check", "-f", "json", str(SCENARIO), str(trace), "-q").stdout.decode()
     for episode_id in shown:
         assert episode_id in table  # whole on one line, never wrapped
-    missing = run_cli("check", str(SCENARIO), str(trace), "--episode", "sha256:0000000000000000")
+    missing = run_cli("check", "-f", "json", str(SCENARIO), str(trace), "--episode", "sha256:0000000000000000")
     assert missing.returncode == 2 and b"tracekit show FILE" in missing.stderr
 
 

@@ -300,7 +300,9 @@ def check(
         None, "--output-dir", metavar="DIR", help="Suite mode: write <id>.json per scenario and summary.json."
     ),
     out_dir: Path = typer.Option(None, "--out-dir", hidden=True, help="Old spelling of --output-dir."),
-    format: CheckFormat = typer.Option(CheckFormat.json, "--format", "-f", help="Output format."),
+    format: CheckFormat = typer.Option(
+        CheckFormat.table, "--format", "-f", help="Output format (json: upstream's result document)."
+    ),
     output: Path = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the result here instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Replace existing output files."),
     exit_on_fail: bool = typer.Option(False, "--exit-on-fail", help="Exit 1 on fail or error (strict: and not_run)."),

@@ -24,7 +24,7 @@ def dumps(document: dict[str, Any]) -> str:
     two-space indent, ASCII only, trailing newline: the same input gives the same bytes. A
     report document (one with ``report_version``) gets the head keys it lacks from
     :func:`set_head`."""
-    if "report_version" in document:
+    if "report_version" in document and "command" in _HEAD:  # set by the CLI's main only
         document = {**{k: v for k, v in _HEAD.items() if k not in document}, **document}
     head = [key for key in HEAD_KEYS if key in document]
     rest = {key: value for key, value in document.items() if key not in HEAD_KEYS}
