@@ -70,9 +70,33 @@ def test_severity_is_mapped_from_ours() -> None:
     assert set(mapped) <= {"error", "warning", "notice", "info"}
 
 
-def test_check_ocsf_needs_one_harness_trace() -> None:
-    result = run_cli("check", "-f", "json", str(HARNESS / "scenario.yaml"), str(HARNESS), "-f", "ocsf")
-    assert result.returncode == 2 and b"cli.option_needs" in result.stderr
+INSPECT = CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval"
+SCENARIO = CORPUS / "findings" / "exfil-email.yaml"
+
+
+def _valid(events: list[dict]) -> None:
+    for event in events:
+        assert DetectionFinding.model_validate(event).class_uid == 2004
+        assert event["unmapped"]["tracekit"]["command"] == "check"
+
+
+def test_check_ocsf_on_any_format_and_on_campaigns() -> None:
+    """One file of an imported format: one event per assertion not passing per episode; a
+    campaign: one per distinct demonstration and one per unreadable file."""
+    one = _events("check", str(SCENARIO), str(INSPECT), "--strict")
+    document = json.loads(run_cli("check", str(SCENARIO), str(INSPECT), "--strict", "-f", "json", "-q").stdout)
+    failing = sum(1 for e in document["episodes"] for a in e["assertions"] if a["result"] != "pass")
+    assert failing and len(one) == failing
+    _valid(one)
+    campaign = _events("check", str(SCENARIO), str(CORPUS / "third_party"))
+    report = json.loads(run_cli("check", str(SCENARIO), str(CORPUS / "third_party"), "-f", "json", "-q").stdout)
+    assert len(campaign) == len(report["distinct"]) + len(report["skipped"]) > 0
+    _valid(campaign)
+
+
+def test_check_ocsf_is_refused_in_suite_mode() -> None:
+    result = run_cli("check", "--suite", str(HARNESS), "--trace-dir", str(HARNESS), "-f", "ocsf")
+    assert result.returncode == 2 and b"cli.option_conflict" in result.stderr
 
 
 def test_audit_events_carry_where_the_finding_applies() -> None:

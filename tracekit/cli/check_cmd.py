@@ -232,8 +232,8 @@ def _check_usage(
         fail(Code.FORMAT_UNKNOWN_NAME, formats=supported())
     if episode is not None and (len(traces) != 1 or os.path.isdir(traces[0])):
         fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file")
-    if format is CheckFormat.ocsf and (suite_mode or len(traces) > 1 or (trace and os.path.isdir(trace))):
-        fail(Code.CLI_OPTION_NEEDS, option="--format ocsf", other="one SCENARIO and one harness TRACE")
+    if format is CheckFormat.ocsf and suite_mode:
+        fail(Code.CLI_OPTION_CONFLICT, option="--format ocsf", other="--suite")
     if suite_mode:
         if input_format is not None:
             fail(Code.CLI_OPTION_CONFLICT, option="--input-format", other="--suite")
@@ -282,8 +282,6 @@ def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
         return _single(scenario, trace, opts)
     if opts.include_trace:
         fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="a trace that is not a harness trace")
-    if opts.format == CheckFormat.ocsf:
-        fail(Code.CLI_OPTION_NEEDS, option="--format ocsf", other="one SCENARIO and one harness TRACE")
     return evidence_one(scenario, trace, opts)
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tracekit.evidence import Episode, EvidenceFile
     from tracekit.findings.judge import EpisodeVerdict
     from tracekit.harness.scenario import Scenario
-    from tracekit.report.findings_render import CampaignReport, EpisodeEntry
+    from tracekit.report.findings_render import CampaignReport, EpisodeEntry, FindingsReport
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -68,7 +68,7 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     from tracekit.cli import check_io, findings_io
     from tracekit.harness import gates, parse_scenario
     from tracekit.harness.model import judging_strict
-    from tracekit.report.findings_render import FindingsReport, render_one
+    from tracekit.report.findings_render import FindingsReport
 
     refuse_folder(scenario_path)
     refuse_folder(trace_path)
@@ -91,7 +91,7 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, strict) for e in entries) else EXIT_OK
     verdict = worst(EXIT_ERROR if refused else EXIT_OK, gated)
     set_head(exit_code=verdict)
-    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
+    emit(_rendered_one(report, opts.format, trace_path, verdict), opts.output, opts.force)
     for code in dict.fromkeys(refused):
         diag(finding(Code(code)), trace_path)
     _run_status(evidence, trace_path)
@@ -100,6 +100,29 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
         strict_hint(strict, [a.evidence for e in entries for a in e.assertions])
         print(_counts_line("episodes", [e.result for e in entries], disagree), file=sys.stderr)
     return verdict
+
+
+def _rendered_one(report: FindingsReport, fmt: str, trace_path: str, exit_code: int) -> str:
+    """One file's report in ``fmt``; OCSF events through report/ocsf.py (docs/formats.md,
+    "OCSF findings")."""
+    from tracekit.report.findings_render import render_one
+
+    if fmt != "ocsf":
+        return render_one(report, fmt, trace_path)
+    from tracekit.report.ocsf import event_time_ms, from_episodes, render_ocsf
+
+    return render_ocsf("check", [from_episodes(trace_path, report, exit_code)], event_time_ms())
+
+
+def _rendered_campaign(report: CampaignReport, fmt: str) -> str:
+    """A campaign's report in ``fmt``, OCSF included."""
+    from tracekit.report.findings_render import render_campaign
+
+    if fmt != "ocsf":
+        return render_campaign(report, fmt)
+    from tracekit.report.ocsf import event_time_ms, from_campaign, render_ocsf
+
+    return render_ocsf("check", from_campaign(report), event_time_ms())
 
 
 def _run_status(evidence: EvidenceFile, path: str) -> None:
@@ -208,7 +231,6 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     demonstration once (docs/findings.md, "Campaigns")."""
     from tracekit.cli import check_io, findings_io
     from tracekit.harness import parse_scenario
-    from tracekit.report.findings_render import render_campaign
 
     refuse_folder(scenario_path)
     for raw in paths:
@@ -228,7 +250,7 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
         campaign.fold(part)
     report = campaign.report()
     set_head(exit_code=worst(campaign.exit_code(), EXIT_FAIL if inputs.too_deep else EXIT_OK))
-    emit(render_campaign(report, opts.format), opts.output, opts.force)
+    emit(_rendered_campaign(report, opts.format), opts.output, opts.force)
     mismatch(sum(c.disagreements for c in report.counts), "campaign")
     if not opts.quiet:
         print(campaign.summary(report), file=sys.stderr)

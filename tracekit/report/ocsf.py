@@ -19,6 +19,7 @@ from tracekit.report.findings import FindingRow, TraceFindings
 
 if TYPE_CHECKING:
     from tracekit.harness.model import HarnessResult
+    from tracekit.report.findings_render import CampaignReport, FindingsReport
 
 OCSF_VERSION = "1.5.0"
 CLASS_UID = 2004  # Detection Finding
@@ -135,6 +136,38 @@ def from_harness(path: str, result: HarnessResult) -> TraceFindings:
             rows.append(FindingRow(f"assertion[{index}]:{assertion.id}", severity, None, message))
     exit_code = 0 if result.result == "pass" else 1
     return TraceFindings(path, exit_code, tuple(rows))
+
+
+def from_episodes(path: str, report: FindingsReport, exit_code: int) -> TraceFindings:
+    """``check`` on one file of any format: one finding per assertion that did not pass on each
+    episode (code ``assertion:ID``), and one per episode refused as inconsistent (its
+    consistency code). Episode ids and evidence text come from the trace, so they are left out."""
+    rows = []
+    for entry in report.episodes:
+        if entry.refused is not None:
+            rows.append(FindingRow(entry.refused, "error", None, "The episode's calls and results are inconsistent; not judged."))
+        for assertion in entry.assertions:
+            if assertion.result in _ASSERTION:
+                severity, message = _ASSERTION[assertion.result]
+                rows.append(FindingRow(f"assertion:{assertion.id}", severity, None, message))
+    return TraceFindings(path, exit_code, tuple(rows))
+
+
+def from_campaign(report: CampaignReport) -> list[TraceFindings]:
+    """``check`` over a campaign: one finding per distinct demonstration, at the file where it was
+    first seen, and one per file that could not be read (skipped non-trace files are info)."""
+    traces = [
+        TraceFindings(d.first_trace, 1, (FindingRow(
+            f"assertion:{d.assertion}", "error", None,
+            f"The scenario's assertion fails in {d.episodes} episode(s) with the same call ({d.format}).",
+        ),))
+        for d in report.distinct
+    ]
+    for left in report.skipped:
+        severity = "error" if left.error else "info"
+        text = "The file could not be read; it was not judged." if left.error else "Skipped, not read as a trace."
+        traces.append(TraceFindings(left.trace, 2 if left.error else 0, (FindingRow(left.code, severity, None, text),)))
+    return traces
 
 
 def render_ocsf(
