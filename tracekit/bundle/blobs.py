@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import blake3
 
 from tracekit.bundle import jcs
@@ -17,12 +19,17 @@ class BlobStore:
     """Blobs by digest; adding one that is held already stores nothing new (section 3), so the
     repeated history of an agent loop costs one reference per turn, not one copy."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_new: Callable[[bytes, int], None] | None = None) -> None:
         self._blobs: dict[bytes, bytes] = {}
+        self._on_new = on_new
+        """Called with the digest and length of each blob the first time it is added."""
 
     def add(self, data: bytes) -> Ref:
         digest = digest_of(data)
-        self._blobs.setdefault(digest, data)
+        if digest not in self._blobs:
+            if self._on_new is not None:
+                self._on_new(digest, len(data))
+            self._blobs[digest] = data
         return Ref(digest=digest.hex(), length=len(data))
 
     def add_text(self, text: str | None) -> Ref | None:
