@@ -331,6 +331,9 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- Inspect archives bounded in memory and checked header by header (docs/formats.md) --
+    INSPECT_LOCAL_HEADER_MISMATCH = "inspect.local_header_mismatch"
+    INSPECT_FILE_TOO_MANY_ITEMS = "inspect.file_too_many_items"
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,6 +874,15 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
+    ),
+    # -- Inspect archives bounded in memory and checked header by header -------------------------
+    Code.INSPECT_LOCAL_HEADER_MISMATCH: CodeInfo(
+        _E,
+        "A .eval member's local header disagrees with the central directory ({rule}); another "
+        "zip reader could see a different member.",
+    ),
+    Code.INSPECT_FILE_TOO_MANY_ITEMS: CodeInfo(
+        _E, "The Inspect log holds more than {limit} messages, events and calls in all."
     ),
 }
 

@@ -24,7 +24,7 @@ from tracekit.errors import Code, finding
 from tracekit.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
-from tracekit.formats.inspect_sample import episode
+from tracekit.formats.inspect_sample import episode, sample_items
 from tracekit.formats.inspect_values import obj, opt_str
 from tracekit.jsonscan import nesting_exceeds
 
@@ -186,10 +186,26 @@ def _sample_key(sample: Any) -> tuple[int, Any, int]:
     return (0, sample_id, epoch) if type(sample_id) is int else (1, str(sample_id), epoch)
 
 
+class _FileItems:
+    """``items_per_file``: every sample's events and messages, charged before it is converted."""
+
+    def __init__(self, limits: FormatLimits) -> None:
+        self.limit = limits.items_per_file
+        self.used = 0
+
+    def pair(self, sample: Any, base: RunFacts, limits: FormatLimits) -> tuple[tuple[int, Any, int], Episode]:
+        key = _sample_key(sample)  # checks that the sample is an object
+        self.used += sample_items(sample)
+        if self.used > self.limit:
+            raise FormatError(finding(Code.INSPECT_FILE_TOO_MANY_ITEMS, limit=self.limit))
+        return key, episode(sample, base, limits)
+
+
 def _episodes(samples: list[Any], base: RunFacts, limits: FormatLimits) -> tuple[Episode, ...]:
     if len(samples) > limits.episodes:
         raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
-    return _sorted([(_sample_key(s), episode(s, base, limits)) for s in samples])
+    items = _FileItems(limits)
+    return _sorted([items.pair(s, base, limits) for s in samples])
 
 
 def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
@@ -253,10 +269,11 @@ def _load_json_parts(data: bytes, text_keys: int, limits: FormatLimits) -> Evide
     if len(raw_samples) > limits.episodes:
         raise _Irregular
     pairs = []
+    items = _FileItems(limits)
     for raw in raw_samples:
         sample = msgspec.json.decode(raw)
         keys += _keys(sample)
-        pairs.append((_sample_key(sample), episode(sample, base, limits)))
+        pairs.append(items.pair(sample, base, limits))
     if keys != text_keys:
         raise _Irregular
     return EvidenceFile(NAME, version, _sorted(pairs))
@@ -294,9 +311,10 @@ def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
     if len(sample_members) > limits.episodes:
         raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
     pairs = []
+    items = _FileItems(limits)
     for member in sample_members:
         sample = decode(zipped.read_member(handle, member, size, limits, budget), limits, "sample")
-        pairs.append((_sample_key(sample), episode(sample, base, limits)))
+        pairs.append(items.pair(sample, base, limits))
     return EvidenceFile(NAME, version, _sorted(pairs))
 
 
