@@ -187,18 +187,24 @@ def _sample_key(sample: Any) -> tuple[int, Any, int]:
 
 
 class _FileItems:
-    """``items_per_file``: every sample's events and messages, charged before it is converted."""
+    """``items_per_file``: every sample's events and messages, charged before it is converted,
+    and the tool calls its episode holds, charged once it is (a model event may carry many)."""
 
     def __init__(self, limits: FormatLimits) -> None:
         self.limit = limits.items_per_file
         self.used = 0
 
-    def pair(self, sample: Any, base: RunFacts, limits: FormatLimits) -> tuple[tuple[int, Any, int], Episode]:
-        key = _sample_key(sample)  # checks that the sample is an object
-        self.used += sample_items(sample)
+    def _charge(self, count: int) -> None:
+        self.used += count
         if self.used > self.limit:
             raise FormatError(finding(Code.INSPECT_FILE_TOO_MANY_ITEMS, limit=self.limit))
-        return key, episode(sample, base, limits)
+
+    def pair(self, sample: Any, base: RunFacts, limits: FormatLimits) -> tuple[tuple[int, Any, int], Episode]:
+        key = _sample_key(sample)  # checks that the sample is an object
+        self._charge(sample_items(sample))
+        converted = episode(sample, base, limits)
+        self._charge(len(converted.calls))
+        return key, converted
 
 
 def _episodes(samples: list[Any], base: RunFacts, limits: FormatLimits) -> tuple[Episode, ...]:

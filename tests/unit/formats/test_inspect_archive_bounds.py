@@ -139,3 +139,13 @@ def test_a_small_archive_of_many_short_messages_is_refused_at_the_default_bound(
     error = _refused(data)
     assert error.finding.code is Code.INSPECT_FILE_TOO_MANY_ITEMS
     assert DEFAULT_FORMAT_LIMITS.items_per_file == 500_000
+
+
+def test_tool_calls_count_against_the_whole_file_bound() -> None:
+    """One model event may carry many calls: they are charged once the sample is converted."""
+    calls = [{"id": f"c{i}", "function": "f", "arguments": {}} for i in range(50)]
+    event = {"event": "model", "input": [], "output": {"choices": [{"message": {"role": "assistant", "content": "", "tool_calls": calls}}]}}
+    sample = json.dumps({"id": 1, "epoch": 1, "messages": [{"role": "user", "content": "go"}], "events": [event]}).encode()
+    data = stored_zip([("header.json", header_bytes()), ("samples/1_epoch_1.json", sample)])
+    assert len(_load(data, FormatLimits(items_per_file=52)).episodes[0].calls) == 50
+    assert _refused(data, FormatLimits(items_per_file=51)).finding.code is Code.INSPECT_FILE_TOO_MANY_ITEMS
