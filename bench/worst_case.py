@@ -33,9 +33,8 @@ for _extra in (ROOT / "corpus", ROOT, HERE):
     if str(_extra) not in sys.path:
         sys.path.insert(0, str(_extra))
 
-from gen import worst  # noqa: E402
-
 import eval_worst  # noqa: E402
+from gen import worst  # noqa: E402
 
 TRACEKIT = str(Path(sys.executable).with_name("tracekit"))
 TIME = "/usr/bin/time" if Path("/usr/bin/time").exists() else None

@@ -33,7 +33,6 @@ from tracekit.bundle.records import (
     Original,
     Record,
     TurnRecord,
-    to_json,
 )
 from tracekit.evidence import Episode, EvidenceFile, clip_runs
 
@@ -164,7 +163,7 @@ def _episode_records(
 
 
 def _payload(record: Record) -> bytes:
-    return jcs.dumps(to_json(record))
+    return jcs.dumps_record(record)
 
 
 def seal_finding(item: FindingInput, store: BlobStore, plan: FramePlan, finding: int | None) -> SealedFinding:
