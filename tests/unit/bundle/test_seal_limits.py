@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.unit.bundle.factory import key_pair
 from tests.unit.formats.eval_build import chatty_eval
@@ -17,6 +19,7 @@ from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.plan import FramePlan
 from tracekit.bundle.seal import FindingInput, seal
 from tracekit.bundle.verify import verify_bundle
+from tracekit.cli.app import app
 from tracekit.errors import Code
 from tracekit.formats import registry
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, Source
@@ -99,3 +102,19 @@ def test_frame_bound_refuses_early_without_planning_everything(monkeypatch: pyte
     assert raised.value.finding.code is Code.BUNDLE_TOO_MANY_FRAMES
     assert "100" in raised.value.finding.message
     assert len(planned) < 100
+
+
+def test_the_command_refuses_before_writing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``tracekit seal`` maps the refusal to exit 2 with the verifier's code; no file appears."""
+    import tracekit.bundle.seal as sealer
+
+    planned = sealer.seal_with_root
+    small = dataclasses.replace(ROOMY, frames=50)
+    monkeypatch.setattr(sealer, "seal_with_root", lambda *a: planned(*a, limits=small))
+    source = tmp_path / "chatty.eval"
+    source.write_bytes(chatty_eval(2, 100))
+    out = tmp_path / "out.tkb"
+    result = CliRunner().invoke(app, ["seal", str(source), "-o", str(out)])
+    assert result.exit_code == 2
+    assert "bundle.too_many_frames" in result.stderr and "50 frames" in result.stderr
+    assert not out.exists() and list(tmp_path.iterdir()) == [source]
