@@ -21,6 +21,8 @@ class BlobStore:
 
     def __init__(self, on_new: Callable[[bytes, int], None] | None = None) -> None:
         self._blobs: dict[bytes, bytes] = {}
+        self._texts: dict[str, Ref] = {}
+        """Each text's reference, so a text repeated over records is encoded and hashed once."""
         self._on_new = on_new
         """Called with the digest and length of each blob the first time it is added."""
 
@@ -33,7 +35,12 @@ class BlobStore:
         return Ref(digest=digest.hex(), length=len(data))
 
     def add_text(self, text: str | None) -> Ref | None:
-        return None if text is None else self.add(text.encode("utf-8", "surrogatepass"))
+        if text is None:
+            return None
+        ref = self._texts.get(text)
+        if ref is None:
+            ref = self._texts[text] = self.add(text.encode("utf-8", "surrogatepass"))
+        return ref
 
     def merge(self, other: BlobStore) -> None:
         for digest, data in other._blobs.items():

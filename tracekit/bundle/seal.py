@@ -37,6 +37,7 @@ from tracekit.bundle.records import (
 from tracekit.evidence import Episode, EvidenceFile, clip_runs
 
 BUNDLE_VERSION = 1
+_BATCH = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,9 +272,16 @@ def _frames(
     for digest, data in blobs:
         yield blob_frame_head(digest, len(data))
         yield data
-    for sealed in findings:
+    batch: list[bytes] = []
+    size = 0
+    for sealed in findings:  # record frames in chunks of about 1 MiB, not one write each
         for record in _records(sealed.item, sealed.original, store, sealed.index):
-            yield frame(RECORD, _payload(record))
+            batch.append(frame(RECORD, _payload(record)))
+            size += len(batch[-1])
+            if size >= _BATCH:
+                yield b"".join(batch)
+                batch, size = [], 0
+    yield b"".join(batch)
     assert len(store) == held, "the records name only the blobs planned"  # frozen evidence
     yield frame(SIGNATURE, signed)
     yield frame(END, end)
