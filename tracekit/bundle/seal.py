@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import msgspec
 
@@ -167,15 +167,20 @@ def _payload(record: Record) -> bytes:
     return jcs.dumps_record(record)
 
 
-def seal_finding(item: FindingInput, store: BlobStore, plan: FramePlan, finding: int | None) -> SealedFinding:
+def seal_finding(
+    item: FindingInput, store: BlobStore, plan: FramePlan, finding: int | None, spool: BinaryIO | None = None
+) -> SealedFinding:
     """Plan one finding: its blobs into ``store``, its record frames counted in ``plan``, its
-    root computed from the records as they pass (none is kept)."""
+    root computed from the records as they pass (none is kept in memory; with a ``spool``,
+    each record frame is appended to it, to be copied out instead of made again)."""
     original = _original(item, store)
     tree = merkle.TreeBuilder()
     for record in _records(item, original, store, finding):
         payload = _payload(record)
         plan.record(len(payload))
         tree.add(merkle.leaf_hash(payload))
+        if spool is not None:
+            spool.write(frame(RECORD, payload))
     return SealedFinding(item, original, tree.root(), finding)
 
 
@@ -230,16 +235,19 @@ def seal_with_root(
     campaign: bool,
     results: list[FindingResults] | None = None,
     limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
+    spool: BinaryIO | None = None,
 ) -> tuple[bytes, Iterator[bytes]]:
     """As :func:`seal`, with the bundle root (section 5) the signed statement names. Every
-    frame is planned and checked against ``limits`` before this returns."""
+    frame is planned and checked against ``limits`` before this returns. ``spool``, an empty
+    read-write binary file the caller owns (and keeps open until the chunks are consumed),
+    holds the record frames between planning and writing; without one they are made again."""
     kind: Literal["finding", "campaign"] = "campaign" if campaign else "finding"
     plan = FramePlan(limits)
     plan.findings(len(items))
     plan.json_frame(len(header(kind)), plan.frames)
     store = BlobStore(plan.blob)
     findings = [
-        seal_finding(item, store, plan, index if campaign else None) for index, item in enumerate(items)
+        seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
     ]
     blobs = store.sorted_items()
     plan.check_frames([digest for digest, _ in blobs])
@@ -253,28 +261,16 @@ def seal_with_root(
     plan.json_frame(len(signed), plan.frames)
     end = jcs.dumps({"frames": plan.frames})
     plan.json_frame(len(end), plan.frames)
-    return root, _frames(kind, blobs, findings, store, signed, end)
+    return root, _frames(kind, blobs, _spooled(spool) if spool is not None else _made(findings, store), signed, end)
 
 
-def _frames(
-    kind: str,
-    blobs: list[tuple[bytes, bytes]],
-    findings: list[SealedFinding],
-    store: BlobStore,
-    signed: bytes,
-    end: bytes,
-) -> Iterator[bytes]:
-    """Section 2's order: magic, header, blobs by digest, records, signature, end. The records
-    are made again from the evidence as planned; every blob they name is among ``blobs``."""
+def _made(findings: list[SealedFinding], store: BlobStore) -> Iterator[bytes]:
+    """The record frames made again from the evidence as planned, in chunks of about 1 MiB;
+    every blob they name is held already."""
     held = len(store)
-    yield MAGIC
-    yield frame(HEADER_KIND, header(kind))
-    for digest, data in blobs:
-        yield blob_frame_head(digest, len(data))
-        yield data
     batch: list[bytes] = []
     size = 0
-    for sealed in findings:  # record frames in chunks of about 1 MiB, not one write each
+    for sealed in findings:
         for record in _records(sealed.item, sealed.original, store, sealed.index):
             batch.append(frame(RECORD, _payload(record)))
             size += len(batch[-1])
@@ -283,5 +279,24 @@ def _frames(
                 batch, size = [], 0
     yield b"".join(batch)
     assert len(store) == held, "the records name only the blobs planned"  # frozen evidence
+
+
+def _spooled(spool: BinaryIO) -> Iterator[bytes]:
+    """The record frames the plan appended to ``spool``, read back in 1 MiB chunks."""
+    spool.seek(0)
+    while chunk := spool.read(_BATCH):
+        yield chunk
+
+
+def _frames(
+    kind: str, blobs: list[tuple[bytes, bytes]], records: Iterator[bytes], signed: bytes, end: bytes
+) -> Iterator[bytes]:
+    """Section 2's order: magic, header, blobs by digest, records, signature, end."""
+    yield MAGIC
+    yield frame(HEADER_KIND, header(kind))
+    for digest, data in blobs:
+        yield blob_frame_head(digest, len(data))
+        yield data
+    yield from records
     yield frame(SIGNATURE, signed)
     yield frame(END, end)

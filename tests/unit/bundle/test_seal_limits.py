@@ -17,7 +17,7 @@ from tests.unit.formats.eval_build import chatty_eval
 from tracekit.bundle.container import BLOB, DIGEST_BYTES, BundleError, iter_frames
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.plan import FramePlan
-from tracekit.bundle.seal import FindingInput, seal
+from tracekit.bundle.seal import FindingInput, seal, seal_with_root
 from tracekit.bundle.verify import verify_bundle
 from tracekit.cli.app import app
 from tracekit.errors import Code
@@ -110,7 +110,7 @@ def test_the_command_refuses_before_writing(monkeypatch: pytest.MonkeyPatch, tmp
 
     planned = sealer.seal_with_root
     small = dataclasses.replace(ROOMY, frames=50)
-    monkeypatch.setattr(sealer, "seal_with_root", lambda *a: planned(*a, limits=small))
+    monkeypatch.setattr(sealer, "seal_with_root", lambda *a, **k: planned(*a, **k, limits=small))
     source = tmp_path / "chatty.eval"
     source.write_bytes(chatty_eval(2, 100))
     out = tmp_path / "out.tkb"
@@ -118,3 +118,14 @@ def test_the_command_refuses_before_writing(monkeypatch: pytest.MonkeyPatch, tmp
     assert result.exit_code == 2
     assert "bundle.too_many_frames" in result.stderr and "50 frames" in result.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == [source]
+
+
+def test_a_spool_gives_the_same_bundle_as_records_made_again(item: FindingInput) -> None:
+    small = _item(1, 3)
+    for items, campaign in (([item], False), ([item, small], True)):
+        spool = io.BytesIO()
+        root, chunks = seal_with_root(items, key_pair()[0], campaign, spool=spool)
+        spooled = b"".join(chunks)
+        assert spool.tell() > 0
+        assert spooled == _sealed(items, ROOMY, campaign)
+        assert verify_bundle(io.BytesIO(spooled), [key_pair()[1]]).root == root.hex()
