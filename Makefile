@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 TRACEKIT := $(VENV)/bin/tracekit
 FUZZ_SECONDS ?= 180
 
-.PHONY: demo test install install-test corpus corpus-check fuzz bench lint clean
+.PHONY: demo test install install-test corpus corpus-check fuzz bench lint clean browser report-screenshots
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,26 @@ demo: install
 	@echo "==    address come from, and did the tool act? (a real Inspect AI log, strict rules)"
 	$(TRACEKIT) check corpus/findings/exfil-email.yaml corpus/third_party/inspect/tracekit_corpus.eval --strict -f table
 
-test: install-test
+# The browser tests of `tracekit report` need Debian's chromium (docs/report.md). Installed only
+# when it is missing and we are root with apt-get (a fresh container); anywhere else nothing is
+# installed and those tests are skipped with the reason.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "== installing chromium for the browser tests (apt-get)"; \
+	  apt-get install -y --no-install-recommends chromium \
+	    || { apt-get update && apt-get install -y --no-install-recommends chromium; } \
+	    || echo "chromium could not be installed: the browser tests will be skipped"; \
+	else \
+	  echo "chromium is not installed and this is not root: the browser tests will be skipped"; \
+	fi
+
+test: install-test browser
 	$(PY) -m pytest -p no:cacheprovider
+
+# Screenshots of the reference HTML reports: docs/img/report.png (README) and report-overview.png.
+report-screenshots: install-test browser
+	$(PY) bench/report_screenshots.py
 
 lint: install-test
 	$(VENV)/bin/ruff check .

@@ -1,5 +1,6 @@
-"""Fuzz targets for the OTel, AgentDojo and garak importers (docs/formats.md): each importer is
-forced onto any bytes, so the mutated real logs reach its schema checks and not only detection.
+"""Fuzz targets for the OTel, AgentDojo, garak, Claude Code, Codex and ATIF importers
+(docs/formats.md): each importer is forced onto any bytes, so the mutated real logs reach its
+schema checks and not only detection.
 
 Each target returns an outcome string; a :class:`FormatError` is an outcome (its code, which must
 belong to the forced format and must not echo the canary), anything else escaping is a bug the
@@ -48,3 +49,21 @@ def format_agentdojo(data: bytes) -> str:
 def format_garak(data: bytes) -> str:
     """The garak importer on any bytes (report and hit-log lines)."""
     return _forced(data, "garak", ".jsonl")
+
+
+@target("format_claude_code")
+def format_claude_code(data: bytes) -> str:
+    """The Claude Code importer on any bytes (session transcript lines)."""
+    return _forced(data, "claude_code", ".jsonl")
+
+
+@target("format_codex")
+def format_codex(data: bytes) -> str:
+    """The Codex CLI importer on any bytes (rollout lines)."""
+    return _forced(data, "codex", ".jsonl")
+
+
+@target("format_atif")
+def format_atif(data: bytes) -> str:
+    """The ATIF importer on any bytes (one trajectory document)."""
+    return _forced(data, "atif", ".json")

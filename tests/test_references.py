@@ -33,13 +33,16 @@ FILES = ("README.md", "Makefile")
 SKIPPED_DIRS = frozenset(
     {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 )
+BINARY_SUFFIXES = (".png",)
+"""Images (docs/img/): bytes, not prose; a chance byte pair would read as a citation."""
 
 
 def scanned_files() -> Iterator[Path]:
     """Every file the rule covers, in sorted order."""
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*")):
-            if path.is_file() and not SKIPPED_DIRS.intersection(path.relative_to(ROOT).parts):
+            parts = path.relative_to(ROOT).parts
+            if path.is_file() and not SKIPPED_DIRS.intersection(parts) and path.suffix not in BINARY_SUFFIXES:
                 yield path
     yield from sorted((ROOT / "corpus").glob("*.py"))
     for name in FILES:

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 REPORT_VERSION = 1
+HOME_URI = "https://tracekit.dev/"
+"""The project's home; SARIF's ``informationUri`` and every rule's ``helpUri`` are absolute
+URIs under it (docs/cli.md, "SARIF")."""
 """The one version of every JSON report tracekit prints (docs/cli.md, "Conventions")."""
 
 _EXPORTS = {

@@ -5,12 +5,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tracekit.code_help import FAMILY_HELP
 from tracekit.errors import CODE_INFO, Code, Severity
 
 _EXIT = {Severity.ERROR: "2", Severity.WARNING: "1", Severity.NOTICE: "0", Severity.INFO: "0"}
 _EXIT_OF_CODE = {Code.CLI_INTERRUPTED: "130"}
 """Codes whose exit code is not their severity's."""
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "error-codes.md"
+
+
+def exit_of(code: Code) -> str:
+    """The exit code a finding of ``code`` gives by default (the table's exit column)."""
+    return _EXIT_OF_CODE.get(code, _EXIT[CODE_INFO[code].severity])
 
 
 def render() -> str:
@@ -22,17 +28,22 @@ def render() -> str:
         "this file is current. A code never changes meaning. Messages hold only fixed text, counts,",
         "limits and names from tracekit's own schema: never a name, value or path from the input.",
         "The exit column is the default for `verify`; commands document their own exit rules.",
+        "`tracekit explain CODE` prints one code's entry from the same catalogue.",
         "",
     ]
     families: dict[str, list[Code]] = {}
     for code in Code:
         families.setdefault(code.value.split(".")[0], []).append(code)
     for family, codes in families.items():
-        lines += [f"## {family}", "", "| code | severity | exit | message |", "|---|---|---|---|"]
+        lines += [f"## {family}", ""]
+        help_ = FAMILY_HELP.get(family)
+        if help_ is not None:
+            lines += [f"Why it matters: {help_.why}", "", f"What to do: {help_.action}", ""]
+        lines += ["| code | severity | exit | message |", "|---|---|---|---|"]
         for code in codes:
             info = CODE_INFO[code]
             message = info.message.replace("|", "\\|")
-            lines.append(f"| `{code.value}` | {info.severity.value} | {_EXIT_OF_CODE.get(code, _EXIT[info.severity])} | {message} |")
+            lines.append(f"| `{code.value}` | {info.severity.value} | {exit_of(code)} | {message} |")
         lines.append("")
     return "\n".join(lines)
 

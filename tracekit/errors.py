@@ -320,6 +320,8 @@ class Code(enum.StrEnum):
     CLI_OUTPUT_IS_FOLDER = "cli.output_is_folder"
     CLI_OUTPUT_NOT_REGULAR = "cli.output_not_regular"
     CLI_OUTPUT_UNWRITABLE = "cli.output_unwritable"
+    CLI_OUTPUT_IS_INPUT = "cli.output_is_input"
+    CLI_UNKNOWN_CODE = "cli.unknown_code"
     CLI_NOTHING_CHECKED = "cli.nothing_checked"
     # -- bundle and store commands on the pipeline (docs/cli.md) ----------------------------------
     CLI_BAD_VALUE = "cli.bad_value"
@@ -331,6 +333,49 @@ class Code(enum.StrEnum):
     AUDIT_EXPORTER_LOSS = "audit.exporter_loss"
     # -- metamorphic work budget (phase 3, meta) --
     METAMORPHIC_WORK_BUDGET_EXCEEDED = "metamorphic.work_budget_exceeded"
+    # -- agent session transcripts (docs/formats.md, "Claude Code", "Codex CLI", "ATIF") --
+    CLAUDE_CODE_TOO_LARGE = "claude_code.too_large"
+    CLAUDE_CODE_DOCUMENT_TOO_LARGE = "claude_code.document_too_large"
+    CLAUDE_CODE_INVALID_JSON = "claude_code.invalid_json"
+    CLAUDE_CODE_TOO_DEEP = "claude_code.too_deep"
+    CLAUDE_CODE_SCHEMA = "claude_code.schema"
+    CLAUDE_CODE_TOO_MANY_EPISODES = "claude_code.too_many_episodes"
+    CLAUDE_CODE_TOO_MANY_ITEMS = "claude_code.too_many_items"
+    CLAUDE_CODE_EMPTY = "claude_code.empty"
+    CLAUDE_CODE_DUPLICATE_KEY = "claude_code.duplicate_key"
+    CODEX_TOO_LARGE = "codex.too_large"
+    CODEX_DOCUMENT_TOO_LARGE = "codex.document_too_large"
+    CODEX_INVALID_JSON = "codex.invalid_json"
+    CODEX_TOO_DEEP = "codex.too_deep"
+    CODEX_SCHEMA = "codex.schema"
+    CODEX_TOO_MANY_EPISODES = "codex.too_many_episodes"
+    CODEX_TOO_MANY_ITEMS = "codex.too_many_items"
+    CODEX_EMPTY = "codex.empty"
+    CODEX_DUPLICATE_KEY = "codex.duplicate_key"
+    ATIF_TOO_LARGE = "atif.too_large"
+    ATIF_DOCUMENT_TOO_LARGE = "atif.document_too_large"
+    ATIF_INVALID_JSON = "atif.invalid_json"
+    ATIF_TOO_DEEP = "atif.too_deep"
+    ATIF_SCHEMA = "atif.schema"
+    ATIF_TOO_MANY_EPISODES = "atif.too_many_episodes"
+    ATIF_TOO_MANY_ITEMS = "atif.too_many_items"
+    ATIF_EMPTY = "atif.empty"
+    ATIF_DUPLICATE_KEY = "atif.duplicate_key"
+    # -- run status of imported files (docs/formats.md, "Run status") --
+    AUDIT_RUN_NOT_FINISHED = "audit.run_not_finished"
+    AUDIT_RUN_SAMPLES_MISSING = "audit.run_samples_missing"
+    AUDIT_RUN_TOTALS_CONTRADICT = "audit.run_totals_contradict"
+    # -- in-toto attestations (docs/attest.md) --------------------------------------------------
+    ATTEST_TOO_LARGE = "attest.too_large"
+    ATTEST_MALFORMED = "attest.malformed"
+    ATTEST_BAD_SIGNATURE = "attest.bad_signature"
+    ATTEST_UNSIGNED = "attest.unsigned"
+    ATTEST_UNTRUSTED_KEY = "attest.untrusted_key"
+    ATTEST_RESULT_NOT_PASSED = "attest.result_not_passed"
+    # -- campaign store integrity (docs/threat-model.md, "The campaign store") ---------------------
+    STORE_CORRUPT = "store.corrupt"
+    STORE_OTHER_ROOT = "store.other_root"
+    STORE_SEAL_MISMATCH = "store.seal_mismatch"
     # -- Inspect archives bounded in memory and checked header by header (docs/formats.md) --
     INSPECT_LOCAL_HEADER_MISMATCH = "inspect.local_header_mismatch"
     INSPECT_FILE_TOO_MANY_ITEMS = "inspect.file_too_many_items"
@@ -759,7 +804,11 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.EVIDENCE_RESULT_BEFORE_CALL: CodeInfo(
         _E, "A tool result is recorded before the message that carries its call."
     ),
-    Code.FINDINGS_NO_EPISODE: CodeInfo(_E, "No episode of the file has the requested id."),
+    Code.FINDINGS_NO_EPISODE: CodeInfo(
+        _E,
+        "No episode of the file has the requested id; `tracekit show FILE` lists the episode "
+        "ids (the ids every report prints).",
+    ),
     Code.OTEL_TOO_LARGE: CodeInfo(_E, "The OTLP/JSON file exceeds the {limit}-byte limit."),
     Code.OTEL_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the OTLP/JSON file exceeds the {limit}-byte limit."),
     Code.OTEL_INVALID_JSON: CodeInfo(_E, "The OTLP/JSON file holds text that is not valid UTF-8 JSON."),
@@ -815,7 +864,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
         "{count} folder(s) nested deeper than {limit} levels below an input folder were not "
         "searched; the traces above them were checked.",
     ),
-    Code.CLI_NOT_A_FILE: CodeInfo(_E, "This command reads one trace file; a folder was given."),
+    Code.CLI_NOT_A_FILE: CodeInfo(_E, "This argument names one file; a folder was given."),
     Code.CLI_STDIN_TWICE: CodeInfo(_E, "Standard input (-) can be read only once per command."),
     Code.CLI_MISSING_ARGUMENT: CodeInfo(_E, "Missing {what}."),
     Code.CLI_OPTION_CONFLICT: CodeInfo(_E, "{option} cannot be used with {other}."),
@@ -865,6 +914,14 @@ CODE_INFO: dict[Code, CodeInfo] = {
         "The output could not be written (permission denied, read-only or special file system, "
         "or no space); no output file was changed.",
     ),
+    Code.CLI_OUTPUT_IS_INPUT: CodeInfo(
+        _E,
+        "The output names a file this command reads; an input is never replaced, even with "
+        "--force. Write the report elsewhere.",
+    ),
+    Code.CLI_UNKNOWN_CODE: CodeInfo(
+        _E, "No such code; `tracekit explain --list` lists every code (docs/error-codes.md)."
+    ),
     Code.CLI_BAD_VALUE: CodeInfo(_E, "{option} takes {expected}."),
     Code.BUNDLE_NOT_A_CAMPAIGN: CodeInfo(
         _E, "Only a campaign bundle (sealed from a folder) holds findings to prove."
@@ -874,6 +931,80 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _W,
         "The metamorphic work budget ({limit} bytes of transformed traces per source) was reached: "
         "{cases} case(s) of {sources} source(s) were not run.",
+    ),
+    # -- agent session transcripts (docs/formats.md, "Claude Code", "Codex CLI", "ATIF") --
+    Code.CLAUDE_CODE_TOO_LARGE: CodeInfo(_E, "The Claude Code transcript exceeds the {limit}-byte limit."),
+    Code.CLAUDE_CODE_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the Claude Code transcript exceeds the {limit}-byte limit."),
+    Code.CLAUDE_CODE_INVALID_JSON: CodeInfo(_E, "The Claude Code transcript holds text that is not valid UTF-8 JSON."),
+    Code.CLAUDE_CODE_TOO_DEEP: CodeInfo(_E, "The Claude Code transcript nests JSON deeper than {limit} levels."),
+    Code.CLAUDE_CODE_SCHEMA: CodeInfo(_E, "The Claude Code transcript does not match the {format} schema at {field}."),
+    Code.CLAUDE_CODE_TOO_MANY_EPISODES: CodeInfo(_E, "The Claude Code transcript holds more than {limit} episodes."),
+    Code.CLAUDE_CODE_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the Claude Code transcript holds more than {limit} items."),
+    Code.CLAUDE_CODE_EMPTY: CodeInfo(_E, "The Claude Code transcript holds no records."),
+    Code.CLAUDE_CODE_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the Claude Code transcript repeats a key; readers would disagree on its value."),
+    Code.CODEX_TOO_LARGE: CodeInfo(_E, "The Codex rollout exceeds the {limit}-byte limit."),
+    Code.CODEX_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the Codex rollout exceeds the {limit}-byte limit."),
+    Code.CODEX_INVALID_JSON: CodeInfo(_E, "The Codex rollout holds text that is not valid UTF-8 JSON."),
+    Code.CODEX_TOO_DEEP: CodeInfo(_E, "The Codex rollout nests JSON deeper than {limit} levels."),
+    Code.CODEX_SCHEMA: CodeInfo(_E, "The Codex rollout does not match the {format} schema at {field}."),
+    Code.CODEX_TOO_MANY_EPISODES: CodeInfo(_E, "The Codex rollout holds more than {limit} episodes."),
+    Code.CODEX_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the Codex rollout holds more than {limit} items."),
+    Code.CODEX_EMPTY: CodeInfo(_E, "The Codex rollout holds no records."),
+    Code.CODEX_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the Codex rollout repeats a key; readers would disagree on its value."),
+    Code.ATIF_TOO_LARGE: CodeInfo(_E, "The ATIF trajectory exceeds the {limit}-byte limit."),
+    Code.ATIF_DOCUMENT_TOO_LARGE: CodeInfo(_E, "A JSON document in the ATIF trajectory exceeds the {limit}-byte limit."),
+    Code.ATIF_INVALID_JSON: CodeInfo(_E, "The ATIF trajectory holds text that is not valid UTF-8 JSON."),
+    Code.ATIF_TOO_DEEP: CodeInfo(_E, "The ATIF trajectory nests JSON deeper than {limit} levels."),
+    Code.ATIF_SCHEMA: CodeInfo(_E, "The ATIF trajectory does not match the {format} schema at {field}."),
+    Code.ATIF_TOO_MANY_EPISODES: CodeInfo(_E, "The ATIF trajectory holds more than {limit} episodes."),
+    Code.ATIF_TOO_MANY_ITEMS: CodeInfo(_E, "An episode of the ATIF trajectory holds more than {limit} items."),
+    Code.ATIF_EMPTY: CodeInfo(_E, "The ATIF trajectory holds no records."),
+    Code.ATIF_DUPLICATE_KEY: CodeInfo(_E, "A JSON object in the ATIF trajectory repeats a key; readers would disagree on its value."),
+    # -- run status of imported files (docs/formats.md, "Run status") ----------------------------
+    Code.AUDIT_RUN_NOT_FINISHED: CodeInfo(
+        _E,
+        "The {format} run did not finish: the tool recorded its status as {status}. What the file "
+        "holds is not a complete run, and a sample it does not hold is neither an episode nor "
+        "rerunnable.",
+    ),
+    Code.AUDIT_RUN_SAMPLES_MISSING: CodeInfo(
+        _E,
+        "The {format} file claims {claimed} sample(s) or attempt(s) in {where} but holds {held}: "
+        "the missing ones are not episodes and cannot be rerun from this file.",
+    ),
+    Code.AUDIT_RUN_TOTALS_CONTRADICT: CodeInfo(
+        _E,
+        "The {format} file's own totals at {where} contradict its records: the totals count "
+        "{claimed}, the records {held} (an edited or spliced file shows up here).",
+    ),
+    # -- in-toto attestations (docs/attest.md) ---------------------------------------------------
+    Code.ATTEST_TOO_LARGE: CodeInfo(_E, "The attestation file exceeds its limit ({limit})."),
+    Code.ATTEST_MALFORMED: CodeInfo(
+        _E, "Line {line_no} is not an envelope tracekit writes ({rule}; docs/attest.md, verification step {step})."
+    ),
+    Code.ATTEST_BAD_SIGNATURE: CodeInfo(
+        _E, "Line {line_no}: a signature by a trusted key does not verify: the envelope was changed or forged."
+    ),
+    Code.ATTEST_UNSIGNED: CodeInfo(_W, "{count} envelope(s) carry no signature."),
+    Code.ATTEST_UNTRUSTED_KEY: CodeInfo(_W, "{count} envelope(s) are signed by no trusted key."),
+    Code.ATTEST_RESULT_NOT_PASSED: CodeInfo(
+        _W, "{count} Test Result(s) are not PASSED ({failed} FAILED, {warned} WARNED)."
+    ),
+    # -- campaign store integrity (docs/threat-model.md, "The campaign store") ---------------------
+    Code.STORE_CORRUPT: CodeInfo(
+        _E,
+        "The campaign store is damaged (truncated, or rows that do not fit its schema); nothing "
+        "in it was trusted. Audit into a new store.",
+    ),
+    Code.STORE_OTHER_ROOT: CodeInfo(
+        _E,
+        "The campaign store records another campaign folder; audit that folder, use another "
+        "store, or pass --new-root to record this folder in it.",
+    ),
+    Code.STORE_SEAL_MISMATCH: CodeInfo(
+        _W,
+        "{count} stored result(s) did not match their seal (edited, or written without this "
+        "store's key); those files were read and judged again.",
     ),
     # -- Inspect archives bounded in memory and checked header by header -------------------------
     Code.INSPECT_LOCAL_HEADER_MISMATCH: CodeInfo(

@@ -261,6 +261,23 @@ class Episode(Struct, frozen=True):
     ``content_opt_in``, ``arguments_deserialised``, ``results_stringified``, ``text_only``."""
 
 
+class RunProblem(Struct, frozen=True):
+    """What a file records about its run as a whole that puts its episodes in doubt
+    (docs/formats.md, "Run status"): the run did not finish, or its own totals disagree with
+    the records it holds."""
+
+    kind: str
+    """Our name: ``not_finished`` (the tool recorded the run as failed, cancelled or still
+    running), ``samples_missing`` (the file claims more samples than it holds),
+    ``totals_contradict`` (the file's totals disagree with its records)."""
+    where: str
+    """Our name for where the claim sits (``results``, ``eval entries``, ``status``)."""
+    status: str | None = None
+    """For ``not_finished``: ``error``, ``cancelled``, ``started`` or ``unknown``."""
+    claimed: int | None = None
+    held: int | None = None
+
+
 class EvidenceFile(Struct, frozen=True):
     """Everything one file holds."""
 
@@ -269,6 +286,8 @@ class EvidenceFile(Struct, frozen=True):
     ``agentdojo``, ``garak``)."""
     format_version: str | None
     episodes: tuple[Episode, ...]
+    run_problems: tuple[RunProblem, ...] = ()
+    """Run-level evidence against the episodes (docs/formats.md, "Run status")."""
 
 
 def message_runs(indices: Iterable[int]) -> tuple[tuple[int, int], ...]:

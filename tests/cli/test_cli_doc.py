@@ -16,7 +16,7 @@ def _listed_commands(*group: str) -> list[str]:
     text = run_cli(*group, "--help").stdout.decode()
     if "Commands:" not in text:
         return []
-    listed = text.split("Commands:", 1)[1]
+    listed = text.split("Commands:", 1)[1].split("\n\n", 1)[0]  # the epilog follows a blank line
     return [m.group(1) for m in re.finditer(r"^  ([a-z][a-z-]*)\s", listed, re.MULTILINE)]
 
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("duckdb")
+
+# The store key (tracekit/store/seal.py) of every test run lives in a private temporary folder,
+# never in the user's configuration folder.
+os.environ.setdefault("TRACEKIT_STORE_KEY", os.path.join(tempfile.mkdtemp(prefix="tk-key-"), "store.key"))
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "corpus"
 PARTS = ("valid", "invalid", "audit", "replay", "third_party")

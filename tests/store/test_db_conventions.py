@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import _BIN, CORPUS, run_cli
 
-SUBCOMMANDS = ("summary", "diff", "findings", "export")
+SUBCOMMANDS = ("summary", "diff", "findings", "runs", "export")
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_help_and_missing_arguments(sub: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
 def test_every_query_in_every_format(fmt: str, store: Path, tmp_path: Path) -> None:
-    for sub in ("summary", "diff", "findings"):
+    for sub in ("summary", "diff", "findings", "runs"):
         result = run_cli("db", sub, str(store), "-f", fmt)
         assert result.returncode == 0, (sub, result.stderr)
         assert result.stderr.decode().startswith(f"tracekit db {sub}: ")
@@ -109,7 +109,9 @@ def test_audit_db_in_the_pass_fail_formats(fmt: str, store: Path, tmp_path: Path
     db = tmp_path / "copy.duckdb"
     shutil.copy(store, db)
     campaign = CORPUS / "harness" / "s8_secret_disclosure"
-    result = run_cli("audit", str(campaign), "--db", str(db), "-f", fmt, "-o", str(tmp_path / "out"))
+    result = run_cli(
+        "audit", str(campaign), "--db", str(db), "--new-root", "-f", fmt, "-o", str(tmp_path / "out")
+    )
     assert result.returncode == 1, result.stderr
     text = (tmp_path / "out").read_text()
     files = len(list(campaign.glob("*.json")))

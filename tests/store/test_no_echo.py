@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from tests.helpers import CORPUS, run_cli
+from tracekit.audit.imported import audit_evidence
 from tracekit.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.store.episodes import evidence_result
 from tracekit.store.schema import TABLES
@@ -23,7 +24,7 @@ def test_imported_episode_ids_and_outcomes_are_not_kept() -> None:
         episodes=(Episode(id=CANARY, facts=RunFacts(tool="inspect_ai", outcome=CANARY)),
                   Episode(id="sample-2", facts=RunFacts(tool="inspect_ai", outcome="fail"))),
     )
-    result = evidence_result(evidence)
+    result = evidence_result(evidence, audit_evidence("x", evidence))
     assert CANARY not in json.dumps(result)
     assert [e["outcome"] for e in result["episodes"]] == [None, "fail"]
     assert len({e["episode_id"] for e in result["episodes"]}) == 2

@@ -72,7 +72,12 @@ def test_options_key_changes_only_for_the_formats_an_option_affects() -> None:
     assert options_key("1", "harness", plain) != options_key("1", "harness", scenario)
     assert options_key("1", "harness", plain) == options_key("1", "harness", strict)
     assert options_key("1", "agentguard", plain) != options_key("1", "agentguard", strict)
-    assert options_key("1", "inspect", plain) == options_key("1", "inspect", scenario)
+    assert options_key("1", "inspect", plain) != options_key("1", "inspect", scenario)
+    assert options_key("1", "inspect", plain) == options_key("1", "inspect", strict)
+    assert options_key("1", "not_a_trace", plain) == options_key("1", "not_a_trace", scenario)
+    forced = RunOptions(other=(("input_format", '"otel"'),))
+    for fmt in ("harness", "agentguard", "inspect", "not_a_trace"):
+        assert options_key("1", fmt, plain) != options_key("1", fmt, forced)
     assert options_key("1", "harness", plain) != options_key("2", "harness", plain)
     assert options_key("1", "harness", plain) != options_key("1", "agentguard", plain)
     assert result_id("d", "k") != result_id("d", "k2")

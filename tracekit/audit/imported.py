@@ -34,13 +34,13 @@ from tracekit.audit.model import (
     note,
 )
 from tracekit.errors import Code, Finding
-from tracekit.evidence import Episode, EvidenceFile
+from tracekit.evidence import Episode, EvidenceFile, RunProblem
 from tracekit.findings.consistency import check_episode
 from tracekit.findings.judge import judge_file
 from tracekit.harness.model import FAIL, aggregate
 from tracekit.harness.scenario import Scenario
 
-IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak"})
+IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak", "claude_code", "codex", "atif"})
 OUTCOME_WORDS = frozenset({"pass", "fail", "PASS", "FAIL", "error", "hit", "failure", "success"})
 """Recorded outcomes shown and stored as they are; any other outcome text is input, left out."""
 
@@ -115,6 +115,28 @@ def _policy(evidence: EvidenceFile, scenario: Scenario) -> tuple[ScenarioSummary
     return summary, found
 
 
+_RUN_STATUS = frozenset({"error", "cancelled", "started", "unknown"})
+_RUN_WHERE = frozenset({"results", "eval entries", "status", "summaries"})
+
+
+def run_findings(fmt: str, problems: Sequence[RunProblem]) -> list[AuditFinding]:
+    """One error finding per run-level problem the importer recorded (docs/formats.md, "Run
+    status"): a run that did not finish or whose totals disagree with its records is evidence,
+    never a clean or rerunnable file."""
+    found: list[AuditFinding] = []
+    for problem in problems:
+        where = problem.where if problem.where in _RUN_WHERE else "file"
+        claimed, held = problem.claimed or 0, problem.held or 0
+        if problem.kind == "not_finished":
+            status = problem.status if problem.status in _RUN_STATUS else "unknown"
+            found.append(note(Code.AUDIT_RUN_NOT_FINISHED, format=fmt, status=status))
+        elif problem.kind == "samples_missing":
+            found.append(note(Code.AUDIT_RUN_SAMPLES_MISSING, where=where, format=fmt, claimed=claimed, held=held))
+        else:
+            found.append(note(Code.AUDIT_RUN_TOTALS_CONTRADICT, where=where, format=fmt, claimed=claimed, held=held))
+    return found
+
+
 def audit_evidence(path: str, evidence: EvidenceFile, scenario: Scenario | None = None) -> AuditReport:
     """Audit one imported file; ``intact`` is None (the formats carry no integrity data). With
     ``scenario``, its policies are judged on every episode (``harness`` in the report)."""
@@ -125,6 +147,7 @@ def audit_evidence(path: str, evidence: EvidenceFile, scenario: Scenario | None 
         {loss if loss in LOSS_FIELDS else "unnamed" for e in evidence.episodes for loss in e.losses}
     )
     findings += [note(Code.AUDIT_EXPORTER_LOSS, format=evidence.format, loss=loss) for loss in losses]
+    findings += run_findings(fmt, evidence.run_problems)
     episodes: list[EpisodeAudit] = []
     per_episode: list[tuple[FieldStatus, ...]] = []
     for index, episode in enumerate(evidence.episodes):

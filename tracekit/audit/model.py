@@ -18,7 +18,7 @@ from tracekit.replay.document import ReplaySummary
 
 Status = Literal["present", "partial", "missing", "not_carried"]
 STATUSES: tuple[Status, ...] = ("present", "partial", "missing", "not_carried")
-Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "unknown"]
+Format = Literal["agentguard", "harness", "inspect", "otel", "agentdojo", "garak", "claude_code", "codex", "atif", "unknown"]
 Outcome = Literal["pass", "fail", "error", "not_run"]
 
 SEVERITY_RANK = {Severity.INFO: 0, Severity.NOTICE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
@@ -258,12 +258,17 @@ def audit_report(
     )
 
 
+_IMPORTED = frozenset({"inspect", "otel", "agentdojo", "garak"})
+
+
 def with_episodes(report: AuditReport) -> AuditReport:
     """The report with ``episodes`` (docs/formats.md, "Using it from the command line"): an
     imported file has its own; a readable AgentGuard or harness trace is one episode holding
     the trace's completeness; an unreadable or not-intact file has none. Added where the report
-    is rendered, so the per-file result the store reads keeps its former shape."""
-    if report.episodes or not report.readable or report.intact is False:
+    is rendered, so the per-file result the store reads keeps its former shape. An imported
+    file without episodes (a run that failed before any sample) has none: a missing sample is
+    never counted as an episode (docs/formats.md, "Run status")."""
+    if report.episodes or not report.readable or report.intact is False or report.format in _IMPORTED:
         return report
     label = episode_label(report.trace_id) if report.trace_id else "0"
     return msgspec.structs.replace(report, episodes=(EpisodeAudit(label, report.completeness),))

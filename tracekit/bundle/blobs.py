@@ -10,28 +10,63 @@ from tracekit.bundle import jcs
 from tracekit.bundle.records import Ref
 from tracekit.evidence import Arguments
 
+SALT_BYTES = 16
+SALT_CONTEXT = "tracekit 2026-12-02 bundle blob salt v1"
+
 
 def digest_of(data: bytes) -> bytes:
     return blake3.blake3(data).digest()
 
 
+def salt_length(header: bytes) -> int:
+    """Bytes of salt after a blob frame's digest, from the header frame's payload of a bundle
+    that verified: 16 in version 2, none in version 1."""
+    import json
+
+    return SALT_BYTES if json.loads(header).get("bundle_version") == 2 else 0
+
+
+def salt_key(seed: bytes | None) -> bytes:
+    """The key of a bundle's blob salts (section 3, "Salted blobs"): derived from the signing
+    key, so the same input and key give the same bundle; random for an unsigned bundle."""
+    if seed is None:
+        import os
+
+        return os.urandom(32)
+    return blake3.blake3(seed, derive_key_context=SALT_CONTEXT).digest()
+
+
 class BlobStore:
     """Blobs by digest; adding one that is held already stores nothing new (section 3), so the
-    repeated history of an agent loop costs one reference per turn, not one copy."""
+    repeated history of an agent loop costs one reference per turn, not one copy. With a
+    ``key``, each blob is committed with a salt: ``salt = BLAKE3-keyed(key, data)[:16]``,
+    ``digest = B3(salt || data)``, and the frame payload after the digest is ``salt || data``."""
 
-    def __init__(self, on_new: Callable[[bytes, int], None] | None = None) -> None:
+    def __init__(
+        self, key: bytes | None = None, on_new: Callable[[bytes, int], None] | None = None
+    ) -> None:
         self._blobs: dict[bytes, bytes] = {}
+        self._key = key
         self._texts: dict[str, Ref] = {}
         """Each text's reference, so a text repeated over records is encoded and hashed once."""
         self._on_new = on_new
-        """Called with the digest and length of each blob the first time it is added."""
+        """Called with the digest and payload length (salt and data) of each blob the first time
+        it is added: the frame the sealer plans for it."""
+
+    @property
+    def salted(self) -> bool:
+        return self._key is not None
 
     def add(self, data: bytes) -> Ref:
-        digest = digest_of(data)
+        if self._key is None:
+            digest, payload = digest_of(data), data
+        else:
+            salt = blake3.blake3(data, key=self._key).digest(length=SALT_BYTES)
+            digest, payload = digest_of(salt + data), salt + data
         if digest not in self._blobs:
             if self._on_new is not None:
-                self._on_new(digest, len(data))
-            self._blobs[digest] = data
+                self._on_new(digest, len(payload))
+            self._blobs[digest] = payload
         return Ref(digest=digest.hex(), length=len(data))
 
     def add_text(self, text: str | None) -> Ref | None:

@@ -36,8 +36,11 @@ def prove(
     path = merkle.inclusion_path(leaves, index)
     records: list[bytes] = []
     signed = b""
+    version = 1
     for raw in iter_frames(handle, limits):
-        if raw.kind == RECORD:
+        if raw.kind == HEADER_KIND:
+            version = json.loads(raw.payload)["bundle_version"]
+        elif raw.kind == RECORD:
             value = json.loads(raw.payload)
             if value.get("finding") == index:
                 records.append(raw.payload)
@@ -46,7 +49,7 @@ def prove(
     needed = {bytes.fromhex(ref.digest) for r in records for ref in refs(from_json(json.loads(r)))}
     proof = jcs.dumps({"index": index, "size": len(leaves), "path": [p.hex() for p in path]})
     yield MAGIC
-    yield frame(HEADER_KIND, header("proof"))
+    yield frame(HEADER_KIND, header("proof", version))
     handle.seek(0)
     kept = 0
     for raw in iter_frames(handle, limits):

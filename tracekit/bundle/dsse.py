@@ -10,7 +10,12 @@ from msgspec import Struct
 
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://tracekit.invalid/bundle-predicate/v1"
+PREDICATE_TYPE = "urn:tracekit:predicate:bundle:v1"
+"""tracekit's own detailed predicate (docs/bundle-format.md section 6): a URN, so it names no host
+anyone could register, and is documented there."""
+LEGACY_PREDICATE_TYPE = "https://tracekit.invalid/bundle-predicate/v1"
+"""The type bundles sealed before the SHA-256 root carry: their root subject has only ``blake3``
+(section 7, step 8); they keep verifying."""
 ROOT_SUBJECT = "tracekit-bundle-root"
 
 
@@ -59,18 +64,27 @@ def envelope_json(envelope: Envelope) -> dict[str, Any]:
     }
 
 
+def root_subject(root: bytes, root_sha256: bytes | None) -> dict[str, Any]:
+    """The root subject: both roots (section 5), or only BLAKE3 in a legacy bundle."""
+    digest = {"blake3": root.hex()}
+    if root_sha256 is not None:
+        digest["sha256"] = root_sha256.hex()
+    return {"name": ROOT_SUBJECT, "digest": digest}
+
+
 def statement(
     root: bytes,
     originals: list[tuple[str, str]],
     predicate: dict[str, Any],
+    root_sha256: bytes | None = None,
 ) -> dict[str, Any]:
     """The Statement v1: the bundle root, then each finding's original (BLAKE3, SHA-256)."""
-    subject: list[dict[str, Any]] = [{"name": ROOT_SUBJECT, "digest": {"blake3": root.hex()}}]
+    subject: list[dict[str, Any]] = [root_subject(root, root_sha256)]
     for index, (b3, sha) in enumerate(originals):
         subject.append({"name": f"original-{index}", "digest": {"blake3": b3, "sha256": sha}})
     return {
         "_type": STATEMENT_TYPE,
         "subject": subject,
-        "predicateType": PREDICATE_TYPE,
+        "predicateType": PREDICATE_TYPE if root_sha256 is not None else LEGACY_PREDICATE_TYPE,
         "predicate": predicate,
     }

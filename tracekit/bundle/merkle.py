@@ -7,7 +7,8 @@ millions of leaves need neither recursion nor a list of every level.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
 
 import blake3
 
@@ -15,14 +16,27 @@ LEAF_PREFIX = b"\x00"
 NODE_PREFIX = b"\x01"
 
 
-def leaf_hash(data: bytes) -> bytes:
-    """``leaf(d) = B3(0x00 || d)``."""
-    return blake3.blake3(LEAF_PREFIX + data).digest()
+Hash = Callable[[bytes], bytes]
 
 
-def node_hash(left: bytes, right: bytes) -> bytes:
-    """``node(l, r) = B3(0x01 || l || r)``."""
-    return blake3.blake3(NODE_PREFIX + left + right).digest()
+def b3(data: bytes) -> bytes:
+    return blake3.blake3(data).digest()
+
+
+def sha256(data: bytes) -> bytes:
+    """The second tree's hash: the same shape with SHA-256 is exactly RFC 9162's tree
+    (docs/bundle-format.md section 5, "The SHA-256 root")."""
+    return hashlib.sha256(data).digest()
+
+
+def leaf_hash(data: bytes, h: Hash = b3) -> bytes:
+    """``leaf(d) = B3(0x00 || d)`` (or SHA-256 with ``h``)."""
+    return h(LEAF_PREFIX + data)
+
+
+def node_hash(left: bytes, right: bytes, h: Hash = b3) -> bytes:
+    """``node(l, r) = B3(0x01 || l || r)`` (or SHA-256 with ``h``)."""
+    return h(NODE_PREFIX + left + right)
 
 
 class TreeBuilder:
@@ -31,15 +45,16 @@ class TreeBuilder:
     Complete subtrees of power-of-two sizes are merged as soon as two of equal size meet; the
     final fold from the right gives RFC 9162's split at the largest power of two (section 5)."""
 
-    def __init__(self) -> None:
+    def __init__(self, h: Hash = b3) -> None:
         self._stack: list[tuple[int, bytes]] = []
+        self._hash = h
         self.size = 0
 
     def add(self, leaf: bytes) -> None:
         size, digest = 1, leaf
         while self._stack and self._stack[-1][0] == size:
             left_size, left = self._stack.pop()
-            size, digest = left_size + size, node_hash(left, digest)
+            size, digest = left_size + size, node_hash(left, digest, self._hash)
         self._stack.append((size, digest))
         self.size += 1
 
@@ -48,13 +63,13 @@ class TreeBuilder:
             raise ValueError("an empty tree has no root")
         digest = self._stack[-1][1]
         for _size, left in reversed(self._stack[:-1]):
-            digest = node_hash(left, digest)
+            digest = node_hash(left, digest, self._hash)
         return digest
 
 
-def root_of(leaves: Iterable[bytes]) -> bytes:
-    """MTH over leaf hashes (already ``leaf_hash``-ed)."""
-    builder = TreeBuilder()
+def root_of(leaves: Iterable[bytes], h: Hash = b3) -> bytes:
+    """MTH over leaf hashes (already ``leaf_hash``-ed with the same ``h``)."""
+    builder = TreeBuilder(h)
     for leaf in leaves:
         builder.add(leaf)
     return builder.root()

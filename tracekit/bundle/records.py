@@ -22,12 +22,14 @@ class Ref(Struct, frozen=True, forbid_unknown_fields=True):
     length: Count
 
 
-class Original(Struct, frozen=True, forbid_unknown_fields=True):
-    """The original file: its BLAKE3 (the blob digest), length and SHA-256."""
+class Original(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """The original file: its blob digest, length and SHA-256, and in a salted (version 2)
+    bundle the file's plain BLAKE3 (docs/bundle-format.md section 3, "Salted blobs")."""
 
     digest: Hex64
     length: Count
     sha256: Hex64
+    blake3: Hex64 | None = None
 
 
 class _Record(

@@ -5,14 +5,28 @@ Pure over a binary handle of a bundle that verified (exit 0 or 1)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tracekit.bundle import jcs
-from tracekit.bundle.container import BLOB, DIGEST_BYTES, WITHHELD, frame, iter_frames
+from tracekit.bundle.blobs import salt_length
+from tracekit.bundle.container import (
+    BLOB,
+    DIGEST_BYTES,
+    HEADER_KIND,
+    RECORD,
+    WITHHELD,
+    frame,
+    iter_frames,
+)
 from tracekit.bundle.limits import BundleLimits
+from tracekit.bundle.records import Manifest, from_json, refs
 from tracekit.harness import leakscan
+
+if TYPE_CHECKING:
+    from tracekit.harness.scenario import Scenario
 
 Selector = Callable[[bytes, bytes], str | None]
 """``(digest, blob bytes) -> reason`` to withhold it, or None to keep it."""
@@ -34,22 +48,77 @@ def _pieces(text: str) -> Iterator[str]:
             yield line[start : start + WINDOW]
 
 
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _texts(data: bytes) -> Iterator[bytes]:
+    """The blob, and when it is a zip container (an Inspect ``.eval`` original) each of its
+    members decompressed, under the format layer's archive bounds (section 8, "Containers"): a
+    secret in a compressed member is scanned as the importer would read it, and as what it does
+    not lift (a scorer's explanation, sample metadata). A container that does not decode under
+    those bounds cannot be scanned: :class:`FormatError`, and redaction refuses."""
+    yield data
+    if not data.startswith(ZIP_MAGIC):
+        return
+    import io
+
+    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS
+    from tracekit.formats.inspect_eval import Budget, members, read_member
+
+    handle = io.BytesIO(data)
+    budget = Budget(DEFAULT_FORMAT_LIMITS)
+    for member in members(handle, len(data), DEFAULT_FORMAT_LIMITS):
+        yield read_member(handle, member, len(data), DEFAULT_FORMAT_LIMITS, budget)
+
+
 def _views(data: bytes) -> Iterator[str]:
     """The blob as text and its decoded views (JSON escapes, percent, base64, two levels deep:
-    the harness's leak scanner), piece by piece."""
-    for piece in _pieces(data.decode("utf-8", "replace")):
-        for _form, view in leakscan.views(piece):
-            yield view
+    the harness's leak scanner), piece by piece, for the blob and each container member."""
+    for text in _texts(data):
+        for piece in _pieces(text.decode("utf-8", "replace")):
+            for _form, view in leakscan.views(piece):
+                yield view
 
 
 def secrets_selector() -> Selector:
-    """The harness's credential detectors, plain and encoded forms."""
-    from tracekit.harness.assertions.no_secret_disclosure import PATTERNS
+    """detect-secrets' detectors, our plugins and the harness's credential shapes, over the plain
+    and decoded views (tracekit/bundle/credentials.py)."""
+    from tracekit.bundle.credentials import detector
 
-    anyone = re.compile("|".join(f"(?:{p.pattern})" for p in PATTERNS.values()))
+    holds = detector()
 
     def select(_digest: bytes, data: bytes) -> str | None:
-        return "secret" if any(anyone.search(view) for view in _views(data)) else None
+        return "secret" if holds(_views(data)) else None
+
+    return select
+
+
+MARKER_KEYS = ("markers", "secret_markers", "forbidden_markers")
+MAX_MARKERS = 1024
+
+
+def scenario_markers(scenario: Scenario) -> list[str]:
+    """The scenario's markers (section 8, "--scenario"): every list of strings under a marker
+    key in ``expected``, in an ``expected`` mapping of one check (``memory_isolation``), or in
+    an assertion; at most ``MAX_MARKERS``, each non-empty."""
+    places: list[Any] = [scenario.expected, *scenario.expected.values(), *scenario.assertions]
+    found: list[str] = []
+    for place in places:
+        if not isinstance(place, dict):
+            continue
+        for key in MARKER_KEYS:
+            value = place.get(key)
+            if isinstance(value, list):
+                found += [v for v in value if isinstance(v, str) and v and v not in found]
+    return found[:MAX_MARKERS]
+
+
+def marker_selector(markers: Sequence[str]) -> Selector:
+    """``--scenario``: the scenario's markers (section 8), in any view."""
+    wanted = [m for m in markers if m]
+
+    def select(_digest: bytes, data: bytes) -> str | None:
+        return "match" if any(m in view for view in _views(data) for m in wanted) else None
 
     return select
 
@@ -70,6 +139,9 @@ def digest_selector(digests: Sequence[bytes]) -> Selector:
     return select
 
 
+REASON_ORDER = ("secret", "match", "requested")
+
+
 def plan(
     handle: BinaryIO,
     limits: BundleLimits,
@@ -77,23 +149,40 @@ def plan(
     originals: Sequence[bytes],
     sizes: dict[bytes, int] | None = None,
 ) -> dict[bytes, str]:
-    """Which held blobs to withhold, and why. The originals hold every message, argument and
-    result, so they are withheld too whenever anything is (section 8). ``sizes``, when given,
-    receives every held blob's length (the report lists what is withheld with its length)."""
+    """Which held blobs to withhold, and why (section 8): each blob the selector picks, with its
+    own reason; then each finding's original when some blob its records reference is withheld
+    (the original holds every message, argument and result), with that blob's reason. Nothing
+    else: an untouched finding's original stays extractable. ``originals`` is kept for callers;
+    the records say which original is whose. ``sizes`` receives every held blob's length."""
     chosen: dict[bytes, str] = {}
+    held: set[bytes] = set()
+    own: dict[int, bytes] = {}
+    uses: dict[int, set[bytes]] = {}
+    skip = DIGEST_BYTES
     for raw in iter_frames(handle, limits):
+        if raw.kind == HEADER_KIND:
+            skip = DIGEST_BYTES + salt_length(raw.payload)
+            continue
+        if raw.kind == RECORD:
+            record = from_json(json.loads(raw.payload))
+            index = record.finding or 0
+            if isinstance(record, Manifest):
+                own[index] = bytes.fromhex(record.original.digest)
+            uses.setdefault(index, set()).update(bytes.fromhex(r.digest) for r in refs(record))
+            continue
         if raw.kind != BLOB:
             continue
         digest = raw.payload[:DIGEST_BYTES]
+        held.add(digest)
         if sizes is not None:
-            sizes[digest] = len(raw.payload) - DIGEST_BYTES
-        reason = select(digest, raw.payload[DIGEST_BYTES:])
+            sizes[digest] = len(raw.payload) - skip
+        reason = select(digest, raw.payload[skip:])
         if reason is not None:
             chosen[digest] = reason
-    if chosen:
-        reason = next(iter(chosen.values()))
-        for digest in originals:
-            chosen.setdefault(digest, reason)
+    for index, original in own.items():
+        reasons = {chosen[d] for d in uses.get(index, ()) if d in chosen and d != original}
+        if reasons and original not in chosen and original in held:
+            chosen[original] = next(r for r in REASON_ORDER if r in reasons)
     return chosen
 
 
@@ -102,12 +191,15 @@ def rewrite(handle: BinaryIO, limits: BundleLimits, chosen: dict[bytes, str]) ->
     from tracekit.bundle.container import MAGIC
 
     yield MAGIC
+    skip = DIGEST_BYTES
     for raw in iter_frames(handle, limits):
         digest = raw.payload[:DIGEST_BYTES]
+        if raw.kind == HEADER_KIND:
+            skip = DIGEST_BYTES + salt_length(raw.payload)
         if raw.kind == BLOB and digest in chosen:
             entry = {
                 "digest": digest.hex(),
-                "length": len(raw.payload) - DIGEST_BYTES,
+                "length": len(raw.payload) - skip,
                 "reason": chosen[digest],
             }
             yield frame(WITHHELD, jcs.dumps(entry))

@@ -8,11 +8,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
 
+import blake3
 import msgspec
 
 from tracekit import __version__
 from tracekit.bundle import dsse, jcs, keys, merkle
-from tracekit.bundle.blobs import BlobStore, argument_bytes
+from tracekit.bundle.blobs import BlobStore, argument_bytes, salt_key
 from tracekit.bundle.container import (
     END,
     HEADER_KIND,
@@ -36,7 +37,8 @@ from tracekit.bundle.records import (
 )
 from tracekit.evidence import Episode, EvidenceFile, clip_runs
 
-BUNDLE_VERSION = 1
+BUNDLE_VERSION = 2
+"""2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""
 _BATCH = 1 << 20
 
 
@@ -56,6 +58,8 @@ class SealedFinding:
     item: FindingInput
     original: Original
     root: bytes
+    root_sha256: bytes
+    """The same tree with SHA-256 (section 5, "The SHA-256 root")."""
     index: int | None
 
     @property
@@ -63,11 +67,11 @@ class SealedFinding:
         return self.item.evidence.format
 
 
-def header(kind: str) -> bytes:
+def header(kind: str, version: int = BUNDLE_VERSION) -> bytes:
     """The header frame's payload (section 1)."""
     return jcs.dumps(
         {
-            "bundle_version": BUNDLE_VERSION,
+            "bundle_version": version,
             "kind": kind,
             "hash": "blake3",
             "canonicalization": "rfc8785",
@@ -78,7 +82,10 @@ def header(kind: str) -> bytes:
 
 def _original(item: FindingInput, store: BlobStore) -> Original:
     ref = store.add(item.original)
-    return Original(digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest())
+    plain = blake3.blake3(item.original).hexdigest() if store.salted else None
+    return Original(
+        digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest(), blake3=plain
+    )
 
 
 def _records(item: FindingInput, original: Original, store: BlobStore, finding: int | None) -> Iterator[Record]:
@@ -171,26 +178,28 @@ def seal_finding(
     item: FindingInput, store: BlobStore, plan: FramePlan, finding: int | None, spool: BinaryIO | None = None
 ) -> SealedFinding:
     """Plan one finding: its blobs into ``store``, its record frames counted in ``plan``, its
-    root computed from the records as they pass (none is kept in memory; with a ``spool``,
+    BLAKE3 and SHA-256 roots computed from the records as they pass (none is kept in memory; with a ``spool``,
     each record frame is appended to it, to be copied out instead of made again)."""
     original = _original(item, store)
-    tree = merkle.TreeBuilder()
+    tree, tree256 = merkle.TreeBuilder(), merkle.TreeBuilder(merkle.sha256)
     for record in _records(item, original, store, finding):
         payload = _payload(record)
         plan.record(len(payload))
         tree.add(merkle.leaf_hash(payload))
+        tree256.add(merkle.leaf_hash(payload, merkle.sha256))
         if spool is not None:
             spool.write(frame(RECORD, payload))
-    return SealedFinding(item, original, tree.root(), finding)
+    return SealedFinding(item, original, tree.root(), tree256.root(), finding)
 
 
-def finding_leaf(index: int, root: bytes) -> bytes:
-    """A campaign tree's leaf for one finding (section 5)."""
-    return merkle.leaf_hash(jcs.dumps({"type": "finding_root", "finding": index, "root": root.hex()}))
+def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:
+    """A campaign tree's leaf for one finding (section 5); ``root`` is the finding root of the
+    tree hashed with ``h``."""
+    return merkle.leaf_hash(jcs.dumps({"type": "finding_root", "finding": index, "root": root.hex()}), h)
 
 
-def campaign_root(roots: Sequence[bytes]) -> bytes:
-    return merkle.root_of(finding_leaf(i, r) for i, r in enumerate(roots))
+def campaign_root(roots: Sequence[bytes], h: merkle.Hash = merkle.b3) -> bytes:
+    return merkle.root_of((finding_leaf(i, r, h) for i, r in enumerate(roots)), h)
 
 
 def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFinding], results: Results | None) -> Predicate:
@@ -200,10 +209,14 @@ def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFin
 
 
 def signature_frame(
-    root: bytes, originals: list[tuple[str, str]], body: dict[str, Any], seed: bytes | None
+    root: bytes,
+    originals: list[tuple[str, str]],
+    body: dict[str, Any],
+    seed: bytes | None,
+    root_sha256: bytes | None = None,
 ) -> bytes:
     """The ``S`` payload: the DSSE envelope over the statement, and the signer's public key."""
-    payload = jcs.dumps(dsse.statement(root, originals, body))
+    payload = jcs.dumps(dsse.statement(root, originals, body, root_sha256))
     signatures: tuple[dsse.Signature, ...] = ()
     public_keys: list[dict[str, str]] = []
     if seed is not None:
@@ -245,19 +258,21 @@ def seal_with_root(
     plan = FramePlan(limits)
     plan.findings(len(items))
     plan.json_frame(len(header(kind)), plan.frames)
-    store = BlobStore(plan.blob)
+    store = BlobStore(salt_key(seed), plan.blob)
     findings = [
         seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
     ]
     blobs = store.sorted_items()
     plan.check_frames([digest for digest, _ in blobs])
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root
+    roots256 = [f.root_sha256 for f in findings]
+    root_sha256 = campaign_root(roots256, merkle.sha256) if campaign else roots256[0]
     summary: Results | None = None
     if results is not None:
         summary = Results(per_finding=tuple(results)) if campaign else Results(**msgspec.structs.asdict(results[0]))
     body: dict[str, Any] = msgspec.to_builtins(predicate(kind, findings, summary))
-    originals = [(f.original.digest, f.original.sha256) for f in findings]
-    signed = signature_frame(root, originals, body, seed)
+    originals = [(f.original.blake3 or f.original.digest, f.original.sha256) for f in findings]
+    signed = signature_frame(root, originals, body, seed, root_sha256)
     plan.json_frame(len(signed), plan.frames)
     end = jcs.dumps({"frames": plan.frames})
     plan.json_frame(len(end), plan.frames)

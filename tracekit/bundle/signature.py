@@ -63,6 +63,7 @@ def _statement(
     kind: str,
     proof: tuple[int | None, int | None],
     limits: BundleLimits,
+    root256: bytes | None,
 ) -> Any:
     """Step 8: a Statement v1 naming this root and these originals."""
     value = jcs.loads_canonical(payload, 0, limits.depth)
@@ -72,7 +73,11 @@ def _statement(
 
     if not isinstance(value, dict) or set(value) != {"_type", "subject", "predicateType", "predicate"}:
         raise invalid("statement fields")
-    if value["_type"] != dsse.STATEMENT_TYPE or value["predicateType"] != dsse.PREDICATE_TYPE:
+    predicate_type = value["predicateType"]
+    if value["_type"] != dsse.STATEMENT_TYPE or predicate_type not in (
+        dsse.PREDICATE_TYPE,
+        dsse.LEGACY_PREDICATE_TYPE,
+    ):
         raise invalid("statement or predicate type")
     subject = value["subject"]
     try:
@@ -84,7 +89,7 @@ def _statement(
     predicate = value["predicate"]
     if not isinstance(subject, list) or not subject or len(subject) > limits.findings + 1:
         raise invalid("subject")
-    if subject[0] != {"name": dsse.ROOT_SUBJECT, "digest": {"blake3": root.hex()}}:
+    if not _root_matches(subject[0], root, root256, predicate_type == dsse.PREDICATE_TYPE):
         # a proof's root is where its path leads: a wrong path is a bad proof (section 9)
         raise bad(Code.BUNDLE_PROOF_INVALID if kind == "proof" else Code.BUNDLE_ROOT_MISMATCH)
     if kind == "proof":
@@ -116,6 +121,22 @@ def _statement(
     return value
 
 
+def _root_matches(entry: Any, root: bytes, root256: bytes | None, current: bool) -> bool:
+    """Step 8's root subject: a legacy statement names the BLAKE3 root only; a current one both
+    roots. A proof cannot recompute the campaign's SHA-256 root (it holds one finding), so there
+    it is checked for form only, like the other findings' originals."""
+    if not current:
+        return bool(entry == dsse.root_subject(root, None))
+    if not isinstance(entry, dict) or not isinstance(entry.get("digest"), dict):
+        return False
+    claimed = entry["digest"].get("sha256")
+    if root256 is None:
+        if not _is_hex64(claimed):
+            return False
+        return bool(entry == dsse.root_subject(root, bytes.fromhex(claimed)))
+    return bool(entry == dsse.root_subject(root, root256))
+
+
 def check_signatures(
     signed: Any,
     root: bytes,
@@ -124,6 +145,7 @@ def check_signatures(
     proof: tuple[int | None, int | None],
     trusted: Sequence[bytes],
     limits: BundleLimits,
+    root256: bytes | None = None,
 ) -> Signed:
     """Steps 8-9. Raises on any malformed part or invalid signature (exit 2)."""
     if not isinstance(signed, dict) or set(signed) != {"envelope", "public_keys"}:
@@ -137,7 +159,7 @@ def check_signatures(
     if payload is None:
         raise _invalid("payload encoding")
     known = _public_keys(signed["public_keys"], limits)
-    statement = _statement(payload, root, originals, kind, proof, limits)
+    statement = _statement(payload, root, originals, kind, proof, limits, root256)
     entries = envelope["signatures"]
     if not isinstance(entries, list) or len(entries) > limits.signatures:
         raise _invalid("signatures")

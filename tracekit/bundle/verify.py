@@ -13,6 +13,7 @@ import msgspec
 from msgspec import Struct
 
 from tracekit.bundle import jcs, merkle
+from tracekit.bundle.blobs import SALT_BYTES
 from tracekit.bundle.container import (
     BLOB,
     DIGEST_BYTES,
@@ -76,12 +77,17 @@ class BundleReport(Struct, frozen=True):
 class _State:
     limits: BundleLimits
     kind: str = ""
+    version: int = 1
+    plain: dict[bytes, bytes] = field(default_factory=dict)
+    """Version 2: each held blob's plain BLAKE3 (of its data, without the salt)."""
     table: dict[bytes, tuple[int, bool, bytes | None]] = field(default_factory=dict)
     """digest -> (length, held, sha256 when held)."""
     reasons: dict[bytes, str] = field(default_factory=dict)
     referenced: set[bytes] = field(default_factory=set)
     shapes: list[FindingShape] = field(default_factory=list)
     trees: list[merkle.TreeBuilder] = field(default_factory=list)
+    trees256: list[merkle.TreeBuilder] = field(default_factory=list)
+    """The same trees with SHA-256 (section 5, "The SHA-256 root")."""
     records: int = 0
     proof: Any = None
     signed: Any = None
@@ -162,7 +168,7 @@ def _allowed(phase: int, rank: int, kind: str) -> bool:
 def _header(value: Any, state: _State) -> None:
     if not isinstance(value, dict) or set(value) != _HEADER_KEYS:
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
-    if type(value["bundle_version"]) is not int or value["bundle_version"] != 1:
+    if type(value["bundle_version"]) is not int or value["bundle_version"] not in (1, 2):
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
     if value["kind"] not in KINDS:
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
@@ -173,6 +179,7 @@ def _header(value: Any, state: _State) -> None:
     ):
         raise bad(Code.BUNDLE_UNKNOWN_ALGORITHM)
     state.kind = value["kind"]
+    state.version = value["bundle_version"]
 
 
 def _order(digest: bytes, head: FrameHead, state: _State) -> None:
@@ -182,18 +189,27 @@ def _order(digest: bytes, head: FrameHead, state: _State) -> None:
 
 
 def _blob(reader: FrameReader, head: FrameHead, state: _State) -> None:
-    """Step 4: the payload after its digest hashes to the digest; SHA-256 kept for step 5."""
-    if head.length < DIGEST_BYTES:
+    """Step 4: the payload after its digest (salt and data in version 2) hashes to the digest;
+    SHA-256 (and in version 2 the plain BLAKE3) of the data kept for step 5."""
+    salt_bytes = SALT_BYTES if state.version == 2 else 0
+    if head.length < DIGEST_BYTES + salt_bytes:
         raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
     declared = reader.payload(FrameHead(head.number, head.kind, DIGEST_BYTES))
     _order(declared, head, state)
-    b3, sha = blake3.blake3(), hashlib.sha256()
-    for chunk in reader.chunks(head.length - DIGEST_BYTES):
+    b3, sha, plain = blake3.blake3(), hashlib.sha256(), blake3.blake3()
+    if salt_bytes:
+        b3.update(reader.payload(FrameHead(head.number, head.kind, salt_bytes)))
+    length = head.length - DIGEST_BYTES - salt_bytes
+    for chunk in reader.chunks(length):
         b3.update(chunk)
         sha.update(chunk)
+        if salt_bytes:
+            plain.update(chunk)
     if b3.digest() != declared:
         raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
-    state.table[declared] = (head.length - DIGEST_BYTES, True, sha.digest())
+    state.table[declared] = (length, True, sha.digest())
+    if salt_bytes:
+        state.plain[declared] = plain.digest()
 
 
 def _withheld(value: Any, head: FrameHead, state: _State) -> None:
@@ -251,6 +267,7 @@ def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, stat
             raise bad(Code.BUNDLE_TOO_MANY_FINDINGS, limit=state.limits.findings)
         state.shapes.append(FindingShape(index))
         state.trees.append(merkle.TreeBuilder())
+        state.trees256.append(merkle.TreeBuilder(merkle.sha256))
     elif not state.shapes or state.shapes[-1].index != index:
         raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
     state.shapes[-1].accept(record, head.number)
@@ -263,11 +280,25 @@ def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, stat
             raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
         state.referenced.add(digest)
     if isinstance(record, Manifest):
-        sha = state.table[bytes.fromhex(record.original.digest)][2]
-        if sha is not None and sha.hex() != record.original.sha256:
-            raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
+        _original(record, head, state)
     state.trees[-1].add(merkle.leaf_hash(raw))
+    state.trees256[-1].add(merkle.leaf_hash(raw, merkle.sha256))
     state.records += 1
+
+
+def _original(record: Manifest, head: FrameHead, state: _State) -> None:
+    """Step 5: a held original's SHA-256 (and plain BLAKE3 in version 2) equal the manifest's;
+    the plain BLAKE3 is there exactly in version 2."""
+    original = record.original
+    if (original.blake3 is not None) != (state.version == 2):
+        raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="original digests")
+    digest = bytes.fromhex(original.digest)
+    sha = state.table[digest][2]
+    if sha is not None and sha.hex() != original.sha256:
+        raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
+    plain = state.plain.get(digest)
+    if plain is not None and plain.hex() != original.blake3:
+        raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
 
 
 def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
@@ -281,11 +312,20 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
     roots = [tree.root() for tree in state.trees]
     root, proof_index = _bundle_root(state, roots)
+    root256 = _sha256_root(state)
     proof_size = state.proof["size"] if proof_index is not None else None
     manifests = [shape.manifest for shape in state.shapes]
     originals = [(m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
+    subjects = [(m.original.blake3 or m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
     signed = check_signatures(
-        state.signed, root, originals, state.kind, (proof_index, proof_size), trusted, state.limits
+        state.signed,
+        root,
+        subjects,
+        state.kind,
+        (proof_index, proof_size),
+        trusted,
+        state.limits,
+        root256,
     )
     withheld = tuple(
         Withheld(d.hex(), state.table[d][0], state.reasons[d]) for d in sorted(state.reasons)
@@ -314,6 +354,16 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         envelope=signed.envelope,
         proof_index=proof_index,
     )
+
+
+def _sha256_root(state: _State) -> bytes | None:
+    """Step 6's second root; None for a proof, which holds one finding's records only."""
+    from tracekit.bundle.seal import campaign_root
+
+    roots = [tree.root() for tree in state.trees256]
+    if state.kind == "finding":
+        return roots[0]
+    return campaign_root(roots, merkle.sha256) if state.kind == "campaign" else None
 
 
 def _bundle_root(state: _State, roots: list[bytes]) -> tuple[bytes, int | None]:

@@ -23,11 +23,15 @@ COMMANDS: dict[str, str] = {
     "metamorphic": "metamorphic_cmd",
     "check": "check_cmd",
     "audit": "audit_cmd",
-    "keygen": "bundle_cmd",
+    "keygen": "keygen_cmd",
     "seal": "bundle_cmd",
     "redact": "bundle_cmd",
     "bundle": "bundle_cmd",
     "db": "db_cmd",
+    "explain": "explain_cmd",
+    "completion": "completion_cmd",
+    "attest": "attest_cmd",
+    "report": "report_cmd",
 }
 
 
@@ -57,6 +61,11 @@ def build(command: str | None = None) -> typer.Typer:
         name="tracekit",
         help="Independent verifier and forensic workbench for AI-agent execution traces.",
         add_completion=False,
+        epilog=(
+            "Every command: -h for its help and examples; -o - writes to stdout; --debug FILE writes an internal "
+            "error's stack to FILE for a bug report. `tracekit explain CODE` explains a diagnostic; "
+            "`tracekit completion SHELL` prints a completion script. docs/cli.md is the contract."
+        ),
         pretty_exceptions_enable=False,
         no_args_is_help=True,
         rich_markup_mode=None,
@@ -96,8 +105,23 @@ def main() -> None:
     signal.signal(signal.SIGINT, _on_sigint)
     # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
     # to print, in the one error style.
+    import os
+
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
+    from tracekit.report.jsonout import set_head
+
+    if os.environ.get("_TRACEKIT_COMPLETE"):
+        # The completion script calling back (tracekit/cli/completion_cmd.py).
+        from typer._completion_classes import completion_init
+
+        completion_init()
+    from tracekit.cli import debug
+
+    sys.argv[1:] = debug.take_option(sys.argv[1:])
+    named = _named_command()
+    if named != "tracekit":
+        set_head(command=named.removeprefix("tracekit "))
     try:
         code = build(sys.argv[1] if len(sys.argv) > 1 else None)(standalone_mode=False)
     except NoArgsIsHelpError as error:
@@ -111,9 +135,34 @@ def main() -> None:
         raise
     except (KeyboardInterrupt, Interrupted):
         interrupted()
-    except BaseException:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
+    except BaseException as error:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
+        _debug_report(error, named)
         fail_internal()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _debug_report(error: BaseException, named: str) -> None:
+    """Write the ``--debug`` report of an internal error, if one was asked for (cli/debug.py);
+    a report that cannot be written never hides the error itself."""
+    from tracekit.cli import debug
+
+    try:
+        if debug.write_report(error, named):
+            print("tracekit: the --debug report was written (stack frames only; no input content).", file=sys.stderr)
+    except (Exception, SystemExit):  # noqa: BLE001 - the internal error is what gets reported
+        pass
+
+
+def _named_command() -> str:
+    """``tracekit <command>`` when the command line names one, else ``tracekit``: click reports
+    an option missing its value before it enters the command (docs/cli.md, Conventions 1)."""
+    words = sys.argv[1:3]
+    if words and words[0] in COMMANDS:
+        groups = {"bundle": ("verify", "show", "extract", "prove"), "db": ("summary", "diff", "findings", "export", "runs")}
+        if len(words) > 1 and words[1] in groups.get(words[0], ()):
+            return f"tracekit {words[0]} {words[1]}"
+        return f"tracekit {words[0]}"
+    return "tracekit"
 
 
 def usage_error(error: Exception) -> NoReturn:
@@ -127,7 +176,7 @@ def usage_error(error: Exception) -> NoReturn:
 
     assert isinstance(error, UsageError)
     ctx = error.ctx
-    where = f"tracekit {ctx.command_path.split(' ', 1)[1]}" if ctx and " " in ctx.command_path else "tracekit"
+    where = f"tracekit {ctx.command_path.split(' ', 1)[1]}" if ctx and " " in ctx.command_path else _named_command()
     print(f"tracekit: error[cli.usage] {display_path(error.format_message())}", file=sys.stderr)
     print(f"Try '{where} -h' for help.", file=sys.stderr)
     sys.exit(2)

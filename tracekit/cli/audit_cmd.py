@@ -109,9 +109,14 @@ def audit(
     ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary line on stderr."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Campaign tables: every file's own tables too."),
     db: Path = typer.Option(
         None, "--db", metavar="FILE", help="Audit one campaign folder into this store (DuckDB): only new or "
         "changed files are read; query it with `tracekit db`."
+    ),
+    new_root: bool = typer.Option(
+        False, "--new-root", help="With --db: record this folder in a store that holds runs of "
+        "another campaign folder (refused otherwise)."
     ),
 ) -> None:
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
@@ -126,13 +131,18 @@ def audit(
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
     forced = None if input_format is None else input_format.value
     opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario), forced)
+    if new_root and db is None:
+        fail(Code.CLI_OPTION_NEEDS, option="--new-root", other="--db")
     if db is not None:
         # docs/campaign-store.md: the store run, handed off whole to the db command module.
         from tracekit.cli.db_cmd import StoreRun, audit_into_store
 
         if len(paths) != 1:
             fail(Code.STORE_CAMPAIGN_ROOT)
-        audit_into_store(StoreRun(paths[0], opts, db, run, format.value, output, force, quiet))
+        audit_into_store(
+            StoreRun(paths[0], opts, db, run, format.value, output, force, quiet, new_root)
+        )
+
     work, too_deep = _jobs(paths, opts)
     walked = Inputs([], too_deep)
     if not work:
@@ -147,7 +157,9 @@ def audit(
     try:
         skipped = 0
         try:
-            for result in chosen.map_ordered(audit_file, work):
+            from tracekit.cli.progress import tracked
+
+            for result in tracked(chosen.map_ordered(audit_file, work), len(work), "audit", quiet):
                 if result is None:
                     skipped += 1
                     continue
@@ -163,6 +175,11 @@ def audit(
         exit_code = tally.exit
         if format is FindingsFormat.json:
             emit(audit_render.json_chunks(spool.read(), summary, exit_code), output, force)
+        elif format is FindingsFormat.ocsf:
+            from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+            wheres = [[f.where for f in t.findings] for t in spool.read()]
+            emit(render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms(), wheres), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
             from tracekit.report import findings
 
@@ -171,7 +188,7 @@ def audit(
         elif format is FindingsFormat.markdown:
             emit(audit_render.markdown_chunks(spool.read(), summary), output, force)
         else:
-            emit(audit_render.table_chunks(spool.read(), summary), output, force)
+            emit(audit_render.table_chunks(spool.read(), summary, verbose), output, force)
     finally:
         spool.close()
     if not quiet:

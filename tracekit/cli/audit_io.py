@@ -143,4 +143,8 @@ def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditR
     return audit_evidence(path, evidence, scenario)
 
 
-_FORMATS: dict[str, Format] = {"inspect": "inspect", "otel": "otel", "agentdojo": "agentdojo", "garak": "garak"}
+_FORMATS: dict[str, Format] = {"inspect": "inspect", "otel": "otel", "agentdojo": "agentdojo", "garak": "garak",
+    "claude_code": "claude_code",
+    "codex": "codex",
+    "atif": "atif",
+}

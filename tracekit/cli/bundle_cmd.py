@@ -1,4 +1,4 @@
-"""``tracekit keygen``, ``seal``, ``redact`` and ``bundle show|extract|prove``, and the bundle
+"""``tracekit seal``, ``redact`` and ``bundle show|extract|prove``, and the bundle
 branch of ``tracekit verify`` (docs/bundle-format.md; docs/cli.md for the conventions).
 
 Exit codes as for every command: 0 intact and signed by a trusted key, 1 intact but unsigned,
@@ -25,6 +25,7 @@ from tracekit.cli.bundle_io import (
     load_finding,
     predicate_results,
     read_key_file,
+    read_scenario_file,
     trusted_keys,
     verify_path,
 )
@@ -41,8 +42,9 @@ from tracekit.cli.common import (
     fail,
     refuse_folder,
 )
-from tracekit.cli.sink import check_target, emit, write_atomic, write_files
+from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic
 from tracekit.errors import Code, TracekitError
+from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
     from tracekit.bundle.predicate import FindingResults
@@ -103,6 +105,7 @@ def _verified(path: str, trusted: list[bytes]) -> BundleReport:
 def _report(command: str, report: ActionReport, format: Format) -> None:
     from tracekit.report.bundle_render import render_action
 
+    set_head(exit_code=0)
     emit(render_action(command, report, format.value))
 
 
@@ -110,36 +113,6 @@ def _digest(text: str, option: str) -> bytes:
     if not _DIGEST.fullmatch(text):
         fail(Code.CLI_BAD_VALUE, option=option, expected="a BLAKE3 digest: 64 lowercase hex characters")
     return bytes.fromhex(text)
-
-
-# -- keygen -------------------------------------------------------------------------------------
-
-
-def keygen(
-    output: str = typer.Option(
-        ..., "--output", "-o", metavar="NAME", help="Key name: writes NAME.key (mode 0600) and NAME.pub."
-    ),
-    format: Format = FORMAT,
-    force: bool = FORCE,
-    quiet: bool = QUIET,
-) -> None:
-    """Make an Ed25519 key pair for sealing bundles."""
-    from tracekit.bundle import keys
-    from tracekit.report.bundle_render import KeygenReport
-
-    private_path, public_path = Path(output + ".key"), Path(output + ".pub")
-    check_target(private_path, force)
-    check_target(public_path, force)
-    seed, public = keys.generate()
-    # Both files staged, then moved as one unit; the private key is 0600 from its creation.
-    write_files(
-        [(private_path, keys.private_pem(seed)), (public_path, keys.public_pem(public))],
-        force,
-        modes={private_path: 0o600},
-    )
-    kid = keys.keyid(public)
-    _report("keygen", KeygenReport(kid, str(private_path), str(public_path)), format)
-    _say(quiet, "keygen", f"key {kid}")
 
 
 def _read_seed(key: Path) -> bytes:
@@ -272,15 +245,17 @@ class RedactOptions:
     pattern: re.Pattern[str] | None
     """``--match``."""
     digests: tuple[bytes, ...]
-    """``--blob``; neither this nor ``pattern``: ``--secrets``."""
+    """``--blob``; none of these: ``--secrets``."""
     force: bool
+    scenario: Path | None = None
+    """``--scenario``: withhold the scenario's markers."""
 
     @staticmethod
-    def parse(output: Path, secrets: bool, match: str | None, blob: list[str] | None, force: bool) -> RedactOptions:
-        chosen = (("--secrets", secrets), ("--match", match is not None), ("--blob", bool(blob)))
+    def parse(output: Path, secrets: bool, match: str | None, blob: list[str] | None, force: bool, scenario: Path | None = None) -> RedactOptions:  # noqa: E501
+        chosen = (("--secrets", secrets), ("--match", match is not None), ("--blob", bool(blob)), ("--scenario", scenario is not None))
         modes = [name for name, on in chosen if on]
         if not modes:
-            fail(Code.CLI_MISSING_ARGUMENT, what="one of --secrets, --match REGEX or --blob DIGEST")
+            fail(Code.CLI_MISSING_ARGUMENT, what="one of --secrets, --match REGEX, --blob DIGEST or --scenario FILE")
         if len(modes) > 1:
             fail(Code.CLI_OPTION_CONFLICT, option=modes[0], other=modes[1])
         pattern = None
@@ -290,7 +265,7 @@ class RedactOptions:
             except (re.error, RecursionError, OverflowError):
                 fail(Code.CLI_BAD_VALUE, option="--match", expected="a valid regular expression")
         digests = tuple(_digest(d, "--blob") for d in blob or [])
-        return RedactOptions(output, pattern, digests, force)
+        return RedactOptions(output, pattern, digests, force, scenario)
 
 
 def redact(
@@ -303,6 +278,9 @@ def redact(
     blob: list[str] = typer.Option(
         None, "--blob", metavar="DIGEST", help="Withhold this blob (BLAKE3 hex digest); repeatable."
     ),
+    scenario: Path = typer.Option(
+        None, "--scenario", metavar="FILE", help="Withhold blobs holding this scenario's markers."
+    ),
     format: Format = FORMAT,
     force: bool = FORCE,
     quiet: bool = QUIET,
@@ -313,9 +291,11 @@ def redact(
     from tracekit.errors import finding
     from tracekit.report.bundle_render import RedactReport, WithheldBlob
 
-    opts = RedactOptions.parse(output, secrets, match, blob, force)
+    opts = RedactOptions.parse(output, secrets, match, blob, force, scenario)
     check_target(output, force)
-    if opts.pattern is not None:
+    if opts.scenario is not None:
+        select = core.marker_selector(core.scenario_markers(read_scenario_file(opts.scenario)))
+    elif opts.pattern is not None:
         select = core.match_selector(opts.pattern)
     elif opts.digests:
         select = core.digest_selector(list(opts.digests))
@@ -334,6 +314,9 @@ def redact(
             write_atomic(output, core.rewrite(handle, LIMITS, chosen), force)
     except OSError:
         fail(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")
+    except TracekitError as error:  # a container original that does not decode (section 8)
+        diag(error.finding, bundle)
+        raise typer.Exit(ExitCode.ERROR) from None
     withheld = tuple(WithheldBlob(d.hex(), sizes[d], r) for d, r in sorted(chosen.items()))
     _report("redact", RedactReport(str(output), report.root, withheld), format)
     if not chosen:
@@ -359,6 +342,7 @@ def show(
     if output is not None:
         check_target(output, force)
     report = _verified(bundle, trusted_keys(trusted_key))
+    set_head(exit_code=0)
     emit(SHOW_RENDERERS[format.value](bundle_show(bundle, report)), output, force)
     _say(quiet, "bundle show", f"{report.kind}, {report.records} record(s), {report.blobs} blob(s); exit {report.exit_code}")
     raise typer.Exit(report.exit_code)
@@ -399,7 +383,8 @@ def extract(
     except (TracekitError, BundleError) as error:
         diag(error.finding, bundle)
         raise typer.Exit(ExitCode.ERROR) from None
-    _report("bundle extract", ExtractReport(str(output), wanted.hex(), written[0]), format)
+    if not is_stdout(output):  # with `-o -` stdout carries the bytes alone
+        _report("bundle extract", ExtractReport(str(output), wanted.hex(), written[0]), format)
     _say(quiet, "bundle extract", f"{written[0]} byte(s) written")
 
 
@@ -435,7 +420,6 @@ def prove(
 
 def register(app: typer.Typer) -> None:
     """Add keygen, seal, redact and the bundle group to the app."""
-    app.command("keygen", cls=Command)(keygen)
     app.command("seal", cls=Command)(seal)
     app.command("redact", cls=Command)(redact)
     app.add_typer(bundle_app, name="bundle")

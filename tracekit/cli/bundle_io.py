@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports thi
     from tracekit.bundle.predicate import FindingResults
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
+    from tracekit.harness.scenario import Scenario
 
 MAX_KEY_FILE = 1024 * 1024
 PREDICATES = ("verify", "audit", "check")
@@ -139,19 +140,24 @@ def blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:
     changed since it verified); a mismatch aborts before the output is linked into place."""
     import blake3
 
-    from tracekit.bundle.container import BLOB, DIGEST_BYTES, FrameHead, FrameReader
+    from tracekit.bundle.blobs import salt_length
+    from tracekit.bundle.container import BLOB, DIGEST_BYTES, HEADER_KIND, FrameHead, FrameReader
     from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
     from tracekit.errors import finding
 
     with open(path, "rb") as handle:
         reader = FrameReader(handle, DEFAULT_BUNDLE_LIMITS)
+        salt = 0
         while (head := reader.next_head()) is not None:
             if head.kind != BLOB:
-                reader.payload(head)
+                payload = reader.payload(head)
+                salt = salt_length(payload) if head.kind == HEADER_KIND else salt
                 continue
             declared = reader.payload(FrameHead(head.number, head.kind, DIGEST_BYTES))
             hasher = blake3.blake3()
-            for chunk in reader.chunks(head.length - DIGEST_BYTES):
+            if salt:  # version 2: the salt is hashed, not written (docs/bundle-format.md section 3)
+                hasher.update(reader.payload(FrameHead(head.number, head.kind, salt)))
+            for chunk in reader.chunks(head.length - DIGEST_BYTES - salt):
                 if declared == digest:
                     hasher.update(chunk)
                     yield chunk
@@ -160,3 +166,18 @@ def blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:
                     raise TracekitError(finding(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number))
                 return
     raise TracekitError(finding(Code.BUNDLE_NO_SUCH_BLOB))
+
+
+def read_scenario_file(path: Path) -> Scenario:
+    """``redact --scenario``: the parsed scenario; exit 2 with its code when unusable."""
+    import typer
+
+    from tracekit.cli.check_io import read_scenario
+    from tracekit.cli.common import diag
+    from tracekit.harness.scenario import parse_scenario
+
+    try:
+        return parse_scenario(read_scenario(str(path)))
+    except TracekitError as error:
+        diag(error.finding, str(path))
+        raise typer.Exit(ExitCode.ERROR) from None

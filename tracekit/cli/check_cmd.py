@@ -76,6 +76,7 @@ class CheckFormat(enum.StrEnum):
     markdown = "markdown"
     junit = "junit"
     sarif = "sarif"
+    ocsf = "ocsf"
 
 
 def _counts_line(noun: str, results: Iterable[Outcome]) -> str:
@@ -120,8 +121,13 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
     else:
         trace = _or_exit("trace", lambda: parse_trace(check_io.read_trace(trace_path)))
         result = evaluate(scenario, trace, strict)
-    renderer = RENDERERS[opts.format]
-    emit(renderer.one(result, trace if opts.include_trace else None), opts.output, opts.force)
+    if opts.format == CheckFormat.ocsf:
+        from tracekit.report.ocsf import event_time_ms, from_harness, render_ocsf
+
+        findings = [from_harness(trace_path or scenario_path, result)]
+        emit(render_ocsf("check", findings, event_time_ms()), opts.output, opts.force)
+    else:
+        emit(RENDERERS[opts.format].one(result, trace if opts.include_trace else None), opts.output, opts.force)
     if not opts.quiet:
         print(_counts_line("assertions", [a.result for a in result.assertions]), file=sys.stderr)
     return EXIT_FAIL if opts.exit_on_fail and gates(result.result, strict) else EXIT_OK
@@ -140,6 +146,8 @@ def _check_usage(
         fail(Code.FORMAT_UNKNOWN_NAME, formats=supported())
     if episode is not None and (len(traces) != 1 or os.path.isdir(traces[0])):
         fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file")
+    if format is CheckFormat.ocsf and (suite_mode or len(traces) > 1 or (trace and os.path.isdir(trace))):
+        fail(Code.CLI_OPTION_NEEDS, option="--format ocsf", other="one SCENARIO and one harness TRACE")
     if suite_mode:
         if input_format is not None:
             fail(Code.CLI_OPTION_CONFLICT, option="--input-format", other="--suite")
@@ -185,6 +193,8 @@ def _route(scenario: str, traces: list[str], opts: CheckOptions) -> int:
         return _single(scenario, trace, opts)
     if opts.include_trace:
         fail(Code.CLI_OPTION_CONFLICT, option="--include-trace", other="a trace that is not a harness trace")
+    if opts.format == CheckFormat.ocsf:
+        fail(Code.CLI_OPTION_NEEDS, option="--format ocsf", other="one SCENARIO and one harness TRACE")
     return evidence_one(scenario, trace, opts)
 
 

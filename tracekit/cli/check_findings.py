@@ -16,10 +16,11 @@ from tracekit.cli.check_cmd import CheckOptions, _counts_line, _or_exit
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
 from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.cli.findings_io import CheckJob, CheckPart
-    from tracekit.evidence import Episode
+    from tracekit.evidence import Episode, EvidenceFile
     from tracekit.findings.judge import EpisodeVerdict
     from tracekit.harness.scenario import Scenario
     from tracekit.report.findings_render import CampaignReport, EpisodeEntry
@@ -35,11 +36,23 @@ WORKER_MODULES = (
 
 
 def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
+    """One episode's row, under the id ``show`` and ``audit`` print for it
+    (:func:`tracekit.audit.model.episode_label`)."""
+    import msgspec
+
+    from tracekit.audit.model import episode_label
     from tracekit.report.findings_render import EpisodeEntry
 
     if isinstance(judged, Code):
-        return EpisodeEntry(episode.id, "error", (), (), judged.value)
-    return EpisodeEntry.of(judged)
+        return EpisodeEntry(episode_label(episode.id), "error", (), (), judged.value)
+    return msgspec.structs.replace(EpisodeEntry.of(judged), episode=episode_label(episode.id))
+
+
+def selected(episode: Episode, wanted: str | None) -> bool:
+    """Whether ``--episode`` names this episode: by the id reports print, or the format's own."""
+    from tracekit.audit.model import episode_label
+
+    return wanted is None or wanted in (episode.id, episode_label(episode.id))
 
 
 def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int:
@@ -53,19 +66,31 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     refuse_folder(trace_path)
     scenario = _or_exit("scenario", lambda: parse_scenario(check_io.read_scenario(scenario_path)))
     evidence = _or_exit("trace", lambda: findings_io.load(trace_path, opts.input_format))
-    chosen = [e for e in evidence.episodes if opts.episode is None or e.id == opts.episode]
+    chosen = [e for e in evidence.episodes if selected(e, opts.episode)]
     if opts.episode is not None and not chosen:
         fail(Code.FINDINGS_NO_EPISODE)
     entries = tuple(entry(e, findings_io.judge(scenario, e, opts.strict)) for e in chosen)
     report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, opts.strict, entries)
-    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     refused = [e.refused for e in entries if e.refused is not None]
+    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
+    verdict = worst(EXIT_ERROR if refused else EXIT_OK, gated)
+    set_head(exit_code=verdict)
+    emit(render_one(report, opts.format, trace_path), opts.output, opts.force)
     for code in dict.fromkeys(refused):
         diag(finding(Code(code)), "trace")
+    _run_status(evidence)
     if not opts.quiet:
         print(_counts_line("episodes", [e.result for e in entries]), file=sys.stderr)
-    gated = EXIT_FAIL if opts.exit_on_fail and any(gates(e.result, opts.strict) for e in entries) else EXIT_OK
-    return worst(EXIT_ERROR if refused else EXIT_OK, gated)
+    return verdict
+
+
+def _run_status(evidence: EvidenceFile) -> None:
+    """A run that did not finish, or whose totals disagree with its records, is said on stderr
+    (docs/formats.md, "Run status"): its episodes are not a complete run."""
+    from tracekit.audit.imported import run_findings
+
+    for found in run_findings(evidence.format, evidence.run_problems):
+        diag(Finding(found.code, found.severity, found.message, found.line), "trace")
 
 
 class Campaign:
@@ -151,7 +176,9 @@ def stream(opts: CheckOptions, work: Callable[[T], R], tasks: list[T], stdin: bo
     "Executors"), results in task order; an unavailable executor is a diagnostic and exit 2."""
     executor = opts.run.make(len(tasks), stdin=stdin, preload=WORKER_MODULES)
     try:
-        yield from executor.map_ordered(work, tasks)
+        from tracekit.cli.progress import tracked
+
+        yield from tracked(executor.map_ordered(work, tasks), len(tasks), "check", opts.quiet)
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
@@ -180,6 +207,7 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     for part in stream(opts, findings_io.check_job, jobs, stdin="-" in inputs.files):
         campaign.fold(part)
     report = campaign.report()
+    set_head(exit_code=worst(campaign.exit_code(), EXIT_FAIL if inputs.too_deep else EXIT_OK))
     emit(render_campaign(report, opts.format), opts.output, opts.force)
     if not opts.quiet:
         print(campaign.summary(report), file=sys.stderr)

@@ -23,6 +23,7 @@ from tracekit.cli.spool import Spool
 from tracekit.errors import Code, finding
 from tracekit.harness.evaluate import INVALID_INPUT, SuiteCounts, SuiteEntry, SuiteResult
 from tracekit.harness.model import semantics
+from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.cli.check_findings import Campaign
@@ -141,7 +142,6 @@ def _finish(
     spool: EntrySpool | None, campaign: Campaign | None, out_dir: Path | None, opts: CheckOptions, deep: int
 ) -> int:
     """Check the output names, write the outputs, report, and decide the exit code."""
-    from tracekit.harness import gates
 
     strict, force = opts.strict, opts.force
     names = [f"{scenario_id}.json" for scenario_id, _ in spool.evaluated] if spool is not None else []
@@ -150,6 +150,8 @@ def _finish(
             fail(Code.HARNESS_OUTPUT_NAME_COLLISION)
         check_folder(out_dir, [*names, SUMMARY_NAME], force)
     report = campaign.report() if campaign is not None else None
+    code, nothing = _suite_exit(spool, campaign, opts, deep)
+    set_head(exit_code=code)
     emit(_document(spool, report, opts.format, strict), opts.output, force)
     if out_dir is not None:
         make_folder(out_dir)
@@ -171,14 +173,22 @@ def _finish(
             print(tally_line("scenarios", counts), file=sys.stderr)
         if campaign is not None and report is not None:
             print(campaign.summary(report), file=sys.stderr)
+    if nothing:
+        # Nothing was checked at all: a CI job must not stay green (docs/cli.md, "check").
+        diag(finding(Code.CLI_NOTHING_CHECKED, count=spool.counts.total if spool is not None else 0))
+    return code
+
+
+def _suite_exit(spool: EntrySpool | None, campaign: Campaign | None, opts: CheckOptions, deep: int) -> tuple[int, bool]:
+    """The suite's exit code, and whether nothing at all was checked."""
+    from tracekit.harness import gates
+
     found = campaign.exit_code() if campaign is not None else EXIT_OK
     if spool is None:
-        return worst(found, deep)
+        return worst(found, deep), False
     if spool.invalid:
-        return EXIT_ERROR
+        return EXIT_ERROR, False
     if campaign is None and spool.counts.total and spool.missing == spool.counts.total:
-        # Nothing was checked at all: a CI job must not stay green (docs/cli.md, "check").
-        diag(finding(Code.CLI_NOTHING_CHECKED, count=spool.counts.total))
-        return EXIT_ERROR
-    gated = EXIT_FAIL if opts.exit_on_fail and gates(spool.counts.result, strict) else EXIT_OK
-    return worst(gated, found, deep)
+        return EXIT_ERROR, True
+    gated = EXIT_FAIL if opts.exit_on_fail and gates(spool.counts.result, opts.strict) else EXIT_OK
+    return worst(gated, found, deep), False

@@ -51,6 +51,8 @@ class FindingsFormat(enum.StrEnum):
     markdown = "markdown"
     junit = "junit"
     sarif = "sarif"
+    ocsf = "ocsf"
+
 
 
 FORMAT = typer.Option(Format.table, "--format", "-f", help="Output format.")
@@ -137,6 +139,9 @@ class InputFormat(enum.StrEnum):
     garak = "garak"
     agentguard = "agentguard"
     harness = "harness"
+    claude_code = "claude_code"
+    codex = "codex"
+    atif = "atif"
 
 
 INPUT_FORMAT = typer.Option(
@@ -288,6 +293,15 @@ class Command(typer.core.TyperCommand):
     def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's own vendored Context
         pieces = super().collect_usage_pieces(ctx)
         return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        """The command's examples (tracekit/cli/examples.py), kept as written."""
+        from tracekit.cli.examples import epilog
+
+        text = epilog(ctx.command_path)
+        if text:
+            formatter.write_paragraph()
+            formatter.write(text + "\n")
 
 
 # -- the sink's and the executors' functions under their former names in this module, for

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -34,7 +35,8 @@ from tracekit.cli.common import (
     fail,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
-from tracekit.errors import Code, TracekitError
+from tracekit.errors import Code, TracekitError, finding
+from tracekit.report.jsonout import set_head
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
 """Fault injection for the crash tests: ``ACTION:POINT:N`` sends this process SIGKILL
@@ -72,6 +74,34 @@ def _check_store(db: Path) -> None:
         fail(Code.CLI_NOT_A_FILE)
 
 
+def _check_store_target(db: Path) -> None:
+    """``audit --db``: the store is an output, checked by the output rules before any work
+    (docs/cli.md, "Output rules"): a symlink, a folder, a special file, a missing parent folder
+    or one the system refuses to write into get the ``cli.output_*`` codes. An existing store
+    is written into without ``--force``: it is appended to, never replaced."""
+    try:
+        mode = os.lstat(db).st_mode
+    except FileNotFoundError:
+        parent = db.parent if str(db.parent) else Path(".")
+        if not parent.is_dir():
+            fail(Code.CLI_OUTPUT_PARENT_MISSING)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            fail(Code.CLI_OUTPUT_UNWRITABLE)
+        return
+    except NotADirectoryError:
+        fail(Code.CLI_OUTPUT_PARENT_MISSING)
+    except (OSError, ValueError):
+        fail(Code.CLI_OUTPUT_UNWRITABLE)
+    if stat.S_ISLNK(mode):
+        fail(Code.CLI_OUTPUT_UNSAFE)
+    if stat.S_ISDIR(mode):
+        fail(Code.CLI_OUTPUT_IS_FOLDER)
+    if not stat.S_ISREG(mode):
+        fail(Code.CLI_OUTPUT_NOT_REGULAR)
+    if not os.access(db, os.R_OK | os.W_OK):
+        fail(Code.CLI_OUTPUT_UNWRITABLE)
+
+
 def _store_error(error: TracekitError) -> NoReturn:
     diag(error.finding)
     raise typer.Exit(ExitCode.ERROR)
@@ -99,6 +129,7 @@ def summary(
             report = query(con)
     except TracekitError as error:
         _store_error(error)
+    set_head(exit_code=0)
     emit(SUMMARY_RENDERERS[format](report), output, force)
     _say(quiet, "db summary", f"run {report.run.run_id}: {report.files} files, {report.episodes} episodes")
 
@@ -127,6 +158,7 @@ def diff(
             report = query(con, since)
     except TracekitError as error:
         _store_error(error)
+    set_head(exit_code=0)
     emit(DIFF_RENDERERS[format](report), output, force)
     _say(
         quiet, "db diff",
@@ -166,8 +198,31 @@ def findings(
             report = query(con, policy=policy, fmt=trace_format, limit=limit)
     except TracekitError as error:
         _store_error(error)
+    set_head(exit_code=0)
     emit(FINDINGS_RENDERERS[format](report), output, force)
     _say(quiet, "db findings", f"run {report.run_id}: {report.total} finding(s), {len(report.rows)} shown")
+
+
+@db_app.command("runs", cls=Command)
+def runs(
+    db: Path = DB, format: Format = FORMAT, output: Path = OUTPUT, force: bool = FORCE, quiet: bool = QUIET
+) -> None:
+    """Every run of the store, oldest first: status, tracekit version, files, exit, options."""
+    from tracekit.report.store_render import RUNS_RENDERERS
+    from tracekit.store.db import open_store
+    from tracekit.store.queries import runs as query
+
+    opts = ReportOptions(db, format, output, force, quiet)
+    opts.check()
+    try:
+        with open_store(db, writable=False) as con:
+            report = query(con)
+    except TracekitError as error:
+        _store_error(error)
+    set_head(exit_code=0)
+    emit(RUNS_RENDERERS[format](report), output, force)
+    complete = sum(1 for r in report.runs if r.status == "complete")
+    _say(quiet, "db runs", f"{len(report.runs)} run(s), {complete} complete")
 
 
 @db_app.command("export", cls=Command)
@@ -216,6 +271,7 @@ def export(
             _store_error(error)
         make_folder(folder)
         write_files([(folder / name, _chunks(os.path.join(staging, name))) for name in names], force)
+    set_head(exit_code=0)
     emit(EXPORT_RENDERERS[format](ExportReport(str(folder), kind, tables)))
     _say(quiet, "db export", f"{len(tables)} tables, {sum(t.rows for t in tables)} rows as {kind}")
 
@@ -233,25 +289,25 @@ AUDITED = frozenset({"agentguard", "harness"})
 
 
 def store_job(job: AuditJob) -> dict[str, Any] | None:
-    """One campaign file's store result, in a worker: an imported format (Inspect, OTel,
-    AgentDojo, garak) detected by the format layer becomes one row per episode
-    (tracekit/store/episodes.py); anything else is audited as ``tracekit audit`` does."""
+    """One campaign file's store result, in a worker: the report plain ``tracekit audit``
+    prints for it, with the same options (docs/campaign-store.md, "Episodes"). An imported
+    format (Inspect, OTel, AgentDojo, garak) is read once, through the reader plain ``audit``
+    uses, and its report is kept with one row per episode (tracekit/store/episodes.py);
+    anything else is audited as ``tracekit audit`` does."""
+    from tracekit.audit.imported import audit_evidence
     from tracekit.cli.audit_io import audit_job
-    from tracekit.formats import registry
-    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
-    from tracekit.formats.reading import open_source
-    from tracekit.store.episodes import evidence_result, format_error_result
+    from tracekit.cli.trace_input import load_evidence, opened
+    from tracekit.harness.scenario import parse_scenario
+    from tracekit.store.episodes import evidence_result
 
     try:
-        with open_source(job.source) as source:
-            fmt = registry.detect(registry.read_prefix(source), source.name_suffix)
-            if fmt is not None and fmt.name not in AUDITED:
-                try:
-                    return evidence_result(registry.load_as(fmt, source, DEFAULT_FORMAT_LIMITS))
-                except FormatError as error:
-                    return format_error_result(fmt.name, error.finding)
-    except FormatError:
-        pass  # not readable as a file: the audit reports it with its own code
+        with opened(job.source, job.opts.input_format) as source:
+            if source.format is not None and source.format not in AUDITED:
+                evidence = load_evidence(job.source, source)
+                scenario = None if job.opts.scenario is None else parse_scenario(job.opts.scenario)
+                return evidence_result(evidence, audit_evidence(job.path, evidence, scenario))
+    except TracekitError:
+        pass  # unreadable or refused: plain audit reports it with its own code, as below
     return audit_job(job)
 
 
@@ -287,53 +343,83 @@ class StoreRun:
     output: Path | None
     force: bool
     quiet: bool
+    new_root: bool = False
+    """Record a campaign folder other than the store's (docs/campaign-store.md)."""
+
+
+KNOWN_OPTIONS = frozenset({"strict_sources", "roots", "scenario"})
+"""The audit options the store keys by format; every other field of AuditOptions is part of
+every format's key (docs/campaign-store.md, "The incremental rule")."""
+
+
+def run_options(opts: AuditOptions) -> Any:
+    """The store's :class:`~tracekit.store.incremental.RunOptions` of an audit: every option
+    that can change a verdict, the scenario by the BLAKE3 of its bytes."""
+    import dataclasses
+
+    import msgspec
+    from blake3 import blake3
+
+    from tracekit.store.incremental import RunOptions
+
+    other = tuple(sorted(
+        (f.name, msgspec.json.encode(getattr(opts, f.name)).decode())
+        for f in dataclasses.fields(opts) if f.name not in KNOWN_OPTIONS
+    ))
+    return RunOptions(
+        strict_sources=opts.strict_sources,
+        roots=tuple(sorted(opts.roots)),
+        scenario=blake3(opts.scenario).hexdigest() if opts.scenario is not None else None,
+        other=other,
+    )
 
 
 def audit_into_store(job: StoreRun) -> NoReturn:
     """``tracekit audit ROOT --db DB``: audit the campaign folder into the store, reading only
     new or changed files; print the run's report and exit with the worst file's code. The
     caller checked the output target before any work."""
-    from blake3 import blake3
-
     from tracekit import __version__
     from tracekit.cli.common import absolute, collect_inputs, worst
     from tracekit.report.store_render import render_run
-    from tracekit.store.db import open_store
-    from tracekit.store.incremental import RunOptions
+    from tracekit.store.db import load_key, open_store
     from tracekit.store.queries import run_exit, run_files, summary
     from tracekit.store.runner import run_into_store
 
     if not Path(job.root).is_dir():
         fail(Code.STORE_CAMPAIGN_ROOT)
-    _check_store(job.db)
+    _check_store_target(job.db)
     paths = collect_inputs([job.root], SUFFIXES)
     if not paths:
         paths.note()
         fail(Code.CLI_NO_INPUT)
     opts = job.audit
-    options = RunOptions(
-        strict_sources=opts.strict_sources,
-        roots=tuple(sorted(opts.roots)),
-        scenario=blake3(opts.scenario).hexdigest() if opts.scenario is not None else None,
-    )
+    options = run_options(opts)
     chosen = job.run.make(len(paths))
 
     def audit(files: list[str]) -> Iterator[dict[str, Any] | None]:
-        return chosen.map_ordered(store_job, [AuditJob(f, absolute(f), False, opts) for f in files])
+        from tracekit.cli.progress import tracked
+
+        done = chosen.map_ordered(store_job, [AuditJob(f, absolute(f), False, opts) for f in files])
+        return tracked(done, len(files), "audit", job.quiet)
 
     started = time.perf_counter()
     try:
         with open_store(job.db, writable=True) as con:
             stats = run_into_store(
                 con, os.path.abspath(job.root), [os.path.abspath(p) for p in paths.files], audit,
-                version=__version__, options=options, hook=_fault_hook(),
+                version=__version__, options=options, hook=_fault_hook(), new_root=job.new_root,
+                seal_key=load_key(),
             )
             report = summary(con, stats.run_id)
             exit_code = run_exit(con, stats.run_id)
             files = run_files(con, stats.run_id) if job.format in ("junit", "sarif") else []
     except TracekitError as error:
         _store_error(error)
+    set_head(exit_code=exit_code)
     emit(render_run(report, files, job.format), job.output, job.force)
+    if stats.unsealed:
+        # docs/threat-model.md, "The campaign store": edited rows are never trusted.
+        diag(finding(Code.STORE_SEAL_MISMATCH, count=stats.unsealed))
     _say(
         job.quiet, "audit",
         f"run {stats.run_id}: {stats.files} files, {stats.audited} read, {stats.reused} reused, "
@@ -343,5 +429,5 @@ def audit_into_store(job: StoreRun) -> NoReturn:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``db`` (summary, diff, findings, export) to the app."""
+    """Add ``db`` (summary, diff, findings, runs, export) to the app."""
     app.add_typer(db_app, name="db")

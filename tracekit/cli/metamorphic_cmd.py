@@ -50,6 +50,7 @@ from tracekit.cli.common import (
 from tracekit.cli.sink import check_target, emit
 from tracekit.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.limits import DEFAULT_BUDGET
+from tracekit.report.jsonout import set_head
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
@@ -237,6 +238,9 @@ def _evidence_study(
             FailedCase(f"{c.trace} {shown(c.episode)}", c.transform, c.trial, c.reason) for c in tally.failures
         )
         report = StudyReport(evidence_head(tally, shape), failures, tally.failed)
+        nothing = bool(file_skips) and sum(file_skips.values()) == len(jobs)
+        verdict = EXIT_ERROR if nothing else EXIT_FAIL if tally.failed and not allow_failures else EXIT_OK
+        set_head(exit_code=worst(verdict, EXIT_FAIL if walked.too_deep else EXIT_OK))
         spools.emit(render, report, format, output, force)
     finally:
         spools.close()
@@ -246,10 +250,9 @@ def _evidence_study(
         diag(finding(Code.METAMORPHIC_RELATIONS_FAILED, failed=tally.failed, total=total))
     if not quiet:
         print(render.summary_line(report) + f"; {tally.episodes} episode(s), {mode}", file=sys.stderr)
-    if file_skips and sum(file_skips.values()) == len(jobs):
+    if nothing:
         diag(finding(Code.METAMORPHIC_NOTHING_SWEPT, skipped=len(jobs)))
-        return worst(EXIT_ERROR, deep)
-    return worst(EXIT_FAIL if tally.failed and not allow_failures else EXIT_OK, deep)
+    return worst(verdict, deep)
 
 
 def _transforms(names: tuple[str, ...]) -> list[EvidenceTransform]:
@@ -338,6 +341,8 @@ def metamorphic(
             diag(error.finding)
             raise typer.Exit(EXIT_ERROR) from None
         report = tally.report(identity)
+        verdict, swept = _trace_verdict(tally, require_replayable, allow_robustness_failures)
+        set_head(exit_code=worst(verdict, EXIT_FAIL if walked.too_deep else EXIT_OK))
         spools.emit(render, report, format, output, force)
         if out is not None:
             chunks = render.json_chunks(report.head, spools.cases.read(), spools.skipped.read())
@@ -355,18 +360,24 @@ def metamorphic(
                      sources=tally.budget_sources))
     if not quiet:
         print(render.summary_line(report), file=sys.stderr)
+    if not swept:
+        found = finding(Code.METAMORPHIC_NOTHING_SWEPT, skipped=tally.skipped_total)
+        diag(found if verdict == EXIT_ERROR else Finding(found.code, Severity.WARNING, found.message))
+    raise typer.Exit(worst(verdict, deep))
+
+
+def _trace_verdict(tally: Any, require_replayable: bool, allow_failures: bool) -> tuple[int, bool]:
+    """A trace study's exit code, and whether anything was tested at all."""
     if not require_replayable and tally.skipped_total and tally.skipped_total == tally.sources:
         # Nothing was tested at all: never report that as "every relation held". An invalid
         # source is an input error (2); a valid but unreplayable one is a finding (1).
         invalid = any(code == Code.METAMORPHIC_SOURCE_INVALID.value for code, _ in tally.skipped)
-        found = finding(Code.METAMORPHIC_NOTHING_SWEPT, skipped=tally.skipped_total)
-        diag(found if invalid else Finding(found.code, Severity.WARNING, found.message))
-        raise typer.Exit(worst(EXIT_ERROR if invalid else EXIT_FAIL, deep))
+        return (EXIT_ERROR if invalid else EXIT_FAIL), False
     failing = tally.failed > 0 or (require_replayable and tally.skipped_total > 0)
-    verdict = EXIT_FAIL if failing and not allow_robustness_failures else EXIT_OK
+    verdict = EXIT_FAIL if failing and not allow_failures else EXIT_OK
     if tally.budget_sources:  # a study the work budget cut is never "passed" (docs/cli.md)
         verdict = EXIT_FAIL
-    raise typer.Exit(worst(verdict, deep))
+    return verdict, True
 
 
 def register(app: typer.Typer) -> None:

@@ -13,9 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import sys
 import tempfile
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -31,36 +29,26 @@ __all__ = ["OUTPUT_NAMES", "OutputDir", "Progress", "check_output_dir"]
 S = TypeVar("S", bound=msgspec.Struct)
 
 OUTPUT_NAMES = ("metamorphic.json", "metamorphic.md", "transformed")
-PROGRESS_INTERVAL = 0.1
 
 
 class Progress:
-    """One stderr line updated in place; drawn only on a terminal and without --quiet."""
+    """The sweep's progress: traces done, cases run and failed, on a bar drawn only on a
+    terminal and without --quiet (tracekit/cli/progress.py)."""
 
     def __init__(self, total: int, enabled: bool) -> None:
-        self.total = total
-        self.enabled = enabled
-        self.drawn = False
-        self.last = 0.0
-        self.width = 0
+        from tracekit.cli.progress import bar
+
+        self.shown = bar(total, "metamorphic", unit="trace") if enabled and total else None
 
     def update(self, done: int, cases: int, failed: int, final: bool = False) -> None:
-        if not self.enabled:
+        if self.shown is None:
             return
-        now = time.monotonic()
-        if not final and now - self.last < PROGRESS_INTERVAL:
-            return
-        self.last = now
-        line = f"tracekit metamorphic: {done}/{self.total} trace(s), {cases} case(s), {failed} failed"
-        sys.stderr.write("\r" + line.ljust(self.width))
-        self.width = len(line)
-        sys.stderr.flush()
-        self.drawn = True
+        self.shown.update(done - self.shown.n)
+        self.shown.set_postfix_str(f"{cases} case(s), {failed} failed", refresh=final)
 
     def finish(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self.shown is not None:
+            self.shown.close()
 
 
 def check_output_dir(folder: Path, force: bool) -> None:

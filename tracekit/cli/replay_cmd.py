@@ -42,6 +42,7 @@ from tracekit.cli.common import (
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, Severity, TracekitError
+from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.replay import ReplayReport
@@ -92,6 +93,10 @@ def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int
     from tracekit.report import findings
 
     rows = [findings.from_replay(path, report, code)]
+    if format is FindingsFormat.ocsf:
+        from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+        return render_ocsf("replay", rows, event_time_ms())
     if format is FindingsFormat.junit:
         return findings.render_junit("replay", rows)
     return findings.render_sarif("replay", rows)
@@ -128,6 +133,7 @@ def replayability(
         Format.table: render_replayability_table,
         Format.markdown: render_replayability_markdown,
     }
+    set_head(exit_code=EXIT_OK if report.replayable else EXIT_FAIL)
     emit(renderers[format](report), output, force)
     if not quiet:
         print(replayability_summary_line(report), file=sys.stderr)
@@ -172,9 +178,10 @@ def replay(
         check_folder(output_dir, OUTPUT_NAMES, force)
     report = _replay_report(path, strict_sources, trusted_root, input_format)
     if not report.replayable:
+        set_head(exit_code=EXIT_ERROR)
         if format is FindingsFormat.json:
             emit(render_json(report), output, force)
-        elif format in (FindingsFormat.junit, FindingsFormat.sarif):
+        elif format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf):
             emit(_findings(format, path, report, EXIT_ERROR), output, force)
         for reason in report.reasons:
             diag(reason, path)
@@ -184,7 +191,8 @@ def replay(
     exact = report.equivalence == "exact"
     allowed = allow_divergence or no_require_equivalence
     code = EXIT_OK if exact or allowed else EXIT_FAIL
-    if format in (FindingsFormat.junit, FindingsFormat.sarif):
+    set_head(exit_code=code)
+    if format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf):
         emit(_findings(format, path, report, code), output, force)
     else:
         renderers = {

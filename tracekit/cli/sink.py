@@ -12,7 +12,9 @@ Every target is checked before any work and again before writing (docs/cli.md, "
 4. writing goes to a temporary file in the same folder, fsynced, then renamed into place; a
    command's several files are all staged first and renamed together, so a failure leaves every
    target as it was. An operating-system refusal is ``cli.output_unwritable``, never an internal
-   error.
+   error;
+5. ``-`` is standard output, for every ``-o`` (docs/cli.md, "Output rules");
+6. an input is never an output, with or without ``--force`` (``cli.output_is_input``).
 """
 
 from __future__ import annotations
@@ -48,11 +50,63 @@ def _mode(path: Path) -> int | None:
         fail(Code.CLI_OUTPUT_UNWRITABLE)
 
 
+def is_stdout(path: Path | str | None) -> bool:
+    """True when an ``-o`` value means standard output (rule 5)."""
+    return path is not None and str(path) == "-"
+
+
+#: Suffixes a folder walk reads (traces, bundles, stores): a file of these inside an input folder
+#: is an input (rule 6).
+_WALKED = (".jsonl", ".json", ".eval", ".tkb", ".duckdb")
+#: Folders named by these options are outputs, not inputs.
+_OUTPUT_OPTIONS = ("--output-dir", "--out-dir", "--output", "-o")
+
+
+def _argument_words() -> list[str]:
+    """The command line's words that may name inputs: every word but those that follow an
+    output option (rule 6)."""
+    words, skip = [], False
+    for word in sys.argv[1:]:
+        if skip:
+            skip = False
+            continue
+        if word in _OUTPUT_OPTIONS:
+            skip = True
+            continue
+        if word.startswith("-") and "=" in word:
+            word = word.split("=", 1)[1]
+        words.append(word)
+    return words
+
+
+def _names_input(target: Path, word: str) -> bool:
+    try:
+        if os.path.samefile(word, target):
+            return True
+        if os.path.isdir(word) and target.suffix in _WALKED:
+            inside = os.path.realpath(target)
+            return inside.startswith(os.path.realpath(word).rstrip(os.sep) + os.sep)
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def refuse_input(path: Path) -> None:
+    """Rule 6: refuse an existing target that another word of the command line names, or that
+    a folder given on the command line would walk (``cli.output_is_input``)."""
+    if any(_names_input(path, word) for word in _argument_words()):
+        fail(Code.CLI_OUTPUT_IS_INPUT)
+
+
 def check_target(path: Path, force: bool) -> None:
-    """Refuse an output file that cannot or must not be written (rules 1 to 3 above)."""
+    """Refuse an output file that cannot or must not be written (rules 1 to 3, 5, 6 above)."""
+    if is_stdout(path):
+        return
     mode = _mode(path)
     if mode is None:
         return
+    if stat.S_ISREG(mode):
+        refuse_input(path)
     if stat.S_ISLNK(mode):
         fail(Code.CLI_OUTPUT_UNSAFE)
     if stat.S_ISDIR(mode):
@@ -68,11 +122,22 @@ def check_folder(folder: Path, names: Iterable[str], force: bool) -> None:
     any of whose ``names`` cannot be written."""
     mode = _mode(folder)
     if mode is None:
+        _probe_folder(folder)
         return
     if stat.S_ISLNK(mode) or not stat.S_ISDIR(mode):
         fail(Code.CLI_OUTPUT_UNSAFE)
     for name in names:
         check_target(folder / name, force)
+
+
+def _probe_folder(folder: Path) -> None:
+    """Before any work, show that a missing ``--output-dir`` can be made: make it and remove it
+    again, so the check fails now rather than after the job."""
+    if make_folder(folder):
+        try:
+            folder.rmdir()
+        except OSError:
+            fail(Code.CLI_OUTPUT_UNWRITABLE)
 
 
 def make_folder(folder: Path) -> bool:
@@ -84,7 +149,8 @@ def make_folder(folder: Path) -> bool:
             fail(Code.CLI_OUTPUT_UNSAFE)
         return False
     except FileNotFoundError:
-        fail(Code.CLI_OUTPUT_PARENT_MISSING)
+        # A file system such as procfs answers "no such file" for a folder it cannot hold.
+        fail(Code.CLI_OUTPUT_UNWRITABLE if _parent(folder).is_dir() else Code.CLI_OUTPUT_PARENT_MISSING)
     except OSError:
         fail(Code.CLI_OUTPUT_UNWRITABLE)
     return True
@@ -194,22 +260,53 @@ def write_files(
 
 
 def write_atomic(path: Path, data: Chunks, force: bool) -> None:
-    """Write one file atomically (see :func:`write_files`)."""
+    """Write one file atomically (see :func:`write_files`), or its bytes to standard output
+    when ``path`` is ``-`` (rule 5)."""
+    if is_stdout(path):
+        _to_stdout(data)
+        return
     write_files([(path, data)], force)
+
+
+def _to_stdout(data: Chunks) -> None:
+    """Bytes to standard output; a reader that stops early (``| head``) ends the command
+    quietly."""
+    out = sys.stdout.buffer
+    try:
+        for chunk in [data] if isinstance(data, bytes) else data:
+            out.write(chunk)
+        out.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+
+
+def _text_to_stdout(chunks: Iterable[str]) -> None:
+    last = ""
+    for chunk in chunks:
+        if chunk:
+            sys.stdout.write(chunk)
+            last = chunk
+    if not last.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe, point stdout at the null device so the interpreter's final flush
+    does not fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def emit(text: str | Iterable[str], output: Path | None = None, force: bool = False) -> None:
     """Send a rendered result (one string, or chunks streamed without joining them) to stdout,
-    or atomically to ``output``."""
+    or atomically to ``output`` (``-`` is stdout)."""
     chunks: Iterable[str] = [text] if isinstance(text, str) else text
-    if output is None:
-        last = ""
-        for chunk in chunks:
-            if chunk:
-                sys.stdout.write(chunk)
-                last = chunk
-        if not last.endswith("\n"):
-            sys.stdout.write("\n")
-        sys.stdout.flush()
+    if output is None or is_stdout(output):
+        try:
+            _text_to_stdout(chunks)
+        except BrokenPipeError:
+            _quiet_stdout()
         return
     write_atomic(output, (chunk.encode("utf-8") for chunk in chunks), force)

@@ -142,6 +142,14 @@ def verify(
         fail(Code.CLI_NO_INPUT)
     from tracekit.cli.bundle_io import is_bundle
 
+    attestations = [p for p in inputs.files if p.endswith(".intoto.jsonl")]
+    if attestations:  # in-toto attestation files (docs/attest.md), never mixed with traces
+        from tracekit.cli import attest_cmd
+
+        if len(attestations) != len(inputs.files):
+            fail(Code.CLI_OPTION_CONFLICT, option="Attestation files", other="traces in one run")
+        verdict = attest_cmd.verify_attestations(inputs.files, trusted_key, format.value, output, force, quiet)
+        raise typer.Exit(worst(verdict, inputs.note()))
     bundles = [p for p in inputs.files if is_bundle(p)]
     if bundles:  # sealed bundles (docs/bundle-format.md), never mixed with traces in one run
         from tracekit.cli import bundle_cmd
@@ -161,7 +169,9 @@ def verify(
     ]
     chosen = run.make(1 if one else len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
     try:
-        results = list(chosen.map_ordered(verify_job, work))
+        from tracekit.cli.progress import tracked
+
+        results = list(tracked(chosen.map_ordered(verify_job, work), len(work), "verify", quiet))
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
@@ -170,6 +180,7 @@ def verify(
         inputs.note()
         fail(Code.CLI_NO_INPUT)
     from tracekit.report import findings
+    from tracekit.report.ocsf import event_time_ms, render_ocsf
 
     renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
         FindingsFormat.json: render_json,
@@ -177,6 +188,7 @@ def verify(
         FindingsFormat.markdown: render_markdown,
         FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t)),
         FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t)),
+        FindingsFormat.ocsf: lambda t: render_ocsf("verify", as_findings(t), event_time_ms()),
     }
     emit(renderers[format](traces), output, force)
     if not quiet:

@@ -25,6 +25,7 @@ from tracekit.evidence import (
     Provenance,
     Role,
     RunFacts,
+    RunProblem,
     Score,
     ToolCall,
     ToolResult,
@@ -47,6 +48,10 @@ CODES = Codes.of("agentdojo")
 # "AgentDojo", step 1).
 _ENVELOPE = re.compile(rb'\A\s*\{\s*"suite_name"\s*:\s*(?:"|null)')
 _PIPELINE_KEY = re.compile(rb'\n?\s*"pipeline_name"\s*:')
+# Forks' run archives (docs/formats.md, "AgentDojo", "Forks"): the run's id first, then the suite;
+# the ``evaluation`` object comes after the messages, often beyond the sniff prefix.
+_ARCHIVE = re.compile(rb'\A\s*\{\s*"run_id"\s*:\s*"(?:[^"\\]|\\.){0,256}"\s*,\s*"suite_name"\s*:\s*(?:"|null)')
+_ARCHIVE_KEYS = (re.compile(rb'"messages"\s*:\s*\['),)
 _ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
 _CONTEXT_KEYS = ("pipeline", "suite", "user_task", "attack", "injection_task")
 _PLACEHOLDER_LIMIT = 10_000
@@ -69,15 +74,21 @@ class AgentDojoFormat:
     name = "agentdojo"
 
     def sniff(self, prefix: bytes, suffix: str) -> bool:
-        """A JSON object whose first key is ``suite_name`` and that names a ``pipeline_name``."""
-        return bool(_ENVELOPE.match(prefix)) and bool(_PIPELINE_KEY.search(prefix, 0, 4096))
+        """A JSON object whose first key is ``suite_name`` and that names a ``pipeline_name``; or
+        a fork's run archive: ``run_id`` then ``suite_name``, naming a ``messages`` list."""
+        if _ENVELOPE.match(prefix):
+            return bool(_PIPELINE_KEY.search(prefix, 0, 4096))
+        return bool(_ARCHIVE.match(prefix)) and all(key.search(prefix) for key in _ARCHIVE_KEYS)
 
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """The file's one episode."""
         document = read_document(source, limits, CODES)
         if not isinstance(document, dict) or "messages" not in document or "suite_name" not in document:
             schema_error(CODES, "document")
-        return EvidenceFile("agentdojo", None, (_episode(document, dict(source.context), limits),))
+        episode = _episode(document, dict(source.context), limits)
+        crashed = episode.facts.outcome == "error"
+        problems = (RunProblem("not_finished", "status", status="error"),) if crashed else ()
+        return EvidenceFile("agentdojo", None, (episode,), problems)
 
 
 def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits) -> Episode:
@@ -91,6 +102,9 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
         ("attack", "attack_type"),
     ):
         value = opt_str(doc.get(key), CODES, key)
+        if value is None and key == "user_task_id" and doc.get("task_id") is not None:
+            key = "task_id"  # a fork's run archive
+            value = opt_str(doc.get(key), CODES, key)
         if value is None and ours in context:
             value = context[ours]
             provenance.append(Provenance(f"episode.{ours}", f"agentdojo:path.{ours}"))
@@ -103,14 +117,15 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
     for value in injections.values():
         if not isinstance(value, str):
             schema_error(CODES, "injections")
-    utility = opt_bool(doc.get("utility"), CODES, "utility")
-    security = opt_bool(doc.get("security"), CODES, "security")
+    utility, security, outcome, forked = _verdict(doc)
     error = opt_str(doc.get("error"), CODES, "error")
     scores: list[Score] = []
     if utility is not None:
         scores.append(Score("agentdojo:utility", utility, passed=utility))
     if security is not None:
-        attacked = fields["injection_task"] is not None
+        # AgentDojo's security means the injection goal was reached; a fork's evaluation.security
+        # has no agreed direction, so it is kept as recorded without an attack verdict.
+        attacked = fields["injection_task"] is not None and not forked
         scores.append(
             Score(
                 "agentdojo:security",
@@ -129,7 +144,8 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
         task=fields["user_task"],
         attack=fields["attack"],
         attack_task=fields["injection_task"],
-        outcome="error" if error is not None else None,
+        seed=_seed(doc.get("seed")),
+        outcome="error" if error is not None else outcome,
         scores=tuple(scores),
     )
     for name, present in (
@@ -144,6 +160,8 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
     errors: tuple[EpisodeError, ...] = (EpisodeError("crash"),) if error is not None else ()
     errors += tuple(EpisodeError("tool_error", f"calls[{c.index}]") for c in calls if c.result and c.result.is_error)
     ident = "/".join(fields[k] or "none" for k in ("pipeline", "suite", "user_task", "attack", "injection_task"))
+    if fields["pipeline"] is None and isinstance(doc.get("run_id"), str):
+        ident = f"{doc['run_id']}/{ident}"  # a fork's run archive names the run, not the pipeline
     return Episode(
         id=ident,
         facts=facts,
@@ -154,6 +172,26 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
         provenance=tuple(provenance),
         losses=("results_stringified",),
     )
+
+
+def _seed(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _verdict(doc: dict[str, Any]) -> tuple[bool | None, bool | None, str | None, bool]:
+    """``utility``, ``security``, the recorded outcome and whether ``security`` came from a
+    fork's ``evaluation`` object rather than AgentDojo's top level; where both say, they must
+    agree."""
+    evaluation = as_dict(doc.get("evaluation") or {}, CODES, "evaluation")
+    found: list[bool | None] = []
+    for key in ("utility", "security"):
+        top = opt_bool(doc.get(key), CODES, key)
+        inner = opt_bool(evaluation.get(key), CODES, f"evaluation.{key}")
+        if top is not None and inner is not None and top != inner:
+            schema_error(CODES, f"evaluation.{key}")
+        found.append(top if top is not None else inner)
+    forked = doc.get("security") is None and evaluation.get("security") is not None
+    return found[0], found[1], opt_str(evaluation.get("outcome"), CODES, "evaluation.outcome"), forked
 
 
 def _text(content: Any, field: str) -> str | None:

@@ -6,11 +6,14 @@ timestamps per attempt, so every episode carries the ``text_only`` loss.
 
 - A report writes every attempt twice with one ``uuid``: status 1 (generated) then status 2
   (evaluated, with ``detector_results``). One episode per uuid, taken from the status-2 record;
-  the two records must agree on the prompt and outputs, else ``garak.attempt_conflict``.
+  the two records must agree on ``seq`` and on what the model saw and said (not on ``notes``,
+  which detectors annotate), else ``garak.attempt_conflict`` naming the field.
 - A detector score is an attack verdict only where the file says so: an ``eval`` entry whose
   every output failed (or passed) settles each score of that probe and detector, and a recorded
   ``run.eval_threshold`` settles the rest (garak's evaluator: a score at or above it is a hit).
 - A hit log line is one hit: ``attack_succeeded`` is true by construction.
+- The ``eval`` totals are checked against the attempts, and a report without its
+  ``completion`` entry did not finish: both are run problems (docs/formats.md, "Run status").
 """
 
 from __future__ import annotations
@@ -19,23 +22,14 @@ import re
 from typing import Any
 
 from tracekit.errors import Code
-from tracekit.evidence import (
-    Episode,
-    EpisodeError,
-    EvidenceFile,
-    Message,
-    ModelTurn,
-    Provenance,
-    Role,
-    RunFacts,
-    Score,
-)
+from tracekit.evidence import Episode, EvidenceFile, Provenance, RunFacts, RunProblem, Score
 from tracekit.formats.base import FormatLimits, Source
+from tracekit.formats.garak_attempt import conversation, score, score_values, seen
+from tracekit.formats.garak_totals import Tally, Totals, cross_check, read_eval, tally
 from tracekit.formats.jsoninput import (
     Budget,
     Codes,
     as_dict,
-    as_list,
     fail,
     first_line,
     iter_lines,
@@ -50,9 +44,8 @@ ENTRY_TYPES = frozenset(
 )
 HIT_KEYS = frozenset({"attempt_id", "detector", "probe", "score", "run_id"})
 _REPORT_HEAD = re.compile(rb'\A\{"entry_type": "(?:start_run setup|init|attempt)"')
-_HIT_HEAD = re.compile(rb'\A\{"goal": (?:null|"(?:[^"\\]|\\.)*"), "prompt": \{"turns": \[')
-_SAME = ("seq", "probe_classname", "prompt", "outputs", "goal", "targets", "intent")
-_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}
+_HIT_HEAD = re.compile(rb'\A\{"goal": (?:null|"(?:[^"\\]|\\.)*"), "prompt": (?:\{"turns": \[|")')
+_SAME = ("seq", "probe_classname", "goal", "targets", "intent")
 
 
 class GarakFormat:
@@ -77,7 +70,8 @@ class GarakFormat:
             if not isinstance(entry, dict):
                 schema_error(CODES, "entry", number)
             report.add(entry, number)
-        return EvidenceFile("garak", report.version, report.episodes())
+        episodes = report.episodes()
+        return EvidenceFile("garak", report.version, episodes, report.problems())
 
 
 class _Report:
@@ -89,7 +83,8 @@ class _Report:
         self.first: dict[str, dict[str, Any]] = {}
         self.final: dict[str, dict[str, Any]] = {}
         self.hits: dict[str, list[dict[str, Any]]] = {}
-        self.evals: dict[tuple[str, str], tuple[int, int]] = {}
+        self.evals: dict[tuple[str, str], Totals] = {}
+        self.tallies: dict[tuple[str, str], Tally] = {}
         self.kinds: set[str] = set()
         self.order: dict[str, None] = {}
 
@@ -109,13 +104,8 @@ class _Report:
         elif kind == "attempt":
             self._attempt(entry, line)
         elif kind == "eval":
-            probe, detector = entry.get("probe"), entry.get("detector")
-            passed, fails = entry.get("passed"), entry.get("fails")
-            if not (isinstance(probe, str) and isinstance(detector, str)):
-                schema_error(CODES, "eval", line)
-            if not (isinstance(passed, int) and isinstance(fails, int) and _count(passed) and _count(fails)):
-                schema_error(CODES, "eval", line)
-            self.evals[(probe, detector)] = (passed, fails)
+            key, totals = read_eval(entry, line)
+            self.evals[key] = totals
         elif kind == "hit":
             attempt = entry.get("attempt_id")
             if not isinstance(attempt, str):
@@ -131,19 +121,42 @@ class _Report:
         if uuid not in self.order:
             self.budget.episodes(len(self.order) + 1)
             self.order[uuid] = None
+        earlier = self.final.get(uuid) or self.first.get(uuid)
+        if earlier is not None and earlier.get("seq") != entry.get("seq"):
+            fail(Code.GARAK_ATTEMPT_CONFLICT, line, field="seq")  # two attempts share one uuid
         if status == 2:
             if uuid in self.final:
                 fail(Code.GARAK_ATTEMPT_CONFLICT, line, field="status")
-            earlier = self.first.pop(uuid, None)
-            if earlier is not None:
-                for name in _SAME:
-                    if earlier.get(name) != entry.get(name):
-                        fail(Code.GARAK_ATTEMPT_CONFLICT, line, field=name)
+            if uuid in self.first:
+                self._agree(self.first.pop(uuid), entry, line)
             self.final[uuid] = entry
-        elif uuid in self.final or uuid in self.first:
+        elif earlier is not None:
             fail(Code.GARAK_ATTEMPT_CONFLICT, line, field="status")
         else:
             self.first[uuid] = entry
+
+    def _agree(self, earlier: dict[str, Any], entry: dict[str, Any], line: int) -> None:
+        """The status-1 and status-2 records of one attempt: the same attempt, the same prompt
+        and outputs as the model saw and said them (notes may differ: detectors annotate)."""
+        for name in _SAME:
+            if earlier.get(name) != entry.get(name):
+                fail(Code.GARAK_ATTEMPT_CONFLICT, line, field=name)
+        budget = Budget(self.limits, CODES)
+        before, after = seen(earlier, budget), seen(entry, budget)
+        if before[0] != after[0]:
+            fail(Code.GARAK_ATTEMPT_CONFLICT, line, field="prompt")
+        if before[1:] != after[1:]:
+            fail(Code.GARAK_ATTEMPT_CONFLICT, line, field="outputs")
+
+    def problems(self) -> tuple[RunProblem, ...]:
+        """The run's own account (docs/formats.md, "Run status"): a report whose setup was
+        written but whose ``completion`` entry was not stopped before the end; ``eval`` totals
+        that disagree with the evaluated attempts."""
+        if "hit" in self.kinds:
+            return ()
+        stopped = "start_run setup" in self.kinds and "completion" not in self.kinds
+        found = (RunProblem("not_finished", "status", status="started"),) if stopped else ()
+        return found + cross_check(self.evals, self.tallies, self.setup.get("run.eval_threshold"))
 
     def episodes(self) -> tuple[Episode, ...]:
         if "hit" in self.kinds:
@@ -170,15 +183,17 @@ class _Report:
         budget = Budget(self.limits, CODES)
         probe = opt_str(entry.get("probe_classname"), CODES, "attempt.probe_classname")
         goal = opt_str(entry.get("goal"), CODES, "attempt.goal")
-        messages, turns, errors = _conversation(entry.get("prompt"), as_list(entry.get("outputs"), CODES, "attempt.outputs"), budget)
+        messages, turns, errors = conversation(entry, budget)
         evaluated = entry.get("status") == 2
         scores: list[Score] = []
         threshold = self.setup.get("run.eval_threshold")
         for detector, values in as_dict(entry.get("detector_results"), CODES, "attempt.detector_results").items():
-            settled = self.evals.get((probe or "", detector))
-            for value in as_list(values, CODES, "attempt.detector_results[]"):
-                budget.take()
-                scores.append(_score(detector, value, settled, threshold))
+            totals = self.evals.get((probe or "", detector))
+            settled = None if totals is None or not totals.consistent else (totals.passed, totals.fails)
+            per_output = score_values(values, budget)
+            if evaluated:
+                tally(self.tallies, (probe or "", detector), per_output, threshold)
+            scores += [score(detector, value, settled, threshold) for values_ in per_output for value in values_]
         provenance = [Provenance("facts.scores", "garak:attempt.detector_results")] if scores else []
         if self.version:
             provenance.append(Provenance("facts.tool_version", "garak:init.garak_version"))
@@ -197,50 +212,6 @@ def _count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _score(detector: str, value: Any, settled: tuple[int, int] | None, threshold: Any) -> Score:
-    """A detector score with the verdict the file supports (module docstring)."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        schema_error(CODES, "attempt.detector_results[]")
-    hit: bool | None = None
-    if value is not None and settled is not None and (settled[0] == 0) != (settled[1] == 0):
-        hit = settled[1] > 0
-    elif value is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
-        hit = value >= threshold
-    return Score(f"garak:{detector}", value, passed=None if hit is None else not hit, attack_succeeded=hit)
-
-
-def _text(message: Any, field: str) -> str | None:
-    """A garak ``Message``'s ``text`` (a bare string in older files)."""
-    if message is None or isinstance(message, str):
-        return message
-    return opt_str(as_dict(message, CODES, field).get("text"), CODES, field)
-
-
-def _conversation(
-    prompt: Any, outputs: list[Any], budget: Budget
-) -> tuple[tuple[Message, ...], tuple[ModelTurn, ...], tuple[EpisodeError, ...]]:
-    """The prompt's turns, then one assistant message and one model turn per output."""
-    messages: list[Message] = []
-    for turn in as_list(as_dict(prompt, CODES, "attempt.prompt").get("turns"), CODES, "attempt.prompt.turns"):
-        budget.take()
-        item = as_dict(turn, CODES, "attempt.prompt.turns[]")
-        role = item.get("role")
-        if not isinstance(role, str):
-            schema_error(CODES, "attempt.prompt.turns[].role")
-        messages.append(Message(len(messages), _ROLES.get(role, "other"), _text(item.get("content"), "turns[].content")))
-    sent = ((0, len(messages)),) if messages else ()
-    turns: list[ModelTurn] = []
-    errors: list[EpisodeError] = []
-    for output in outputs:
-        budget.take()
-        text = _text(output, "attempt.outputs[]")
-        turns.append(ModelTurn(len(turns), input_runs=sent, error=output is None))
-        if output is None:
-            errors.append(EpisodeError("model_error", f"turns[{len(turns) - 1}]"))
-        messages.append(Message(len(messages), "assistant", text))
-    return tuple(messages), tuple(turns), tuple(errors)
-
-
 def _hit_episode(uuid: str, lines: list[dict[str, Any]], limits: FormatLimits) -> Episode:
     """The hits of one attempt: its prompt, the outputs that were hit, one score per hit."""
     budget = Budget(limits, CODES)
@@ -252,11 +223,16 @@ def _hit_episode(uuid: str, lines: list[dict[str, Any]], limits: FormatLimits) -
         index, detector, value = line.get("attempt_idx"), line.get("detector"), line.get("score")
         if not isinstance(index, int) or not _count(index) or not isinstance(detector, str):
             schema_error(CODES, "hitlog.attempt_idx")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, list):  # a per-turn detector: the output's scores, one per turn
+            budget.take(len(value))
+            if not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in value):
+                schema_error(CODES, "hitlog.score")
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
             schema_error(CODES, "hitlog.score")
         outputs.setdefault(index, line.get("output"))
         scores.append(Score(f"garak:{detector}", value, passed=False, attack_succeeded=True))
-    messages, turns, errors = _conversation(first.get("prompt"), [outputs[i] for i in sorted(outputs)], budget)
+    hit = {"prompt": first.get("prompt"), "outputs": [outputs[i] for i in sorted(outputs)]}
+    messages, turns, errors = conversation(hit, budget)
     facts = RunFacts(
         tool="garak",
         attack=opt_str(first.get("probe"), CODES, "hitlog.probe"),

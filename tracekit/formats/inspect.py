@@ -24,6 +24,7 @@ from tracekit.errors import Code, finding
 from tracekit.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
+from tracekit.formats.inspect_run import run_problems
 from tracekit.formats.inspect_sample import episode, sample_items
 from tracekit.formats.inspect_values import obj, opt_str
 from tracekit.jsonscan import nesting_exceeds
@@ -282,7 +283,7 @@ def _load_json_parts(data: bytes, text_keys: int, limits: FormatLimits) -> Evide
         pairs.append(items.pair(sample, base, limits))
     if keys != text_keys:
         raise _Irregular
-    return EvidenceFile(NAME, version, _sorted(pairs))
+    return EvidenceFile(NAME, version, _sorted(pairs), run_problems(log, len(pairs)))
 
 
 def _load_json_whole(data: bytes, limits: FormatLimits) -> EvidenceFile:
@@ -294,7 +295,7 @@ def _load_json_whole(data: bytes, limits: FormatLimits) -> EvidenceFile:
     samples = log.get("samples") or []
     if not isinstance(samples, list):
         raise _header_schema("samples must be a list")
-    return EvidenceFile(NAME, version, _episodes(samples, base, limits))
+    return EvidenceFile(NAME, version, _episodes(samples, base, limits), run_problems(log, len(samples)))
 
 
 def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
@@ -304,12 +305,7 @@ def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
     handle, size = source.handle, source.size
     found = zipped.members(handle, size, limits)
     budget = zipped.Budget(limits)
-    header = next((m for m in found if m.name == "header.json"), None)
-    if header is None:
-        raise FormatError(finding(Code.INSPECT_MISSING_MEMBER, member="header.json"))
-    log = decode(zipped.read_member(handle, header, size, limits, budget), limits, "header")
-    if not isinstance(log, dict):
-        raise _header_schema("header.json must be a JSON object")
+    log = _eval_header(found, handle, size, limits, budget)
     base, version = facts(log)
     sample_members = [
         m for m in found if m.name.startswith("samples/") and m.name.endswith(".json")
@@ -321,7 +317,25 @@ def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
     for member in sample_members:
         sample = decode(zipped.read_member(handle, member, size, limits, budget), limits, "sample")
         pairs.append(items.pair(sample, base, limits))
-    return EvidenceFile(NAME, version, _sorted(pairs))
+    return EvidenceFile(NAME, version, _sorted(pairs), run_problems(log, len(pairs)))
+
+
+def _eval_header(found: Any, handle: Any, size: int, limits: FormatLimits, budget: Any) -> dict[str, Any]:
+    """``header.json``; for a ``.eval`` still being written (no header yet), the journal's
+    ``start.json`` with the run recorded as ``started`` (docs/formats.md, "Run status")."""
+    from tracekit.formats import inspect_eval as zipped
+
+    header = next((m for m in found if m.name == "header.json"), None)
+    started = next((m for m in found if m.name == "_journal/start.json"), None)
+    member = header or started
+    if member is None:
+        raise FormatError(finding(Code.INSPECT_MISSING_MEMBER, member="header.json"))
+    log = decode(zipped.read_member(handle, member, size, limits, budget), limits, "header")
+    if not isinstance(log, dict):
+        raise _header_schema("header.json must be a JSON object")
+    if header is None:
+        log = {**log, "status": "started"}
+    return log
 
 
 FORMAT = InspectFormat()

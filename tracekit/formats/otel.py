@@ -14,17 +14,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tracekit.errors import Code
 from tracekit.evidence import Episode, EpisodeError, EvidenceFile, Provenance, RunFacts
-from tracekit.formats.base import FormatLimits, Source
+from tracekit.formats import otel_vercel as vercel
+from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.jsoninput import Budget, Codes, iter_lines, read_document
 from tracekit.formats.otel_content import json_value
 from tracekit.formats.otel_episode import CONTENT_KEYS, EpisodeBuilder
+from tracekit.formats.otel_openinference import normalise
+from tracekit.formats.otel_sdk import sdk_spans_of
 from tracekit.formats.otel_spans import Span, log_spans_of, spans_of
 
 CODES = Codes.of("otel")
 
 _ENVELOPE = re.compile(rb'\A\s*\{\s*"resource(?:Spans|Logs)"\s*:\s*\[')
-_PRETTY = re.compile(rb"\A\s*\{\s*\n")
+# The OTel SDK's ReadableSpan.to_json() spans gathered in {"spans": [...]} (docs/formats.md,
+# "OpenTelemetry GenAI", "SDK span lists"): the first span's context names its trace id.
+_SDK_LIST = re.compile(rb'\A\s*\{\s*"spans"\s*:\s*\[\s*\{')
+_SDK_CONTEXT = re.compile(rb'"context"\s*:\s*\{\s*"trace_id"\s*:')
 
 
 class OtelFormat:
@@ -33,20 +40,19 @@ class OtelFormat:
     name = "otel"
 
     def sniff(self, prefix: bytes, suffix: str) -> bool:
-        """An object whose first key is ``resourceSpans`` (or ``resourceLogs``) holding a list."""
-        return bool(_ENVELOPE.match(prefix))
+        """An object whose first key is ``resourceSpans`` (or ``resourceLogs``) holding a list;
+        or ``spans`` holding SDK spans (a ``context`` with a ``trace_id``)."""
+        if _ENVELOPE.match(prefix):
+            return True
+        return bool(_SDK_LIST.match(prefix)) and bool(_SDK_CONTEXT.search(prefix, 0, 4096))
 
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """Every trace of the file, one episode each."""
+        spans = _read(source, limits)
+        for span in spans:
+            normalise(span, limits.items_per_episode)
+            vercel.normalise(span, limits)
         budget = Budget(limits, CODES)
-        spans: list[Span] = []
-        source.handle.seek(0)
-        head = source.handle.read(4096)
-        if _PRETTY.match(head):  # one pretty-printed request, not JSON lines (step 1)
-            spans = _decode(read_document(source, limits, CODES), 1, budget)
-        else:
-            for number, document in iter_lines(source, limits, CODES):
-                spans.extend(_decode(document, number, budget))
         traces: dict[str, list[Span]] = {}
         for span in _merge_log_records(spans):
             traces.setdefault(span.trace_id, []).append(span)
@@ -55,6 +61,42 @@ class OtelFormat:
         ordered = sorted(traces.items(), key=lambda kv: (min(s.start or 0 for s in kv[1]), kv[0]))
         episodes = tuple(_episode(ident, group, limits, flagged) for ident, group in ordered)
         return EvidenceFile("otel", None, episodes)
+
+
+def _one_document(head: bytes) -> bool:
+    """Whether the file is one JSON document over many lines rather than JSON lines: its first
+    line (within ``head``) leaves a bracket open (docs/formats.md, "OpenTelemetry GenAI", step 1).
+    A first line longer than ``head`` is a JSON line."""
+    head = head.lstrip()
+    end = head.find(b"\n")
+    if end < 0:
+        return False
+    first = head[:end]
+    if b"\\" in first:
+        first = first.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(first.split(b'"')[0::2])
+    return outside.count(b"{") + outside.count(b"[") > outside.count(b"}") + outside.count(b"]")
+
+
+def _read(source: Source, limits: FormatLimits) -> list[Span]:
+    """Every span of the file: one document over many lines, or JSON lines (step 1). A first
+    line that is not JSON by itself in a file of several lines is read as one document."""
+    source.handle.seek(0)
+    if _one_document(source.handle.read(4096)):
+        return _decode(read_document(source, limits, CODES), 1, Budget(limits, CODES))
+    spans: list[Span] = []
+    budget = Budget(limits, CODES)
+    try:
+        for number, document in iter_lines(source, limits, CODES):
+            spans.extend(_decode(document, number, budget))
+    except FormatError as error:
+        if error.finding.code is not Code.OTEL_INVALID_JSON or error.finding.line != 1:
+            raise
+        try:
+            return _decode(read_document(source, limits, CODES), 1, Budget(limits, CODES))
+        except FormatError:
+            raise error from None
+    return spans
 
 
 COMMON_LIMITS = frozenset({128, 256, 512, 1000, 1024, 2048, 4095, 4096, 8192, 10000, 16384, 32768, 65536})
@@ -79,6 +121,8 @@ def _merge_log_records(spans: list[Span]) -> list[Span]:
 def _decode(document: Any, line: int, budget: Budget) -> list[Span]:
     if isinstance(document, dict) and "resourceLogs" in document:
         return log_spans_of(document, line, CODES, budget)
+    if isinstance(document, dict) and "spans" in document and "resourceSpans" not in document:
+        return sdk_spans_of(document, line, CODES, budget)
     return spans_of(document, line, CODES, budget)
 
 

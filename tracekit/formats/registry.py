@@ -23,9 +23,29 @@ from tracekit.formats.base import (
     TraceFormat,
 )
 
-FORMAT_NAMES: tuple[str, ...] = ("inspect", "otel", "agentdojo", "garak", "agentguard", "harness")
+FORMAT_NAMES: tuple[str, ...] = (
+    "inspect",
+    "otel",
+    "agentdojo",
+    "garak",
+    "agentguard",
+    "harness",
+    "claude_code",
+    "codex",
+    "atif",
+)
 """Supported formats, as help and diagnostics list them: the importers, then the two seed formats."""
-DETECTION_ORDER: tuple[str, ...] = ("agentguard", "inspect", "otel", "agentdojo", "garak", "harness")
+DETECTION_ORDER: tuple[str, ...] = (
+    "agentguard",
+    "inspect",
+    "otel",
+    "agentdojo",
+    "garak",
+    "harness",
+    "claude_code",
+    "codex",
+    "atif",
+)
 """The order sniffs are asked in (docs/formats.md, "Detection", step 3). At most one accepts any
 file, so the order only decides speed: AgentGuard first, since every command already holds its
 reader (asking the others first imports four importers, about 15 ms of a 0.15 s start-up);

@@ -187,11 +187,47 @@ def _scenario(trace: AuditReport) -> str | None:
     return display_path(SCENARIO_NOTE.format(id=harness.scenario_id, result=harness.result, assertions=listed))
 
 
-def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary) -> Iterator[str]:
-    """Per trace: a verdict line, the completeness table and the findings by severity; then the
-    campaign summary (left out for a single trace, where it would repeat the trace's block).
-    One chunk per trace, so a campaign streams without being held."""
-    first = True
+def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary, verbose: bool = False) -> Iterator[str]:
+    """A campaign: its summary first, then one row per file; with ``verbose``, each file's
+    block too (docs/audit.md, "Reading the table"). A single trace: its block. One chunk per
+    trace, so a campaign streams without being held."""
+    if summary.total == 1:
+        yield from _blocks(traces, first=True)
+        yield "\n"
+        return
+    tail = ["== campaign summary", MARKDOWN_NOTE, "", table(_summary_rows(summary), tablefmt="plain")]
+    if summary.by_format:
+        tail += ["", "by format:", table(_format_rows(summary), FORMAT_HEADERS)]
+    if summary.by_policy:
+        tail += ["", "by policy:", table(_policy_rows(summary), POLICY_HEADERS)]
+    if summary.fields_missing_most:
+        tail += ["", "fields missing most:", table(_gap_rows(summary), GAP_HEADERS)]
+    yield "\n".join(tail)
+    yield "\n\n== files (exit, intact, rerunnable, episodes, findings of warning or worse; --verbose for each file's tables)"
+    yield "\n" + FILE_LINE.format(*FILE_HEADERS)
+    if verbose:
+        yield from _blocks(traces, first=False)
+    else:
+        for trace in traces:
+            yield "\n" + _file_line(trace)
+    yield "\n"
+
+
+FILE_HEADERS = ("exit", "intact", "rerun", "episodes", "findings", "format", "file")
+FILE_LINE = "{:<4}  {:<6}  {:<5}  {:>8}  {:>8}  {:<10}  {}"
+"""One file per line, the path last so that long paths never push the columns apart."""
+
+
+def _file_line(trace: AuditReport) -> str:
+    worrying = sum(1 for f in trace.findings if f.severity in ("error", "warning"))
+    return FILE_LINE.format(
+        trace.exit_code, _yes(trace.intact), _yes(trace.rerunnable), len(trace.episodes), worrying,
+        trace.format, _path(trace),
+    )
+
+
+def _blocks(traces: Iterable[AuditReport], first: bool) -> Iterator[str]:
+    """Per trace: a verdict line, the completeness table and the findings by severity."""
     for trace in traces:
         lines = [f"== {_path(trace)}", verdict_line(trace)]
         if (scenario := _scenario(trace)) is not None:
@@ -202,16 +238,6 @@ def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary) -> Ite
             lines += ["", table(_findings(trace), FINDING_HEADERS, widths=FINDING_WIDTHS)]
         yield ("" if first else "\n\n") + "\n".join(lines)
         first = False
-    if summary.total != 1:
-        tail = ["== campaign summary", table(_summary_rows(summary), tablefmt="plain")]
-        if summary.by_format:
-            tail += ["", "by format:", table(_format_rows(summary), FORMAT_HEADERS)]
-        if summary.by_policy:
-            tail += ["", "by policy:", table(_policy_rows(summary), POLICY_HEADERS)]
-        if summary.fields_missing_most:
-            tail += ["", "fields missing most:", table(_gap_rows(summary), GAP_HEADERS)]
-        yield ("" if first else "\n\n") + "\n".join(tail)
-    yield "\n"
 
 
 def render_table(traces: Iterable[AuditReport], summary: CampaignSummary) -> str:

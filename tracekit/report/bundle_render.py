@@ -24,7 +24,7 @@ from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 FORMATS = ("table", "json", "markdown")
-FINDINGS_FORMATS = (*FORMATS, "junit", "sarif")
+FINDINGS_FORMATS = (*FORMATS, "junit", "sarif", "ocsf")
 
 
 class Original(msgspec.Struct, frozen=True):
@@ -248,7 +248,14 @@ VERIFY_RENDERERS: dict[str, Callable[[BundleVerify], str]] = {
     "markdown": verify_markdown,
     "junit": lambda r: render_junit("verify", _as_findings(r)),
     "sarif": lambda r: render_sarif("verify", _as_findings(r)),
+    "ocsf": lambda r: _ocsf(_as_findings(r)),
 }
+
+
+def _ocsf(traces: list[TraceFindings]) -> str:
+    from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+    return render_ocsf("verify", traces, event_time_ms())
 
 
 def _statement_facts(report: BundleShow) -> list[tuple[str, str]]:

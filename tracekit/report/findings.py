@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tracekit.report.sarif import ArtifactLocation, Region, Text
+from tracekit.report.sarif import ArtifactLocation, Region, Text, doc_uri, rule_text
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ def render_junit(command: str, traces: Sequence[TraceFindings]) -> str:
 class _Rule(msgspec.Struct, frozen=True):
     id: str
     shortDescription: Text  # noqa: N815 - SARIF's key
+    helpUri: str  # noqa: N815 - SARIF's key
 
 
 class _Physical(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -120,7 +121,6 @@ def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
     """One SARIF run; one result per finding of severity notice or above, located at the trace
     file and line; one rule per code, described by its fixed text."""
     from tracekit import __version__
-    from tracekit.errors import CODE_INFO, Code
 
     rules: dict[str, _Rule] = {}
     results: list[_Result] = []
@@ -130,12 +130,11 @@ def render_sarif(command: str, traces: Sequence[TraceFindings]) -> str:
             if level is None:
                 continue
             if f.code not in rules:
-                text = CODE_INFO[Code(f.code)].message if f.code in Code._value2member_map_ else f.code
-                rules[f.code] = _Rule(f.code, Text(text))
+                rules[f.code] = _Rule(f.code, Text(rule_text(f.code)), doc_uri("error-codes.md", f.code.split(".")[0]))
             region = Region(f.line) if f.line else None
             where = _Location(_Physical(ArtifactLocation(display_path(trace.path)), region))
             results.append(_Result(f.code, level, Text(f.message), (where,)))
-    driver = _Driver("tracekit", __version__, "docs/error-codes.md", tuple(sorted(rules.values(), key=lambda r: r.id)))
+    driver = _Driver("tracekit", __version__, doc_uri("error-codes.md"), tuple(sorted(rules.values(), key=lambda r: r.id)))
     log = _Log(SARIF_SCHEMA, "2.1.0", (_Run(_Tool(driver), _Properties(command), tuple(results)),))
     return json.dumps(msgspec.to_builtins(log), indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 

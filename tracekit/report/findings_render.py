@@ -40,7 +40,7 @@ from tracekit.report.harness_sarif import (
 )
 from tracekit.report.harness_text import xml_safe
 from tracekit.report.jsonout import dumps_chunks
-from tracekit.report.sarif import ArtifactLocation, Text
+from tracekit.report.sarif import ArtifactLocation, Text, rule_text
 from tracekit.report.text import display_path, md_table, table
 
 if TYPE_CHECKING:
@@ -173,7 +173,9 @@ def one_table(report: FindingsReport) -> str:
         f"{len(report.episodes)} episode(s), {_counts(report.episodes)}"
     )
     rows = [_cells(e) for e in report.episodes]
-    return head + "\n\n" + table(rows, HEADERS, widths=[24, 8, 28, 34, 34, 24]) + "\n"
+    # An episode id is printed whole, never wrapped: it is what --episode takes (docs/cli.md,
+    # "Episode ids").
+    return head + "\n\n" + table(rows, HEADERS, widths=[None, 8, 28, 34, 34, 24]) + "\n"
 
 
 def one_markdown(report: FindingsReport) -> str:
@@ -247,7 +249,7 @@ def _run(rules: Sequence[str], results: Sequence[FindingResult], properties: Fin
     """One SARIF 2.1.0 run of tracekit check: one rule per assertion id (or consistency code)."""
     from tracekit import __version__
 
-    described = tuple(FindingRule(r, Text(f"tracekit check: {r}")) for r in rules)
+    described = tuple(FindingRule(r, Text(rule_text(r) if "." in r else f"tracekit check: {r}")) for r in rules)
     return FindingsRun(FindingsTool(FindingsDriver(version=__version__, rules=described)), properties, tuple(results))
 
 

@@ -21,7 +21,7 @@ import msgspec
 from tracekit import __version__
 from tracekit.harness.evaluate import SuiteCounts, SuiteResult
 from tracekit.harness.model import AssertionResult, HarnessResult, Mode, Outcome
-from tracekit.report.sarif import ArtifactLocation, Text
+from tracekit.report.sarif import ArtifactLocation, Text, doc_uri
 
 SCHEMA = "https://schemastore.azurewebsites.net/schemas/json/sarif-2.1.0-rtm.5.json"
 Level = Literal["error", "warning"]
@@ -67,6 +67,7 @@ class Driver(msgspec.Struct, frozen=True, kw_only=True):
 
     name: str = "tracekit"
     version: str = __version__
+    informationUri: str = doc_uri("findings.md")  # noqa: N815 - SARIF's key
     rules: tuple[Rule, ...]
 
 
@@ -143,7 +144,7 @@ class FindingRule(msgspec.Struct, frozen=True):
 class FindingsDriver(msgspec.Struct, frozen=True, kw_only=True):
     name: str = "tracekit"
     version: str
-    informationUri: str = "docs/findings.md"  # noqa: N815 - SARIF's key
+    informationUri: str = doc_uri("findings.md")  # noqa: N815 - SARIF's key
     rules: tuple[FindingRule, ...]
 
 

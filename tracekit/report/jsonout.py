@@ -6,11 +6,40 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+HEAD_KEYS = ("command", "report_version", "exit_code")
+"""The keys every report starts with, in this order (docs/cli.md, "JSON reports")."""
+
+
+_HEAD: dict[str, Any] = {}
+
+
+def set_head(**keys: Any) -> None:
+    """What the command line knows of the report about to be written (its ``command``, and its
+    ``exit_code`` once decided): every report document gets the keys it lacks from here."""
+    _HEAD.update({key: value for key, value in keys.items() if key in HEAD_KEYS})
+
 
 def dumps(document: dict[str, Any]) -> str:
-    """Sorted keys, two-space indent, ASCII only, trailing newline: the same input gives the
-    same bytes."""
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+    """The head keys first (:data:`HEAD_KEYS`, those present), then every other key sorted;
+    two-space indent, ASCII only, trailing newline: the same input gives the same bytes. A
+    report document (one with ``report_version``) gets the head keys it lacks from
+    :func:`set_head`."""
+    if "report_version" in document:
+        document = {**{k: v for k, v in _HEAD.items() if k not in document}, **document}
+    head = [key for key in HEAD_KEYS if key in document]
+    rest = {key: value for key, value in document.items() if key not in HEAD_KEYS}
+    lines = [f"  {json.dumps(key)}: {_indented(document[key])}" for key in head]
+    body = json.dumps(rest, indent=2, sort_keys=True, ensure_ascii=True)
+    if not lines:
+        return body + "\n"
+    if not rest:
+        return "{\n" + ",\n".join(lines) + "\n}\n"
+    return "{\n" + ",\n".join(lines) + ",\n" + body[2:] + "\n"
+
+
+def _indented(value: Any) -> str:
+    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)
+    return text.replace("\n", "\n  ")
 
 
 def dumps_struct(report: object, /, **head: object) -> str:

@@ -20,7 +20,7 @@ from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import display_path, md_escape, md_table, table
 from tracekit.store.diff import Diff, FindingRef
 from tracekit.store.export import ExportReport
-from tracekit.store.queries import FileFindings, Findings, Summary
+from tracekit.store.queries import FileFindings, Findings, Runs, Summary
 
 FORMATS = ("table", "json", "markdown")
 
@@ -77,21 +77,35 @@ def _ref(ref: FindingRef) -> str:
     return f"{ref.severity}[{ref.code}] episode {ref.episode}{where}{line}"
 
 
+_STATE = {"absent": "absent", "not_a_trace": "not a trace"}
+
+
+def _exit(code: int | None, state: str) -> str:
+    """An exit code, or what the run held instead (never a bare None)."""
+    return f"exit {code}" if code is not None else _STATE.get(state, "no verdict")
+
+
 def _diff(report: Diff, fmt: str) -> str:
     lines = [
         _title(f"diff run {report.base_run} -> run {report.head_run}", fmt),
         "",
         f"{len(report.files)} files changed, {report.unchanged} unchanged",
     ]
+    if not report.same_root:
+        lines.append(_text("note: the two runs audited different campaign folders (--new-root); "
+                           "files are matched by their path relative to each folder", fmt))
     bullet = "- " if fmt == "markdown" else "  "
     for item in report.files:
         head = (
-            f"{display_path(item.path)}: {item.change} (exit {item.exit_before} -> "
-            f"{item.exit_after}); new {len(item.new)}, fixed {len(item.fixed)}, changed {len(item.changed)}"
+            f"{display_path(item.path)}: {item.change} ({_exit(item.exit_before, item.state_before)}"
+            f" -> {_exit(item.exit_after, item.state_after)}); new {len(item.new)}, fixed "
+            f"{len(item.fixed)}, changed {len(item.changed)}, not re-evaluated "
+            f"{len(item.not_reevaluated)}, gone {len(item.gone)}"
         )
         lines += ["", _text(head, fmt)]
-        lines += [f"{bullet}{_text('new   ' + _ref(r), fmt)}" for r in item.new]
-        lines += [f"{bullet}{_text('fixed ' + _ref(r), fmt)}" for r in item.fixed]
+        for word, refs in (("new", item.new), ("fixed", item.fixed),
+                           ("not re-evaluated", item.not_reevaluated), ("gone", item.gone)):
+            lines += [f"{bullet}{_text(word + ' ' + _ref(r), fmt)}" for r in refs]
         for c in item.changed:
             after = f"{c.after.severity}{'' if c.after.line is None else f' line {c.after.line}'}"
             lines.append(f"{bullet}{_text(f'changed {_ref(c.before)} -> {after}', fmt)}")
@@ -114,6 +128,33 @@ def _export(report: ExportReport, fmt: str) -> str:
     return "\n".join([_title(title, fmt), "", *_grid(rows, ["table", "file", "rows"], fmt)]) + "\n"
 
 
+def _options(options: dict[str, Any]) -> str:
+    """A run's options in a few words: what was given, never a digest or a folder."""
+    said = []
+    if options.get("scenario"):
+        said.append("scenario")
+    if options.get("strict"):
+        said.append("strict")
+    if options.get("strict_sources"):
+        said.append("strict sources")
+    if options.get("roots"):
+        said.append(f"{len(options['roots'])} trusted root(s)")
+    return ", ".join(said) or "-"
+
+
+def _runs(report: Runs, fmt: str) -> str:
+    rows = [
+        [r.run_id, r.status, r.tool_version, r.started_at[:19], (r.ended_at or "")[:19],
+         r.files_seen, r.files_audited, r.files_reused,
+         "-" if r.exit_code is None else r.exit_code, _options(r.options)]
+        for r in report.runs
+    ]
+    headers = ["run", "status", "tracekit", "started", "ended", "files", "read", "reused",
+               "exit", "options"]
+    title = f"{len(report.runs)} run(s)"
+    return "\n".join([_title(title, fmt), "", *_grid(rows, headers, fmt)]) + "\n"
+
+
 def _registry(kind: str, text: Callable[[Any, str], str]) -> dict[str, Callable[[Any], str]]:
     return {
         "table": lambda r: text(r, "table"),
@@ -126,6 +167,7 @@ SUMMARY_RENDERERS: dict[str, Callable[[Summary], str]] = _registry("summary", _s
 DIFF_RENDERERS: dict[str, Callable[[Diff], str]] = _registry("diff", _diff)
 FINDINGS_RENDERERS: dict[str, Callable[[Findings], str]] = _registry("findings", _findings)
 EXPORT_RENDERERS: dict[str, Callable[[ExportReport], str]] = _registry("export", _export)
+RUNS_RENDERERS: dict[str, Callable[[Runs], str]] = _registry("runs", _runs)
 
 
 def render_summary(report: Summary, fmt: str) -> str:

@@ -10,6 +10,7 @@ mapped to ``store.locked`` (never a traceback, never a wait that could hang).
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Any
 
 from tracekit.errors import Code, TracekitError, finding
 from tracekit.store.schema import check_version, migrate
+from tracekit.store.seal import KEY_BYTES
 
 HASH_CHUNK = 1024 * 1024
 
@@ -30,18 +32,44 @@ def _duckdb() -> Any:
     return duckdb
 
 
+_REFUSED = ("permission denied", "read-only file system", "no space left", "no such file")
+"""DuckDB's words for an operating-system refusal to create or write the file."""
+
+
 def _connect(path: Path, read_only: bool) -> Any:
     duckdb = _duckdb()
+    existed = path.exists()
     try:
         return duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as error:
         # NOTE(threat-model): the message is DuckDB's and may hold the path; it is matched, never
-        # shown. A lock held by a live process is the only IOException naming a lock.
-        if "lock" in str(error).lower():
+        # shown. The system's refusal to write is the output rule's code (docs/cli.md, "Output
+        # rules"); a lock held by a live process is the only other IOException naming a lock.
+        text = str(error).lower()
+        if not read_only and (not existed or not os.access(path, os.W_OK)) and any(
+            word in text for word in _REFUSED
+        ):
+            raise TracekitError(finding(Code.CLI_OUTPUT_UNWRITABLE)) from None
+        if "lock" in text:
             raise TracekitError(finding(Code.STORE_LOCKED)) from None
-        raise TracekitError(finding(Code.STORE_NOT_A_STORE)) from None
+        raise TracekitError(finding(_damaged(path))) from None
     except duckdb.Error:
-        raise TracekitError(finding(Code.STORE_NOT_A_STORE)) from None
+        raise TracekitError(finding(_damaged(path))) from None
+
+
+STORE_MAGIC = b"DUCK"
+"""DuckDB's file identifier, at byte offset 8 of every database file."""
+
+
+def _damaged(path: Path) -> Code:
+    """``store.corrupt`` for a DuckDB file DuckDB cannot open (truncated, overwritten inside),
+    ``store.not_a_store`` for any other file."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+    except OSError:
+        return Code.STORE_NOT_A_STORE
+    return Code.STORE_CORRUPT if head[8:12] == STORE_MAGIC else Code.STORE_NOT_A_STORE
 
 
 @contextmanager
@@ -64,8 +92,13 @@ def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
             else:
                 check_version(con, writable=False)
         except duckdb.Error:
-            raise TracekitError(finding(Code.STORE_NOT_A_STORE)) from None
-        yield con
+            raise TracekitError(finding(_damaged(path))) from None
+        try:
+            yield con
+        except duckdb.Error:
+            # A store that opens but fails a query is damaged inside (a truncated or overwritten
+            # block): a clear code, never an internal error (docs/threat-model.md).
+            raise TracekitError(finding(Code.STORE_CORRUPT)) from None
     finally:
         con.close()
 
@@ -92,3 +125,54 @@ def file_digest(path: str) -> tuple[int, str] | None:
         return None
     finally:
         os.close(fd)
+
+
+KEY_ENV = "TRACEKIT_STORE_KEY"
+"""A path to the key file, instead of the default in the user's configuration folder."""
+
+
+def key_path() -> Path:
+    """Where the store key is kept: ``$TRACEKIT_STORE_KEY``, else ``tracekit/store.key`` in
+    ``$XDG_CONFIG_HOME`` (default ``~/.config``)."""
+    given = os.environ.get(KEY_ENV)
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "tracekit" / "store.key"
+
+
+def load_key() -> bytes | None:
+    """The store key, created (owner-only) on first use; None when it can be neither read nor
+    created: results are then sealed by nothing and never reused."""
+    path = key_path()
+    try:
+        with open(path, "rb") as handle:
+            key = handle.read(KEY_BYTES + 1)
+        return key if len(key) == KEY_BYTES else None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return load_key_once(path)
+    except OSError:
+        return None
+    key = secrets.token_bytes(KEY_BYTES)
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return key
+
+
+def load_key_once(path: Path) -> bytes | None:
+    """Read a key another process created a moment ago."""
+    try:
+        key = path.read_bytes()
+    except OSError:
+        return None
+    return key if len(key) == KEY_BYTES else None

@@ -1,12 +1,19 @@
-"""Store results for the imported formats (Inspect, OTel, AgentDojo, garak): one episode row
-per episode of the file's evidence (docs/campaign-store.md, "Episodes").
+"""Store results for the imported formats (Inspect, OTel, AgentDojo, garak): the report plain
+``tracekit audit`` gives the file, kept as one episode row per episode of its evidence
+(docs/campaign-store.md, "Episodes").
 
-Pure: takes the :class:`~tracekit.evidence.EvidenceFile` the format layer loaded and returns the
-same plain result shape as an audit report (what workers send back), with an ``episodes`` list.
-Each episode is converted once, by the audit's own per-episode step
-(:func:`tracekit.audit.imported.audit_episode`: the tool-using completeness profile, the evidence
-consistency findings and the gap findings), plus the no-integrity note: these formats carry no
-hashes.
+Pure: takes the :class:`~tracekit.evidence.EvidenceFile` the format layer loaded and the
+:class:`~tracekit.audit.model.AuditReport` that ``audit`` built from it (with the run's
+scenario), and returns the plain result shape workers send back, with an ``episodes`` list:
+
+* the file's exit code, readability and rerunnability are the report's, so a stored run exits
+  as plain ``audit`` does;
+* each episode holds the report's per-episode completeness and findings, plus
+  ``audit.no_integrity`` (these formats carry no hashes) and, with a scenario, the episode's
+  ``check`` verdict;
+* a file-level finding of the report that no episode holds (a scenario disagreement, an
+  exporter loss, the format note) is kept on the episode it is located at (``episodes[i]``),
+  else on episode 0, so the store holds every code plain ``audit`` reports.
 
 Nothing read from the file is kept as text: the episode's own id is stored as its BLAKE3 digest
 (an auditor who knows the id can compute it), and an outcome only when it is one of the audit's
@@ -15,14 +22,23 @@ fixed verdict words.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
 
-from tracekit.audit.imported import audit_episode, recorded_outcome
-from tracekit.audit.model import EXIT_OK, EXIT_UNREADABLE, audit_report, located, note
-from tracekit.errors import Code, Finding
+from tracekit.audit.imported import recorded_outcome
+from tracekit.audit.model import (
+    AuditFinding,
+    AuditReport,
+    EpisodeAudit,
+    audit_report,
+    note,
+)
+from tracekit.errors import Code
 from tracekit.evidence import Episode, EvidenceFile
+
+_EPISODE_AT = re.compile(r"episodes\[(\d+)\]")
 
 
 def _id_digest(text: str) -> str:
@@ -36,17 +52,16 @@ def _plain(value: object) -> list[Any]:
     return msgspec.json.decode(msgspec.json.encode(value), type=list[Any])
 
 
-def _episode(episode: Episode, fmt: str) -> dict[str, Any]:
-    audited, _ = audit_episode(episode, fmt)
+def _episode(
+    episode: Episode, audited: EpisodeAudit, fmt: str, extra: list[AuditFinding],
+    verdict: str | None,
+) -> dict[str, Any]:
     report = audit_report(
-        "",
-        "unknown",
-        readable=True,
-        intact=None,
-        findings=(note(Code.AUDIT_NO_INTEGRITY), *audited.findings),
+        "", "unknown", readable=True, intact=None,
+        findings=(note(Code.AUDIT_NO_INTEGRITY), *audited.findings, *extra),
         completeness=audited.completeness,
     )
-    return {
+    out = {
         "episode_id": _id_digest(episode.id),
         "format": fmt,
         "exit_code": report.exit_code,
@@ -58,32 +73,50 @@ def _episode(episode: Episode, fmt: str) -> dict[str, Any]:
         "findings": _plain(report.findings),
         "completeness": _plain(report.completeness),
     }
+    if verdict is not None:
+        out["harness"] = {"result": verdict}
+    return out
 
 
-def evidence_result(evidence: EvidenceFile) -> dict[str, Any]:
-    """The store result of an imported file: file-level verdict (worst episode) and episodes."""
-    episodes = [_episode(ep, evidence.format) for ep in evidence.episodes]
-    return {
+def _file_level(report: AuditReport, count: int) -> list[list[AuditFinding]]:
+    """The report's file-level findings that no episode holds, by the episode they go to."""
+    held = {f.code for e in report.episodes for f in e.findings}
+    out: list[list[AuditFinding]] = [[] for _ in range(max(count, 1))]
+    for found in report.findings:
+        if found.code in held:
+            continue
+        at = _EPISODE_AT.match(found.where or "")
+        index = int(at.group(1)) if at and int(at.group(1)) < count else 0
+        out[index].append(found)
+    return out
+
+
+def evidence_result(evidence: EvidenceFile, report: AuditReport) -> dict[str, Any]:
+    """The store result of an imported file: ``report`` (plain ``audit``'s, from ``evidence``)
+    with one row per episode."""
+    count = len(evidence.episodes)
+    extras = _file_level(report, count)
+    judged = report.harness.episodes if report.harness and report.harness.episodes else None
+    episodes = [
+        _episode(
+            ep, audited, evidence.format, extras[i],
+            str(judged[i].result) if judged is not None and i < len(judged) else None,
+        )
+        for i, (ep, audited) in enumerate(zip(evidence.episodes, report.episodes, strict=True))
+    ]
+    result: dict[str, Any] = {
         "format": evidence.format,
         "format_version": evidence.format_version,
-        "exit_code": max((e["exit_code"] for e in episodes), default=EXIT_OK),
+        "exit_code": report.exit_code,
         "readable": True,
         "intact": None,
-        "rerunnable": bool(episodes) and all(e["rerunnable"] for e in episodes),
+        "rerunnable": report.rerunnable,
         "episodes": episodes,
         "findings": [],
         "completeness": [],
     }
-
-
-def format_error_result(fmt: str, found: Finding) -> dict[str, Any]:
-    """The store result of a file its detected format refuses (exit 2, one finding)."""
-    return {
-        "format": fmt,
-        "exit_code": EXIT_UNREADABLE,
-        "readable": False,
-        "intact": None,
-        "rerunnable": False,
-        "findings": _plain((located(found),)),
-        "completeness": [],
-    }
+    if not episodes:
+        # No episode to hold them: the file's own findings are its one row (ingest.episodes_of).
+        result["findings"] = _plain(extras[0])
+        result["completeness"] = _plain(report.completeness)
+    return result

@@ -46,10 +46,42 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+FORMULA_START = "^[-=+@\\t\\r]"
+"""A text cell a spreadsheet may evaluate as a formula starts with ``=``, ``+``, ``-``, ``@``, a
+tab or a carriage return (OWASP, "CSV Injection"); CSV export writes such a cell with a leading
+``'`` so that it is shown as text."""
+
+
+def _columns(con: Any, table: str) -> list[tuple[str, bool]]:
+    """(quoted column name, holds text) for every column of ``table``, in order."""
+    rows = con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = ? ORDER BY ordinal_position",
+        [table],
+    ).fetchall()
+    return [('"' + str(name).replace('"', '""') + '"', str(kind) == "VARCHAR") for name, kind in rows]
+
+
+def _neutralised(name: str) -> str:
+    return (
+        f"CASE WHEN regexp_matches({name}, {_literal(FORMULA_START)}) "
+        f"THEN {_literal(chr(39))} || {name} ELSE {name} END AS {name}"
+    )
+
+
+def _select(con: Any, table: str, kind: Kind) -> str:
+    """The rows exported: every column as stored; in CSV, text cells a spreadsheet would
+    evaluate are neutralised (docs/campaign-store.md, "Export")."""
+    if kind != "csv":
+        return f"SELECT * FROM {table}"
+    columns = [_neutralised(name) if text else name for name, text in _columns(con, table)]
+    return f"SELECT {', '.join(columns)} FROM {table}"
+
+
 def export_table(con: Any, table: str, target: str, kind: Kind) -> int:
     """Write ``table`` (one of :data:`EXPORTED`) to ``target``; return its row count."""
     if table not in EXPORTED:
         raise ValueError(table)
-    con.execute(f"COPY (SELECT * FROM {table}) TO {_literal(target)} {_OPTIONS[kind]}")
+    con.execute(f"COPY ({_select(con, table, kind)}) TO {_literal(target)} {_OPTIONS[kind]}")
     row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
     return int(row[0]) if row else 0

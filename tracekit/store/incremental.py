@@ -2,8 +2,8 @@
 "The incremental rule").
 
 A result is keyed by the file's BLAKE3 digest and an *options key*: the tracekit version plus
-only those options that can change the audit of that format (a scenario affects harness traces,
-source roots affect AgentGuard traces). A file whose digest has a result under the key its
+only those options that can change the audit of that format (a scenario and any other audit
+option affect every format, source options AgentGuard traces only). A file whose digest has a result under the key its
 format has now is linked to the new run without being read; a new tracekit version or a
 changed option invalidates exactly the formats it affects.
 """
@@ -29,6 +29,10 @@ class RunOptions(msgspec.Struct, frozen=True):
     """Trusted roots as (NAME, folder) pairs, sorted."""
     scenario: str | None = None
     """BLAKE3 of the scenario file's bytes, or None without ``--scenario``."""
+    other: tuple[tuple[str, str], ...] = ()
+    """Every other audit option (``--input-format``, a judging mode...) as sorted (name, JSON
+    value) pairs: each is part of every format's key, so an option added to the audit later
+    invalidates stored results until it is known to affect fewer formats."""
 
     def to_json(self) -> str:
         """Canonical JSON (sorted keys), as stored in ``runs.options``."""
@@ -42,16 +46,21 @@ def _blake3(text: str) -> str:
 
 
 def affecting(fmt: str, options: RunOptions) -> dict[str, Any]:
-    """The options that can change the audit of a file of format ``fmt`` (step 2 of the rule)."""
+    """The options that can change the audit of a file of format ``fmt`` (step 2 of the rule):
+    the scenario and every other option for every trace format (a scenario judges harness
+    traces and every imported format, and adds a note to AgentGuard traces), the source options
+    for AgentGuard only, and for a walked file that is no trace only the other options."""
+    other = [list(pair) for pair in options.other]
+    if fmt == "not_a_trace":  # a walked file no reader takes: only how it is read matters
+        return {"other": other}
+    common: dict[str, Any] = {"scenario": options.scenario, "other": other}
     if fmt == "agentguard":
         return {
+            **common,
             "strict_sources": options.strict_sources,
             "roots": [list(pair) for pair in options.roots],
-            "scenario_given": options.scenario is not None,
         }
-    if fmt == "harness":
-        return {"scenario": options.scenario}
-    return {}
+    return common
 
 
 def options_key(version: str, fmt: str, options: RunOptions) -> str:
@@ -87,10 +96,15 @@ def insert_rows(con: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
 
 
 def link_unchanged(
-    con: Any, run_id: int, candidates: Sequence[Candidate], version: str, options: RunOptions
-) -> list[Candidate]:
-    """Link every candidate whose (digest, options key) already has a result to ``run_id``, in
-    one transaction; return the candidates that must be read (in the given order)."""
+    con: Any, run_id: int, candidates: Sequence[Candidate], version: str, options: RunOptions,
+    key: bytes | None = None,
+) -> tuple[list[Candidate], int]:
+    """Link every candidate whose (digest, options key) already has a result with an intact
+    seal to ``run_id``, in one transaction; return the candidates that must be read (in the
+    given order) and how many stored results failed their seal (their rows are deleted, so the
+    files are read and judged again)."""
+    from tracekit.store.seal import CHILD_TABLES, broken
+
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE current_files (path VARCHAR, size BIGINT, "
@@ -101,21 +115,26 @@ def link_unchanged(
         insert_rows(
             con, "current_keys", [(f, options_key(version, f, options)) for f in sorted(formats)]
         )
-        con.execute(
-            "INSERT INTO files SELECT ?, c.path, c.size, c.digest, r.format, r.result_id, true "
+        matched = con.execute(
+            "SELECT c.path, c.size, c.digest, r.format, r.result_id, r.seal "
             "FROM current_files c JOIN results r ON r.digest = c.digest "
             "JOIN current_keys k ON k.format = r.format AND k.options_key = r.options_key "
             "WHERE c.digest <> ?",
-            [run_id, UNREADABLE_DIGEST],
-        )
-        linked = {
-            str(r[0])
-            for r in con.execute("SELECT path FROM files WHERE run_id = ?", [run_id]).fetchall()
-        }
+            [UNREADABLE_DIGEST],
+        ).fetchall()
+        bad = broken(con, key, {str(m[4]): m[5] for m in matched})
+        for table in ("results", *CHILD_TABLES):
+            for start in range(0, len(bad), VALUES_CHUNK):
+                chunk = sorted(bad)[start : start + VALUES_CHUNK]
+                marks = ",".join(["?"] * len(chunk))
+                con.execute(f"DELETE FROM {table} WHERE result_id IN ({marks})", chunk)
+        linked = [(run_id, *m[:5], True) for m in matched if str(m[4]) not in bad]
+        insert_rows(con, "files", linked)
         con.execute("DROP TABLE current_files")
         con.execute("DROP TABLE current_keys")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return [c for c in candidates if c.path not in linked]
+    done = {str(row[1]) for row in linked}
+    return [c for c in candidates if c.path not in done], len(bad)

@@ -265,3 +265,47 @@ def run_files(con: Any, run_id: int) -> list[FileFindings]:
         if str(path) in out:
             out[str(path)].findings.append(FileFinding(str(code), str(severity), line, str(message)))
     return list(out.values())
+
+
+class RunRow(msgspec.Struct, frozen=True):
+    """One run of the store, as ``db runs`` lists it."""
+
+    run_id: int
+    status: str
+    """``complete``, ``running`` (or killed; marked by the next run) or ``interrupted``."""
+    tool_version: str
+    started_at: str
+    ended_at: str | None
+    files_seen: int
+    files_audited: int
+    files_reused: int
+    exit_code: int | None
+    """The worst file's exit code; None unless the run is complete."""
+    options: dict[str, Any]
+    """Our options of the run (``strict_sources``, trusted ``roots``, ``scenario`` digest...)."""
+
+
+class Runs(msgspec.Struct, frozen=True):
+    """``db runs``: every run of the store, oldest first."""
+
+    runs: list[RunRow]
+
+
+def runs(con: Any) -> Runs:
+    """Every run recorded in the store, oldest first (``db runs``); an empty list for none."""
+    rows = con.execute(
+        "SELECT run_id, status, tool_version, CAST(started_at AS VARCHAR), "
+        "CAST(ended_at AS VARCHAR), files_seen, files_audited, files_reused, options "
+        "FROM runs ORDER BY run_id"
+    ).fetchall()
+    out = []
+    for run_id, status, version, started, ended, seen, audited, reused, options in rows:
+        exit_code = run_exit(con, int(run_id)) if status == "complete" else None
+        try:
+            parsed = msgspec.json.decode(str(options), type=dict[str, Any])
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            raise TracekitError(finding(Code.STORE_CORRUPT)) from None
+        out.append(
+            RunRow(run_id, status, version, started, ended, seen, audited, reused, exit_code, parsed)
+        )
+    return Runs(out)

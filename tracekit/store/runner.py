@@ -22,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from tracekit.errors import Code, TracekitError, finding
 from tracekit.store.db import file_digest
 from tracekit.store.incremental import (
     UNREADABLE_DIGEST,
@@ -31,7 +32,8 @@ from tracekit.store.incremental import (
     options_key,
     result_id,
 )
-from tracekit.store.ingest import NOT_A_TRACE, Hook, Writer, rollback, rows_for
+from tracekit.store.ingest import NOT_A_TRACE, FileRows, Hook, Writer, rollback, rows_for
+from tracekit.store.seal import seal
 
 Audit = Callable[[list[str]], Iterator[dict[str, Any] | None]]
 """Audits absolute paths (in order) and yields each result, None for a non-trace."""
@@ -46,6 +48,8 @@ class RunStats(msgspec.Struct, frozen=True):
     """Distinct contents read and audited in this run."""
     reused: int
     """Files linked to an earlier result without being read."""
+    unsealed: int = 0
+    """Stored results that failed their seal, so were read and judged again."""
 
 
 def relative(path: str, root: str) -> str:
@@ -53,9 +57,21 @@ def relative(path: str, root: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
-def _start(con: Any, root: str, version: str, options: RunOptions, files: int) -> int:
+def _same_folder(stored: str, root: str) -> bool:
+    """Whether the stored campaign root names the folder ``root`` (symlinks resolved)."""
+    return stored == root or os.path.realpath(stored) == os.path.realpath(root)
+
+
+def _start(
+    con: Any, root: str, version: str, options: RunOptions, files: int, new_root: bool
+) -> int:
     con.execute("BEGIN TRANSACTION")
     try:
+        last = con.execute("SELECT root FROM runs ORDER BY run_id DESC LIMIT 1").fetchone()
+        if last is not None and not new_root and not _same_folder(str(last[0]), root):
+            # docs/campaign-store.md, "One campaign per store": paths are relative to the root,
+            # so runs of two folders would be compared path by path as if they were one.
+            raise TracekitError(finding(Code.STORE_OTHER_ROOT))
         con.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
         row = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()
         run_id = int(row[0]) if row else 1
@@ -79,6 +95,15 @@ def _finish(con: Any, run_id: int, status: str, reused: int) -> None:
     )
 
 
+def sealed(rows: FileRows, key: bytes | None) -> FileRows:
+    """``rows`` with the result's seal appended to its row (None without a key: such a result
+    is never reused)."""
+    children = {t: getattr(rows, t) for t in ("episodes", "findings", "completeness", "verdicts")}
+    # The result row ends with first_run, which the seal leaves out (tracekit/store/seal.py).
+    stamp = None if key is None else seal(key, rows.result[:-1], children)
+    return msgspec.structs.replace(rows, result=(*rows.result, stamp))
+
+
 def hash_files(paths: Sequence[str], root: str) -> list[Candidate]:
     """Step 3: every file hashed; an unreadable one gets the never-reused digest."""
     out = []
@@ -92,15 +117,18 @@ def hash_files(paths: Sequence[str], root: str) -> list[Candidate]:
 def run_into_store(
     con: Any, root: str, paths: Sequence[str], audit: Audit, *, version: str,
     options: RunOptions, hook: Hook | None = None, batch_files: int = 64,
+    new_root: bool = False, seal_key: bytes | None = None,
 ) -> RunStats:
     """Audit the campaign files ``paths`` (absolute, found under ``root``) into the store
-    ``con`` (writable); return the run's counts. Raises whatever ``audit`` raises (TracekitError
-    from the executor) and re-raises interrupts, after recording the run as interrupted."""
-    run_id = _start(con, root, version, options, len(paths))
-    reused = 0
+    ``con`` (writable); return the run's counts. Raises TracekitError(store.other_root) when
+    the store's last run audited another folder, unless ``new_root``; raises whatever ``audit``
+    raises (TracekitError from the executor) and re-raises interrupts, after recording the run
+    as interrupted."""
+    run_id = _start(con, root, version, options, len(paths), new_root)
+    reused = unsealed = 0
     try:
         candidates = hash_files(paths, root)
-        todo = link_unchanged(con, run_id, candidates, version, options)
+        todo, unsealed = link_unchanged(con, run_id, candidates, version, options, seal_key)
         reused = len(candidates) - len(todo)
         groups: dict[str, list[Candidate]] = {}
         order: list[Candidate] = []
@@ -122,7 +150,7 @@ def run_into_store(
             fmt = NOT_A_TRACE if report is None else str(report["format"])
             key = options_key(version, fmt, options)
             rid = result_id(content, key)
-            rows = rows_for(rid, content, key, first.size, run_id, report)
+            rows = sealed(rows_for(rid, content, key, first.size, run_id, report), seal_key)
             writer.add([(c.path, c.size, c.digest, fmt, rid) for c in same], rows)
         writer.flush()
     except BaseException:
@@ -130,4 +158,4 @@ def run_into_store(
         _finish(con, run_id, "interrupted", reused)
         raise
     _finish(con, run_id, "complete", reused)
-    return RunStats(run_id, len(paths), len(order), reused)
+    return RunStats(run_id, len(paths), len(order), reused, unsealed)

@@ -17,7 +17,7 @@ from typing import Any
 
 from tracekit.errors import Code, TracekitError, finding
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _V1 = (
     """CREATE TABLE runs (
@@ -100,7 +100,13 @@ _V1 = (
     )""",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1),)
+_V2 = (
+    # The keyed seal over a result and its rows (tracekit/store/seal.py); NULL for a result
+    # written before version 2, which is therefore read again instead of reused.
+    "ALTER TABLE results ADD COLUMN seal VARCHAR",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2))
 """(version, statements) in order; a new schema appends a migration, never edits one."""
 
 TABLES = ("runs", "files", "results", "episodes", "findings", "completeness", "verdicts")

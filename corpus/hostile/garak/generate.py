@@ -106,6 +106,16 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
         lines(SETUP) + b'{"entry_type": "init", "garak_version": "\xff\xfe' + CANARY.encode() + b'"}\n',
     ),
     "hit_score_not_number.hitlog.jsonl": ("a hit whose score is a string", "garak.schema", lines(hit(score=CANARY))),
+    "turn_score_not_number.report.jsonl": (
+        "a per-turn detector score (a list per output) that is a string",
+        "garak.schema",
+        lines(SETUP, attempt(2, detector_results={CANARY: [[0.5, CANARY]]})),
+    ),
+    "seq_twice.report.jsonl": (
+        "two records of one uuid with different seq",
+        "garak.attempt_conflict",
+        lines(SETUP, attempt(2), attempt(2, seq=7, goal=CANARY)),
+    ),
     "goal_twice.report.jsonl": (
         "an attempt giving its goal twice",
         "garak.duplicate_key",

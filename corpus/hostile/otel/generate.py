@@ -98,6 +98,21 @@ CASES: dict[str, tuple[str, str | None, bytes]] = {
         "otel.schema",
         line(request(span())) + line({CANARY: []}),
     ),
+    "sdk_span_id_canary.otlp.jsonl": (
+        "an SDK span list whose span id is not hex",
+        "otel.schema",
+        line({"spans": [{"name": "s", "context": {"trace_id": "0x" + TRACE, "span_id": CANARY}, "attributes": {"note": CANARY}}]}),
+    ),
+    "sdk_deep_attribute.otlp.jsonl": (
+        "an SDK span list with an attribute nested 200 levels deep",
+        "otel.too_deep",
+        line({"spans": [{"name": "s", "context": {"trace_id": "0x" + TRACE, "span_id": "0x1"}, "attributes": {"k": deep(200)}}]}),
+    ),
+    "pretty_body_invalid.otlp.jsonl": (
+        "a pretty-printed request whose body is not JSON",
+        "otel.invalid_json",
+        b'{"resourceSpans": [\n  ' + CANARY.encode() + b"\n]}\n",
+    ),
     "duplicate_key.otlp.jsonl": (
         "a span naming itself twice",
         "otel.duplicate_key",

@@ -10,6 +10,20 @@ from typing import Any
 import rfc8785
 
 MAGIC = b"\x89TKB\r\n\x1a\n"
+SALT = 16
+"""Version 2 blob frames: digest, then a 16-byte salt, then the data (section 3)."""
+
+
+def data_of(payload: bytes) -> bytes:
+    """A version 2 blob frame's data: the payload after its digest and salt."""
+    return payload[32 + SALT :]
+
+
+def blob_payload(data: bytes, salt: bytes = bytes(SALT)) -> bytes:
+    """A valid version 2 blob frame payload for ``data``: ``B3(salt || data) || salt || data``."""
+    import blake3
+
+    return blake3.blake3(salt + data).digest() + salt + data
 
 
 def split(data: bytes) -> list[tuple[bytes, bytes]]:

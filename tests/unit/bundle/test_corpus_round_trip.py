@@ -40,7 +40,7 @@ def test_every_importable_corpus_trace_round_trips() -> None:
         report = verify_bundle(io.BytesIO(data), [public])
         assert report.exit_code == 0, (path.name, report.findings)
         digest = bytes.fromhex(report.originals[0][0])
-        blobs = {p[:32]: p[32:] for k, p in fr.split(data) if k == b"B"}
+        blobs = {p[:32]: fr.data_of(p) for k, p in fr.split(data) if k == b"B"}
         assert blobs[digest] == path.read_bytes(), path.name
         assert data == b"".join(seal([item], seed, False))
         sealed[item.evidence.format] += 1

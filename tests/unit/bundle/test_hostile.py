@@ -78,13 +78,11 @@ def test_swapped_blob_contents() -> None:
 
 
 def test_blob_replaced_by_another_valid_blob() -> None:
-    import blake3
 
     def replace(frames: Frames) -> Frames:
         at = fr.index_of(frames, b"B", 0)
         other = b"\x00"  # sorts first whatever its digest: the frame stays in order
-        digest = blake3.blake3(other).digest()
-        frames[at] = (b"B", digest + other)
+        frames[at] = (b"B", fr.blob_payload(other))
         return sorted(frames[:1]) + sorted(f for f in frames if f[0] == b"B") + [f for f in frames[1:] if f[0] != b"B"]
 
     assert _first_code(_mutated(replace)) in ("bundle.blob_missing", "bundle.blob_order")
@@ -107,14 +105,12 @@ def test_blob_held_twice() -> None:
 
 
 def test_unreferenced_blob() -> None:
-    import blake3
 
     def extra(frames: Frames) -> Frames:
         last = fr.index_of(frames, b"R", 0)
         blob = b"smuggled"
         # appended after every held blob: in order only if its digest sorts last
-        digest = blake3.blake3(blob).digest()
-        blobs = sorted([f for f in frames if f[0] == b"B"] + [(b"B", digest + blob)])
+        blobs = sorted([f for f in frames if f[0] == b"B"] + [(b"B", fr.blob_payload(blob))])
         return frames[:1] + blobs + frames[last:]
 
     assert _first_code(_mutated(extra)) == "bundle.blob_unreferenced"
@@ -124,7 +120,7 @@ def test_withheld_length_disagrees_with_its_record() -> None:
     def withhold(frames: Frames) -> Frames:
         at = fr.index_of(frames, b"B", 1)
         payload = frames[at][1]
-        entry = {"digest": payload[:32].hex(), "length": len(payload) - 32 + 1, "reason": "secret"}
+        entry = {"digest": payload[:32].hex(), "length": len(fr.data_of(payload)) + 1, "reason": "secret"}
         frames[at] = (b"W", fr.canon(entry))
         return frames
 

@@ -129,3 +129,22 @@ def test_a_spool_gives_the_same_bundle_as_records_made_again(item: FindingInput)
         assert spool.tell() > 0
         assert spooled == _sealed(items, ROOMY, campaign)
         assert verify_bundle(io.BytesIO(spooled), [key_pair()[1]]).root == root.hex()
+
+
+def test_the_plan_counts_each_blob_with_its_salt(item: FindingInput) -> None:
+    """Version 2 blob frames hold digest, salt and bytes (docs/bundle-format.md section 3): the
+    blob bound the plan applies is the verifier's, salt included, and both roots are signed."""
+    import json
+
+    from tracekit.bundle.blobs import SALT_BYTES
+
+    data = _sealed([item], ROOMY)
+    frames = list(iter_frames(io.BytesIO(data), ROOMY))
+    assert json.loads(frames[0].payload)["bundle_version"] == 2
+    largest = _exact(data)["blob_bytes"]
+    for bound in (largest - SALT_BYTES, largest - 1):
+        with pytest.raises(BundleError) as raised:
+            seal([item], key_pair()[0], False, limits=dataclasses.replace(ROOMY, blob_bytes=bound))
+        assert raised.value.finding.code is Code.BUNDLE_FRAME_TOO_LARGE
+    report = verify_bundle(io.BytesIO(data), [key_pair()[1]])
+    assert report.exit_code == 0 and report.root is not None

@@ -41,14 +41,14 @@ def test_original_blob_holds_the_exact_bytes() -> None:
     data = b"".join(seal([FindingInput(original, evidence)], key_pair()[0], False))
     report = check(data)
     digest = bytes.fromhex(report.originals[0][0])
-    blobs = {p[:32]: p[32:] for k, p in fr.split(data) if k == b"B"}
+    blobs = {p[:32]: fr.data_of(p) for k, p in fr.split(data) if k == b"B"}
     assert blobs[digest] == original
     assert report.originals[0][2] == hashlib.sha256(original).hexdigest()
 
 
 def test_arguments_are_verbatim_and_say_how() -> None:
     data = sealed(2)
-    blobs = {p[:32].hex(): p[32:] for k, p in fr.split(data) if k == b"B"}
+    blobs = {p[:32].hex(): fr.data_of(p) for k, p in fr.split(data) if k == b"B"}
     calls = [fr.doc(p) for k, p in fr.split(data) if k == b"R" and fr.doc(p)["type"] == "call"]
     assert [c["arguments_encoding"] for c in calls] == ["string", "jcs"]
     assert blobs[calls[0]["arguments"]["digest"]] == b'{"cmd": "ls -la", "n": 0}'
@@ -69,7 +69,7 @@ def test_bundle_grows_linearly_with_the_loop() -> None:
 def _blob_bytes(evidence: object) -> tuple[int, int]:
     data = b"".join(seal([FindingInput(b"o", evidence)], None, False))  # type: ignore[arg-type]
     blobs = [p for k, p in fr.split(data) if k == b"B"]
-    return len(blobs), sum(len(p) - 32 for p in blobs)
+    return len(blobs), sum(len(fr.data_of(p)) for p in blobs)
 
 
 def test_repeated_content_is_stored_once() -> None:

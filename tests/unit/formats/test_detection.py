@@ -19,6 +19,9 @@ TOOL_FORMAT = {
     "otel": "otel",
     "agentdojo": "agentdojo",
     "garak": "garak",
+    "claude_code": "claude_code",
+    "codex": "codex",
+    "atif": "atif",
 }
 
 

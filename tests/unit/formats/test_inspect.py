@@ -16,7 +16,7 @@ from tracekit.evidence import Episode, EvidenceFile
 from tracekit.formats.reading import load_file
 
 INSPECT = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "inspect"
-DIRS = [INSPECT, *sorted(p for p in INSPECT.iterdir() if p.is_dir() and p.name != "make")]
+DIRS = [INSPECT, *sorted(p for p in INSPECT.iterdir() if p.is_dir() and p.name not in ("make", "public"))]
 """The current Inspect's logs (zstd .eval, message and call pools) and older versions' (deflate
 .eval, no pools), each folder with its own ground truth."""
 LOGS = sorted(

@@ -83,6 +83,57 @@ NOT_CARRIED: dict[str, dict[str, str]] = {
             "raw_model_response",
         )
     },
+    "claude_code": {
+        name: "claude_code records the conversation, not the requests"
+        for name in (
+            "system_prompt",
+            "messages_as_sent",
+            "tool_schemas",
+            "raw_model_response",
+            "sampling",
+            "seed",
+            "endpoint",
+            "harness_revision",
+            "tool_server_revision",
+            "injection_point",
+            "outcome",
+            "scorer",
+        )
+    },
+    "codex": {
+        name: "codex records the history, not the requests"
+        for name in (
+            "messages_as_sent",
+            "tool_schemas",
+            "raw_model_response",
+            "finish_reason",
+            "seed",
+            "endpoint",
+            "harness_revision",
+            "tool_server_revision",
+            "injection_point",
+            "outcome",
+            "scorer",
+        )
+    },
+    "atif": {
+        name: "atif records steps, not requests, timing or verdicts"
+        for name in (
+            "messages_as_sent",
+            "raw_model_response",
+            "finish_reason",
+            "start_time",
+            "latency",
+            "error_and_retry",
+            "sampling",
+            "seed",
+            "endpoint",
+            "tool_server_revision",
+            "injection_point",
+            "outcome",
+            "scorer",
+        )
+    },
 }
 """Per format: fields its exporter has nowhere to put, with the reason shown in ``where``
 (docs/formats.md, "What each format cannot carry")."""
@@ -95,6 +146,7 @@ LOSS_FIELDS: dict[str, tuple[str, ...]] = {
     "results_stringified": ("tool_result",),
     "text_only": ("tool_name", "tool_arguments", "tool_result"),
     "process_level_only": ("tool_name", "tool_arguments", "tool_result"),
+    "context_compacted": ("messages_as_sent",),
 }
 """Which fields each named loss (evidence.py, ``Episode.losses``) can leave incomplete."""
 

@@ -1,0 +1,57 @@
+"""Every SARIF log tracekit writes validates against the official SARIF 2.1.0 schema
+(tests/data/sarif, from oasis-tcs/sarif-spec), with URI formats checked, and its rule texts are
+rendered: no ``{placeholder}`` survives, and every help and information URI is absolute."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jsonschema
+import pytest
+
+from tests.helpers import CORPUS, FIXTURE, ROOT, run_cli
+
+SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+INSPECT = CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval"
+SCENARIO = CORPUS / "findings" / "exfil-email.yaml"
+HARNESS = CORPUS / "third_party" / "owasp-harness" / "examples" / "traces" / "external_recipient_violation.json"
+
+CASES = {
+    "verify-valid": ["verify", str(FIXTURE)],
+    "verify-tampered": ["verify", str(CORPUS / "invalid")],
+    "audit": ["audit", str(CORPUS / "third_party")],
+    "replay": ["replay", str(FIXTURE)],
+    "check-one": ["check", str(SCENARIO), str(INSPECT), "--strict"],
+    "check-harness": ["check", str(SCENARIO), str(HARNESS)],
+    "check-campaign": ["check", str(SCENARIO), str(CORPUS / "third_party" / "inspect")],
+}
+
+
+def _uris(node: object) -> list[str]:
+    found: list[str] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("informationUri", "helpUri") and isinstance(value, str):
+                found.append(value)
+            found += _uris(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _uris(value)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_sarif_validates_against_the_official_schema(name: str) -> None:
+    done = run_cli(*CASES[name], "-f", "sarif")
+    assert done.returncode in (0, 1, 2), done.stderr
+    log = json.loads(done.stdout)
+    validator = jsonschema.Draft7Validator(SCHEMA, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    errors = [e.message for e in validator.iter_errors(log)]
+    assert errors == []
+    rules = [rule for run in log["runs"] for rule in run["tool"]["driver"].get("rules", [])]
+    for rule in rules:
+        assert not re.search(r"\{\w+\}", json.dumps(rule)), rule
+    uris = _uris(log)
+    assert uris, "a SARIF log names where its rules are documented"
+    assert all(re.match(r"https://", uri) for uri in uris), uris

@@ -1,0 +1,166 @@
+"""``tracekit report``: one self-contained, inert HTML forensic report (docs/report.md).
+
+Every input file goes through the pipelines the other commands use, one file at a time: a sealed
+bundle through the bundle verifier (``verify``), a trace through the audit (``audit``: integrity,
+completeness, findings), its evidence through the format readers and, with ``--scenario``, each
+episode through ``check``'s judge (verdicts and provenance). The page keeps only a bounded, folded
+view of each (tracekit/report/html/build.py); Jinja2 is imported by the renderer, which only this
+command loads.
+
+Exit codes: 0 every file clean; 1 some finding of severity warning or above (as ``audit``), or a
+bundle intact but with a warning; 2 a file unreadable, unknown, not intact or a bad bundle, or
+the command line, scenario or output unusable. The report is written in every case but the last
+three.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from tracekit.cli.common import (
+    EXIT_ERROR,
+    FORCE,
+    INPUT_FORMAT,
+    QUIET,
+    TRACE_SUFFIXES,
+    TRUSTED_ROOT,
+    Command,
+    InputFormat,
+    absolute,
+    collect_inputs,
+    diag,
+    fail,
+    parse_roots,
+    worst,
+)
+from tracekit.cli.sink import check_target, emit
+from tracekit.errors import Code, TracekitError
+
+if TYPE_CHECKING:
+    from tracekit.cli.audit_io import AuditOptions
+    from tracekit.evidence import Episode
+    from tracekit.findings.judge import EpisodeVerdict
+    from tracekit.harness.scenario import Scenario
+    from tracekit.report.html.build import Judged, PageBuilder
+
+BUNDLE_SUFFIX = ".tkb"
+"""Sealed bundles (docs/bundle-format.md), walked for next to the trace suffixes."""
+
+
+def _scenario(path: Path | None) -> tuple[bytes | None, Scenario | None]:
+    """The scenario's bytes and parsed form, validated once; exit 2 with its finding if not."""
+    if path is None:
+        return None, None
+    from tracekit.cli import check_io
+    from tracekit.harness.scenario import parse_scenario
+
+    try:
+        data = check_io.read_scenario(str(path))
+        return data, parse_scenario(data)
+    except TracekitError as error:
+        diag(error.finding, "scenario")
+        raise typer.Exit(EXIT_ERROR) from None
+
+
+def _judged(scenario: Scenario | None, episodes: tuple[Episode, ...], strict: bool) -> Judged:
+    """``check``'s verdict (or refusal) for each episode, keyed by the episode's own id."""
+    if scenario is None:
+        return {}
+    from tracekit.cli.findings_io import judge
+
+    out: dict[str, EpisodeVerdict | Code] = {}
+    for episode in episodes:
+        out.setdefault(episode.id, judge(scenario, episode, strict))
+    return out
+
+
+def _trace(page: PageBuilder, path: str, named: bool, opts: AuditOptions, scenario: Scenario | None, strict: bool) -> None:
+    """One trace file: audited, its evidence read and judged, folded into the page."""
+    import msgspec
+
+    from tracekit.audit import with_episodes
+    from tracekit.cli.audit_io import AuditJob, audit_file
+    from tracekit.cli.findings_io import load
+
+    audit = audit_file(AuditJob(path, absolute(path), named, opts))
+    if audit is None:
+        page.skipped(path)
+        return
+    audit = with_episodes(audit)
+    evidence = None
+    if audit.readable and audit.intact is not False:
+        try:
+            evidence = load(absolute(path), opts.input_format)
+        except TracekitError as error:  # audit read it; a second read failing is still reported
+            audit = msgspec.structs.replace(audit, readable=False, exit_code=EXIT_ERROR)
+            diag(error.finding, "trace")
+    page.trace(audit, evidence, _judged(scenario, evidence.episodes if evidence else (), strict))
+
+
+def _bundle(page: PageBuilder, path: str, trusted: list[bytes]) -> None:
+    from tracekit.cli.bundle_io import verify_path
+    from tracekit.report.bundle_render import bundle_check
+
+    page.bundle(bundle_check(path, verify_path(path, trusted)))
+
+
+def report(
+    paths: list[str] = typer.Argument(
+        ..., metavar="INPUT...", help="Traces of any format, folders (campaigns) or sealed bundles (.tkb)."
+    ),
+    output: Path = typer.Option(..., "--output", "-o", metavar="FILE", help="The HTML file to write."),
+    scenario: Path = typer.Option(
+        None, "--scenario", metavar="FILE", help="Scenario YAML: judge every episode (verdicts, provenance chains)."
+    ),
+    strict: bool = typer.Option(False, "--strict", help="tracekit's stricter semantics (docs/harness.md)."),
+    trusted_key: list[str] = typer.Option(
+        None, "--trusted-key", metavar="FILE", help="Bundles: a trusted Ed25519 public key file (PEM); repeatable."
+    ),
+    input_format: InputFormat = INPUT_FORMAT,
+    trusted_root: list[str] = TRUSTED_ROOT,
+    force: bool = FORCE,
+    quiet: bool = QUIET,
+) -> None:
+    """Write one self-contained HTML report: exit 0 clean, 1 findings, 2 an input unusable."""
+    from tracekit.cli.audit_io import AuditOptions
+    from tracekit.cli.bundle_io import is_bundle, trusted_keys
+    from tracekit.report.html.build import PageBuilder
+    from tracekit.report.html.render import render
+
+    check_target(output, force)
+    if "-" in paths:
+        fail(Code.CLI_OPTION_CONFLICT, option="Standard input (-)", other="tracekit report")
+    data, parsed = _scenario(scenario)
+    trusted = trusted_keys(trusted_key)
+    roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
+    forced = None if input_format is None else input_format.value
+    opts = AuditOptions(False, roots, data, forced)
+    inputs = collect_inputs(paths, (*TRACE_SUFFIXES, BUNDLE_SUFFIX))
+    if not inputs.files:
+        inputs.note()
+        fail(Code.CLI_NO_INPUT)
+    named = set(paths)
+    page = PageBuilder(None if parsed is None else parsed.id, strict)
+    for path in inputs.files:
+        if is_bundle(path):
+            _bundle(page, path, trusted)
+        else:
+            _trace(page, path, path in named, opts, parsed, strict)
+    built = page.page()
+    emit(render(built), output, force)
+    if not quiet:
+        print(
+            f"tracekit report: {len(built.files) + built.files_folded} file(s), "
+            f"{len(built.episodes) + built.episodes_folded} episode(s); exit {built.exit_code}",
+            file=sys.stderr,
+        )
+    raise typer.Exit(worst(built.exit_code, inputs.note()))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``report`` to the app."""
+    app.command("report", cls=Command)(report)

@@ -1,0 +1,1 @@
+"""``tracekit report``: one self-contained HTML forensic report (docs/report.md)."""
