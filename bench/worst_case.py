@@ -8,7 +8,8 @@ through the real entry point as a whole process, once. Peak RSS is the command's
 (``/usr/bin/time -f %M``, as bench/run.py measures it). The reference is ``tracekit verify`` on
 the realistic 16 MiB trace of bench/run.py; the targets are no command over 10x that time and
 none over 200 MiB. Called by ``make bench`` (bench/run.py) after its own table, or alone:
-``python bench/worst_case.py``; never by the test suite (it takes a few minutes).
+``python bench/worst_case.py [WORD...]`` (only the rows whose command or input names a WORD);
+never by the test suite (it takes a few minutes).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ for _extra in (ROOT / "corpus", ROOT, HERE):
     if str(_extra) not in sys.path:
         sys.path.insert(0, str(_extra))
 
+import eval_worst  # noqa: E402
 from gen import worst  # noqa: E402
 
 TRACEKIT = str(Path(sys.executable).with_name("tracekit"))
@@ -76,6 +78,10 @@ def inputs() -> dict[str, Path]:
         "marker_budget": _write("marker-budget.yaml", worst.marker_scenario(60)),
         "marker_text": _write("marker-text.json", worst.marker_text_trace(15, 1024 * 1024)),
     }
+    # Inspect archives: 500,000 one-word messages (the whole-file item bound, exactly) and one
+    # sample more (refused); sealing the first plans about 750,000 of the 1,000,000 frames
+    found["eval_at_items"] = _write("eval-at-items.eval", eval_worst.chatty_eval(50, 10_000))
+    found["eval_over_items"] = _write("eval-over-items.eval", eval_worst.chatty_eval(51, 10_000))
     sources = DATA / "sources"
     sources.mkdir(exist_ok=True)
     found["sources"] = sources / "trace.jsonl"
@@ -126,14 +132,36 @@ def cases(found: dict[str, Path], reference: Path) -> list[tuple[str, str, list[
          [t, "check", "--strict", p["marker_budget"], p["marker_text"]]),
         ("audit", "harness 15 x 1 MiB word runs", [t, "audit", p["word_runs"], "--format", "json"]),
     ]
-    return rows
+    return rows + _archive_and_seal_rows(p, reference)
 
 
-def measure(reference: Path) -> dict[str, Any]:
-    """Run every case once; return the rows and the reference time."""
+def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str, str, list[str]]]:
+    """The .eval reader and the sealer at their limits (docs/threat-model.md, "seal" and "The
+    Inspect archive reader"); ``bundle verify`` of what was sealed, for comparison."""
+    t = TRACEKIT
+    at, over = p["eval_at_items"], p["eval_over_items"]
+    sealed = {name: str(DATA / f"{name}.tkb") for name in ("eval", "realistic")}
+    return [
+        ("show", ".eval 500,000 short messages", [t, "show", at]),
+        ("audit", ".eval 500,000 short messages", [t, "audit", at, "--format", "json"]),
+        ("show", ".eval 510,000 (refused)", [t, "show", over]),
+        ("seal", ".eval 500,000 short messages", [t, "seal", at, "-o", sealed["eval"], "--force"]),
+        ("verify", "bundle of .eval 500,000", [t, "verify", sealed["eval"]]),
+        ("seal", ".eval 510,000 (refused)", [t, "seal", over, "-o", str(DATA / "refused.tkb"), "--force"]),
+        ("seal", "realistic 16 MiB", [t, "seal", str(reference), "-o", sealed["realistic"], "--force"]),
+        ("verify", "bundle of realistic 16 MiB", [t, "verify", sealed["realistic"]]),
+    ]
+
+
+def measure(reference: Path, only: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Run every case once (``only``: the reference row and the rows whose command or input
+    contains one of these words); return the rows and the reference time."""
     found = inputs()
     rows = []
-    for command, label, argv in cases(found, reference):
+    chosen = cases(found, reference)
+    if only:
+        chosen = chosen[:1] + [c for c in chosen[1:] if any(w in f"{c[0]} {c[1]}" for w in only)]
+    for command, label, argv in chosen:
         wall, rss, code = run(argv)
         rows.append({"command": command, "input": label, "seconds": round(wall, 3),
                      "peak_rss_mib": round(rss, 1), "exit": code})
@@ -165,7 +193,7 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(reference: Path | None = None) -> dict[str, Any]:
+def main(reference: Path | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
     """Measure and print the table; returns the result for bench/results.json."""
     if reference is None:
         import tracegen
@@ -174,11 +202,12 @@ def main(reference: Path | None = None) -> dict[str, Any]:
         if not reference.exists():
             reference.parent.mkdir(parents=True, exist_ok=True)
             reference.write_bytes(tracegen.build())
-    result = measure(reference)
+    result = measure(reference, only)
     print(table(result))
     return result
 
 
 if __name__ == "__main__":
-    outcome = main()
+    # ``python bench/worst_case.py seal .eval``: only the rows naming one of these words
+    outcome = main(only=tuple(sys.argv[1:]))
     (DATA / "results.json").write_text(json.dumps(outcome, indent=2) + "\n")

@@ -381,6 +381,9 @@ class Code(enum.StrEnum):
     FORMAT_FORCED_OTHER = "format.forced_other"
     # -- judging modes (docs/cli.md, "Verdicts and modes") --
     HARNESS_COMPATIBLE_NOT_RUN = "harness.compatible_not_run"
+    # -- Inspect archives bounded in memory and checked header by header (docs/formats.md) --
+    INSPECT_LOCAL_HEADER_MISMATCH = "inspect.local_header_mismatch"
+    INSPECT_FILE_TOO_MANY_ITEMS = "inspect.file_too_many_items"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1022,6 +1025,15 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.HARNESS_COMPATIBLE_NOT_RUN: CodeInfo(
         _I, "{count} assertion(s) did not run: compatible mode reproduces upstream, which does not "
         "implement them; --strict runs them."
+    ),
+    # -- Inspect archives bounded in memory and checked header by header -------------------------
+    Code.INSPECT_LOCAL_HEADER_MISMATCH: CodeInfo(
+        _E,
+        "A .eval member's local header disagrees with the central directory ({rule}); another "
+        "zip reader could see a different member.",
+    ),
+    Code.INSPECT_FILE_TOO_MANY_ITEMS: CodeInfo(
+        _E, "The Inspect log holds more than {limit} messages, events and calls in all."
     ),
 }
 

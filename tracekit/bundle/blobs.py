@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import blake3
 
 from tracekit.bundle import jcs
@@ -40,9 +42,16 @@ class BlobStore:
     ``key``, each blob is committed with a salt: ``salt = BLAKE3-keyed(key, data)[:16]``,
     ``digest = B3(salt || data)``, and the frame payload after the digest is ``salt || data``."""
 
-    def __init__(self, key: bytes | None = None) -> None:
+    def __init__(
+        self, key: bytes | None = None, on_new: Callable[[bytes, int], None] | None = None
+    ) -> None:
         self._blobs: dict[bytes, bytes] = {}
         self._key = key
+        self._texts: dict[str, Ref] = {}
+        """Each text's reference, so a text repeated over records is encoded and hashed once."""
+        self._on_new = on_new
+        """Called with the digest and payload length (salt and data) of each blob the first time
+        it is added: the frame the sealer plans for it."""
 
     @property
     def salted(self) -> bool:
@@ -54,11 +63,19 @@ class BlobStore:
         else:
             salt = blake3.blake3(data, key=self._key).digest(length=SALT_BYTES)
             digest, payload = digest_of(salt + data), salt + data
-        self._blobs.setdefault(digest, payload)
+        if digest not in self._blobs:
+            if self._on_new is not None:
+                self._on_new(digest, len(payload))
+            self._blobs[digest] = payload
         return Ref(digest=digest.hex(), length=len(data))
 
     def add_text(self, text: str | None) -> Ref | None:
-        return None if text is None else self.add(text.encode("utf-8", "surrogatepass"))
+        if text is None:
+            return None
+        ref = self._texts.get(text)
+        if ref is None:
+            ref = self._texts[text] = self.add(text.encode("utf-8", "surrogatepass"))
+        return ref
 
     def merge(self, other: BlobStore) -> None:
         for digest, data in other._blobs.items():

@@ -61,6 +61,18 @@ def dumps(value: Any) -> bytes:
     return rfc8785.dumps(value)
 
 
+def dumps_record(value: Any) -> bytes:
+    """As :func:`dumps`, for a bundle record (a ``msgspec`` Struct, encoded as is): its only
+    numbers are integers that count or index what the sealer holds in memory, far below the
+    16 digits :func:`_plain` guards against, and it holds no float; the encoder escapes every
+    control character. So printable ASCII without a backslash is all :func:`_plain` would
+    prove, and is checked without scanning the structure."""
+    fast = _ENCODER.encode(value)
+    if fast.isascii() and b"\\" not in fast:
+        return fast
+    return rfc8785.dumps(msgspec.to_builtins(value))
+
+
 def loads_canonical(raw: bytes, frame: int, depth: int) -> Any:
     """Parse one JSON frame payload; it must be canonical (step 3)."""
     if depth_exceeds(raw, depth):

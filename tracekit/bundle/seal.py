@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import blake3
 import msgspec
@@ -18,12 +18,13 @@ from tracekit.bundle.container import (
     END,
     HEADER_KIND,
     MAGIC,
-    PROOF,
     RECORD,
     SIGNATURE,
     blob_frame_head,
     frame,
 )
+from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS, BundleLimits
+from tracekit.bundle.plan import FramePlan
 from tracekit.bundle.predicate import FindingResults, Predicate, Results
 from tracekit.bundle.records import (
     CallRecord,
@@ -33,12 +34,12 @@ from tracekit.bundle.records import (
     Original,
     Record,
     TurnRecord,
-    to_json,
 )
-from tracekit.evidence import EvidenceFile, clip_runs
+from tracekit.evidence import Episode, EvidenceFile, clip_runs
 
 BUNDLE_VERSION = 2
 """2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""
+_BATCH = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,16 +50,21 @@ class FindingInput:
     evidence: EvidenceFile
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class SealedFinding:
-    """A finding's record payloads (canonical JSON) and root."""
+    """A planned finding: its input, the original's identity and the root of its records. The
+    records themselves are not kept: they are made again, identically, as they are written."""
 
-    records: list[bytes]
-    root: bytes
+    item: FindingInput
     original: Original
-    format: str
-    root_sha256: bytes = b""
+    root: bytes
+    root_sha256: bytes
     """The same tree with SHA-256 (section 5, "The SHA-256 root")."""
+    index: int | None
+
+    @property
+    def format(self) -> str:
+        return self.item.evidence.format
 
 
 def header(kind: str, version: int = BUNDLE_VERSION) -> bytes:
@@ -74,96 +80,116 @@ def header(kind: str, version: int = BUNDLE_VERSION) -> bytes:
     )
 
 
-def _records(item: FindingInput, store: BlobStore, finding: int | None) -> list[Record]:
-    """Section 4: manifest, then per episode its record, messages and calls."""
-    evidence = item.evidence
+def _original(item: FindingInput, store: BlobStore) -> Original:
     ref = store.add(item.original)
     plain = blake3.blake3(item.original).hexdigest() if store.salted else None
-    original = Original(
+    return Original(
         digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest(), blake3=plain
     )
-    out: list[Record] = [
-        Manifest(
-            seq=0,
+
+
+def _records(item: FindingInput, original: Original, store: BlobStore, finding: int | None) -> Iterator[Record]:
+    """Section 4: manifest, then per episode its record, messages, calls and turns, one at a time."""
+    evidence = item.evidence
+    episodes = evidence.episodes
+    yield Manifest(
+        seq=0,
+        finding=finding,
+        tracekit_version=__version__,
+        format=evidence.format,
+        format_version=evidence.format_version,
+        original=original,
+        episodes=len(episodes),
+        messages=sum(len(e.messages) for e in episodes),
+        calls=sum(len(e.calls) for e in episodes),
+        turns=sum(len(e.turns) for e in episodes),
+    )
+    seq = 1
+    for number, episode in enumerate(episodes):
+        yield EpisodeRecord(
+            seq=seq,
             finding=finding,
-            tracekit_version=__version__,
-            format=evidence.format,
-            format_version=evidence.format_version,
-            original=original,
-            episodes=len(evidence.episodes),
-            messages=sum(len(e.messages) for e in evidence.episodes),
-            calls=sum(len(e.calls) for e in evidence.episodes),
-            turns=sum(len(e.turns) for e in evidence.episodes),
+            episode=number,
+            id=store.add(episode.id.encode("utf-8", "surrogatepass")),
+            messages=len(episode.messages),
+            calls=len(episode.calls),
+            turns=len(episode.turns),
         )
-    ]
-    for number, episode in enumerate(evidence.episodes):
-        out.append(
-            EpisodeRecord(
-                seq=len(out),
-                finding=finding,
-                episode=number,
-                id=store.add(episode.id.encode("utf-8", "surrogatepass")),
-                messages=len(episode.messages),
-                calls=len(episode.calls),
-                turns=len(episode.turns),
-            )
-        )
-        for position, message in enumerate(episode.messages):
-            out.append(
-                MessageRecord(
-                    seq=len(out),
-                    finding=finding,
-                    episode=number,
-                    index=position,
-                    role=message.role,
-                    capture=message.capture,
-                    text=store.add_text(message.text),
-                )
-            )
-        for position, call in enumerate(episode.calls):
-            encoding, data = argument_bytes(call.arguments)
-            result = call.result
-            out.append(
-                CallRecord(
-                    seq=len(out),
-                    finding=finding,
-                    episode=number,
-                    index=position,
-                    turn=max(call.turn, 0),
-                    name=store.add(call.name.encode("utf-8", "surrogatepass")),
-                    call_id=store.add_text(call.call_id),
-                    arguments_shape=call.arguments.shape,
-                    arguments_encoding=encoding,  # type: ignore[arg-type]
-                    arguments=None if data is None else store.add(data),
-                    result=None if result is None else store.add_text(result.text),
-                    result_is_error=None if result is None else result.is_error,
-                    result_capture=None if result is None else result.capture,
-                )
-            )
-        for position, turn in enumerate(episode.turns):
-            out.append(
-                TurnRecord(
-                    seq=len(out),
-                    finding=finding,
-                    episode=number,
-                    index=position,
-                    input=None if turn.input_runs is None else clip_runs(turn.input_runs, len(episode.messages)),
-                    model=store.add_text(turn.model),
-                    finish_reason=store.add_text(turn.finish_reason),
-                    error=turn.error,
-                )
-            )
-    return out
+        seq += 1
+        for record in _episode_records(episode, store, finding, number, seq):
+            yield record
+            seq += 1
 
 
-def seal_finding(item: FindingInput, store: BlobStore, finding: int | None) -> SealedFinding:
-    typed = _records(item, store, finding)
-    records = [jcs.dumps(to_json(r)) for r in typed]
-    root = merkle.root_of(merkle.leaf_hash(r) for r in records)
-    root_sha256 = merkle.root_of((merkle.leaf_hash(r, merkle.sha256) for r in records), merkle.sha256)
-    manifest = typed[0]
-    assert isinstance(manifest, Manifest)
-    return SealedFinding(records, root, manifest.original, item.evidence.format, root_sha256)
+def _episode_records(
+    episode: Episode, store: BlobStore, finding: int | None, number: int, seq: int
+) -> Iterator[Record]:
+    """An episode's message, call and turn records, numbered from ``seq``."""
+    for position, message in enumerate(episode.messages):
+        yield MessageRecord(
+            seq=seq,
+            finding=finding,
+            episode=number,
+            index=position,
+            role=message.role,
+            capture=message.capture,
+            text=store.add_text(message.text),
+        )
+        seq += 1
+    for position, call in enumerate(episode.calls):
+        encoding, data = argument_bytes(call.arguments)
+        result = call.result
+        yield CallRecord(
+            seq=seq,
+            finding=finding,
+            episode=number,
+            index=position,
+            turn=max(call.turn, 0),
+            name=store.add(call.name.encode("utf-8", "surrogatepass")),
+            call_id=store.add_text(call.call_id),
+            arguments_shape=call.arguments.shape,
+            arguments_encoding=encoding,  # type: ignore[arg-type]
+            arguments=None if data is None else store.add(data),
+            result=None if result is None else store.add_text(result.text),
+            result_is_error=None if result is None else result.is_error,
+            result_capture=None if result is None else result.capture,
+        )
+        seq += 1
+    messages = len(episode.messages)
+    for position, turn in enumerate(episode.turns):
+        yield TurnRecord(
+            seq=seq,
+            finding=finding,
+            episode=number,
+            index=position,
+            input=None if turn.input_runs is None else clip_runs(turn.input_runs, messages),
+            model=store.add_text(turn.model),
+            finish_reason=store.add_text(turn.finish_reason),
+            error=turn.error,
+        )
+        seq += 1
+
+
+def _payload(record: Record) -> bytes:
+    return jcs.dumps_record(record)
+
+
+def seal_finding(
+    item: FindingInput, store: BlobStore, plan: FramePlan, finding: int | None, spool: BinaryIO | None = None
+) -> SealedFinding:
+    """Plan one finding: its blobs into ``store``, its record frames counted in ``plan``, its
+    BLAKE3 and SHA-256 roots computed from the records as they pass (none is kept in memory; with a ``spool``,
+    each record frame is appended to it, to be copied out instead of made again)."""
+    original = _original(item, store)
+    tree, tree256 = merkle.TreeBuilder(), merkle.TreeBuilder(merkle.sha256)
+    for record in _records(item, original, store, finding):
+        payload = _payload(record)
+        plan.record(len(payload))
+        tree.add(merkle.leaf_hash(payload))
+        tree256.add(merkle.leaf_hash(payload, merkle.sha256))
+        if spool is not None:
+            spool.write(frame(RECORD, payload))
+    return SealedFinding(item, original, tree.root(), tree256.root(), finding)
 
 
 def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:
@@ -207,10 +233,13 @@ def seal(
     seed: bytes | None,
     campaign: bool,
     results: list[FindingResults] | None = None,
+    limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
 ) -> Iterator[bytes]:
     """The bundle's bytes, in chunks: one finding, or a campaign of ``items`` (section 9).
-    ``results`` holds, per item, the checks' results at sealing time for the predicate."""
-    return seal_with_root(items, seed, campaign, results)[1]
+    ``results`` holds, per item, the checks' results at sealing time for the predicate. Raises
+    :class:`~tracekit.bundle.container.BundleError` before yielding anything when the bundle
+    would pass one of ``limits`` (the verifier's code; docs/bundle-format.md, "Limits")."""
+    return seal_with_root(items, seed, campaign, results, limits)[1]
 
 
 def seal_with_root(
@@ -218,13 +247,23 @@ def seal_with_root(
     seed: bytes | None,
     campaign: bool,
     results: list[FindingResults] | None = None,
+    limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
+    spool: BinaryIO | None = None,
 ) -> tuple[bytes, Iterator[bytes]]:
-    """As :func:`seal`, with the bundle root (section 5) the signed statement names."""
+    """As :func:`seal`, with the bundle root (section 5) the signed statement names. Every
+    frame is planned and checked against ``limits`` before this returns. ``spool``, an empty
+    read-write binary file the caller owns (and keeps open until the chunks are consumed),
+    holds the record frames between planning and writing; without one they are made again."""
     kind: Literal["finding", "campaign"] = "campaign" if campaign else "finding"
-    store = BlobStore(salt_key(seed))
+    plan = FramePlan(limits)
+    plan.findings(len(items))
+    plan.json_frame(len(header(kind)), plan.frames)
+    store = BlobStore(salt_key(seed), plan.blob)
     findings = [
-        seal_finding(item, store, index if campaign else None) for index, item in enumerate(items)
+        seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
     ]
+    blobs = store.sorted_items()
+    plan.check_frames([digest for digest, _ in blobs])
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root
     roots256 = [f.root_sha256 for f in findings]
     root_sha256 = campaign_root(roots256, merkle.sha256) if campaign else roots256[0]
@@ -234,27 +273,45 @@ def seal_with_root(
     body: dict[str, Any] = msgspec.to_builtins(predicate(kind, findings, summary))
     originals = [(f.original.blake3 or f.original.digest, f.original.sha256) for f in findings]
     signed = signature_frame(root, originals, body, seed, root_sha256)
-    return root, frames(kind, store, [r for f in findings for r in f.records], None, signed)
+    plan.json_frame(len(signed), plan.frames)
+    end = jcs.dumps({"frames": plan.frames})
+    plan.json_frame(len(end), plan.frames)
+    return root, _frames(kind, blobs, _spooled(spool) if spool is not None else _made(findings, store), signed, end)
 
 
-def frames(
-    kind: str, store: BlobStore, records: Sequence[bytes], proof: bytes | None, signed: bytes
+def _made(findings: list[SealedFinding], store: BlobStore) -> Iterator[bytes]:
+    """The record frames made again from the evidence as planned, in chunks of about 1 MiB;
+    every blob they name is held already."""
+    held = len(store)
+    batch: list[bytes] = []
+    size = 0
+    for sealed in findings:
+        for record in _records(sealed.item, sealed.original, store, sealed.index):
+            batch.append(frame(RECORD, _payload(record)))
+            size += len(batch[-1])
+            if size >= _BATCH:
+                yield b"".join(batch)
+                batch, size = [], 0
+    yield b"".join(batch)
+    assert len(store) == held, "the records name only the blobs planned"  # frozen evidence
+
+
+def _spooled(spool: BinaryIO) -> Iterator[bytes]:
+    """The record frames the plan appended to ``spool``, read back in 1 MiB chunks."""
+    spool.seek(0)
+    while chunk := spool.read(_BATCH):
+        yield chunk
+
+
+def _frames(
+    kind: str, blobs: list[tuple[bytes, bytes]], records: Iterator[bytes], signed: bytes, end: bytes
 ) -> Iterator[bytes]:
-    """Section 2's order: magic, header, blobs by digest, records, proof, signature, end."""
-    count = 0
+    """Section 2's order: magic, header, blobs by digest, records, signature, end."""
     yield MAGIC
     yield frame(HEADER_KIND, header(kind))
-    count += 1
-    for digest, data in store.sorted_items():
+    for digest, data in blobs:
         yield blob_frame_head(digest, len(data))
         yield data
-        count += 1
-    for record in records:
-        yield frame(RECORD, record)
-        count += 1
-    if proof is not None:
-        yield frame(PROOF, proof)
-        count += 1
+    yield from records
     yield frame(SIGNATURE, signed)
-    count += 1
-    yield frame(END, jcs.dumps({"frames": count}))
+    yield frame(END, end)

@@ -127,13 +127,16 @@ def _walk(reader: FrameReader, state: _State) -> None:
             _blob(reader, head, state)
             continue
         raw = reader.payload(head)
+        if head.kind == RECORD and state.limits.depth >= _RECORD_DEPTH and (typed := _canonical_record(raw)) is not None:
+            _record(typed, typed.finding is not None, raw, head, state)
+            continue
         value = jcs.loads_canonical(raw, head.number, state.limits.depth)
         if head.kind == HEADER_KIND:
             _header(value, state)
         elif head.kind == WITHHELD:
             _withheld(value, head, state)
         elif head.kind == RECORD:
-            _record(value, raw, head, state)
+            _record(_typed(value, head), isinstance(value, dict) and "finding" in value, raw, head, state)
         elif head.kind == PROOF:
             state.proof = value
         elif head.kind == SIGNATURE:
@@ -220,14 +223,36 @@ def _withheld(value: Any, head: FrameHead, state: _State) -> None:
     state.reasons[digest] = entry.reason
 
 
-def _record(value: Any, raw: bytes, head: FrameHead, state: _State) -> None:
-    """Step 5: schema, finding and sequence, references, counts; the leaf into its tree."""
+_RECORD_DECODER = msgspec.json.Decoder(Record, strict=True)
+_RECORD_DEPTH = 4
+"""Deeper than any record can nest (a turn's input: record, runs, run); under a lower depth
+limit every record takes the general path, which checks it."""
+
+
+def _canonical_record(raw: bytes) -> Record | None:
+    """Steps 3 and 5's schema at once, for a record frame in the form a sealer writes: decoded
+    straight into its type, and accepted only if it encodes back to exactly ``raw`` (so it is
+    canonical, repeats no key and holds no default spelled out). Anything else is None, and
+    takes the general path, which reports it with the finding it always had."""
     try:
-        record: Record = from_json(value)
+        record = _RECORD_DECODER.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return record if jcs.dumps_record(record) == raw else None
+
+
+def _typed(value: Any, head: FrameHead) -> Record:
+    try:
+        return from_json(value)
     except msgspec.ValidationError:
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="record schema") from None
+
+
+def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, state: _State) -> None:
+    """Step 5: finding and sequence, references, counts; the leaf into its tree. ``has_finding``:
+    the frame names a finding index."""
     in_campaign = state.kind != "finding"
-    if ("finding" in value) != in_campaign:
+    if has_finding != in_campaign:
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
     index = record.finding or 0
     if record.seq == 0 and isinstance(record, Manifest):

@@ -211,8 +211,15 @@ def seal(
         _refused(error, format)
     if not items:
         fail(Code.CLI_NO_INPUT)
-    root, chunks = seal_with_root(items, seed, campaign, results)
-    write_atomic(opts.output, chunks, opts.force)
+    import tempfile
+
+    with tempfile.TemporaryFile() as spool:  # the record frames, between planning and writing
+        try:  # every frame is planned against the verifier's limits before a byte is written
+            root, chunks = seal_with_root(items, seed, campaign, results, spool=spool)
+        except TracekitError as error:
+            diag(error.finding, None)
+            raise typer.Exit(ExitCode.ERROR) from None
+        write_atomic(opts.output, chunks, opts.force)
     signer = None
     if seed is not None:
         from tracekit.bundle import keys

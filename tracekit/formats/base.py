@@ -40,6 +40,11 @@ class FormatLimits:
     """Episodes in one file."""
     items_per_episode: int = 1_000_000
     """Messages + calls + events in one episode."""
+    items_per_file: int = 500_000
+    """Messages + events + calls over a whole Inspect log (messages and events charged before
+    each sample is converted, its calls once it is): what
+    the evidence of one file may cost in memory, about 200 bytes an item (docs/formats.md,
+    "Bounds"), however well the archive compresses."""
 
 
 DEFAULT_FORMAT_LIMITS = FormatLimits()

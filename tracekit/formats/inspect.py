@@ -25,7 +25,7 @@ from tracekit.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.inspect_run import run_problems
-from tracekit.formats.inspect_sample import episode
+from tracekit.formats.inspect_sample import episode, sample_items
 from tracekit.formats.inspect_values import obj, opt_str
 from tracekit.jsonscan import nesting_exceeds
 
@@ -187,10 +187,32 @@ def _sample_key(sample: Any) -> tuple[int, Any, int]:
     return (0, sample_id, epoch) if type(sample_id) is int else (1, str(sample_id), epoch)
 
 
+class _FileItems:
+    """``items_per_file``: every sample's events and messages, charged before it is converted,
+    and the tool calls its episode holds, charged once it is (a model event may carry many)."""
+
+    def __init__(self, limits: FormatLimits) -> None:
+        self.limit = limits.items_per_file
+        self.used = 0
+
+    def _charge(self, count: int) -> None:
+        self.used += count
+        if self.used > self.limit:
+            raise FormatError(finding(Code.INSPECT_FILE_TOO_MANY_ITEMS, limit=self.limit))
+
+    def pair(self, sample: Any, base: RunFacts, limits: FormatLimits) -> tuple[tuple[int, Any, int], Episode]:
+        key = _sample_key(sample)  # checks that the sample is an object
+        self._charge(sample_items(sample))
+        converted = episode(sample, base, limits)
+        self._charge(len(converted.calls))
+        return key, converted
+
+
 def _episodes(samples: list[Any], base: RunFacts, limits: FormatLimits) -> tuple[Episode, ...]:
     if len(samples) > limits.episodes:
         raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
-    return _sorted([(_sample_key(s), episode(s, base, limits)) for s in samples])
+    items = _FileItems(limits)
+    return _sorted([items.pair(s, base, limits) for s in samples])
 
 
 def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
@@ -254,10 +276,11 @@ def _load_json_parts(data: bytes, text_keys: int, limits: FormatLimits) -> Evide
     if len(raw_samples) > limits.episodes:
         raise _Irregular
     pairs = []
+    items = _FileItems(limits)
     for raw in raw_samples:
         sample = msgspec.json.decode(raw)
         keys += _keys(sample)
-        pairs.append((_sample_key(sample), episode(sample, base, limits)))
+        pairs.append(items.pair(sample, base, limits))
     if keys != text_keys:
         raise _Irregular
     return EvidenceFile(NAME, version, _sorted(pairs), run_problems(log, len(pairs)))
@@ -290,9 +313,10 @@ def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
     if len(sample_members) > limits.episodes:
         raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
     pairs = []
+    items = _FileItems(limits)
     for member in sample_members:
         sample = decode(zipped.read_member(handle, member, size, limits, budget), limits, "sample")
-        pairs.append((_sample_key(sample), episode(sample, base, limits)))
+        pairs.append(items.pair(sample, base, limits))
     return EvidenceFile(NAME, version, _sorted(pairs), run_problems(log, len(pairs)))
 
 

@@ -27,7 +27,7 @@ _LOCAL = b"PK\x03\x04"
 _STORED, _DEFLATED, _ZSTD = 0, 8, 93
 _CHUNK = 64 * 1024
 _SMALL_MEMBER = 1024 * 1024
-"""Output allowed to any member before the compression-ratio limit applies (step E5)."""
+"""Output allowed past the compression-ratio limit, over the whole archive (step E5)."""
 _ZSTD_WINDOW = 1 << 25
 """Largest zstd window accepted (32 MiB): bounds the decoder's own memory."""
 
@@ -46,6 +46,19 @@ class Member:
     compressed: int
     size: int
     crc: int
+    raw_name: bytes = b""
+    """The name's bytes as the central directory stores them."""
+    flags: int = 0
+
+
+def _raw_name(info: zipfile.ZipInfo) -> bytes:
+    """The directory's name bytes, as stored: ``zipfile`` decodes them (UTF-8 when flag bit 11
+    is set, else CP437) and keeps the decoded text, before any clean-up, in ``orig_filename``."""
+    encoding = "utf-8" if info.flag_bits & 0x800 else "cp437"
+    try:
+        return info.orig_filename.encode(encoding)
+    except UnicodeEncodeError:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="central directory unreadable") from None
 
 
 def _member_count(handle: BinaryIO, size: int) -> int:
@@ -110,17 +123,22 @@ def members(handle: BinaryIO, size: int, limits: FormatLimits) -> list[Member]:
                 info.compress_size,
                 info.file_size,
                 info.CRC,
+                _raw_name(info),
+                info.flag_bits,
             )
         )
     return found
 
 
 class Budget:
-    """Step E5's running total of decompressed bytes over the archive."""
+    """Step E5's running total of decompressed bytes over the archive, and what is left of the
+    small-member allowance: output past a member's compression ratio is drawn from one 1 MiB
+    allowance shared by the whole archive, so many small members cannot each expand freely."""
 
     def __init__(self, limits: FormatLimits) -> None:
         self.limits = limits
         self.used = 0
+        self.allowance = _SMALL_MEMBER
 
     def take(self, count: int) -> None:
         self.used += count
@@ -129,12 +147,7 @@ class Budget:
 
 
 def _compressed_chunks(handle: BinaryIO, member: Member, size: int) -> Iterator[bytes]:
-    handle.seek(member.offset)
-    local = handle.read(30)
-    if len(local) < 30 or local[:4] != _LOCAL:
-        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="local header missing")
-    name_len, extra_len = struct.unpack_from("<HH", local, 26)
-    start = member.offset + 30 + name_len + extra_len
+    start = _local_header(handle, member)
     if start + member.compressed > size:
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member data out of range")
     handle.seek(start)
@@ -145,6 +158,55 @@ def _compressed_chunks(handle: BinaryIO, member: Member, size: int) -> Iterator[
             raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member data cut short")
         left -= len(chunk)
         yield chunk
+
+
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
+_ZIP64_EXTRA = 0x0001
+
+
+def _local_header(handle: BinaryIO, member: Member) -> int:
+    """Step E4: the member's local header, which must agree with the central directory on the
+    name and method, and, unless sizes follow the data (flag bit 3), on the CRC-32 and both
+    sizes (zip64 sizes from the local zip64 extra field); another zip reader, walking local
+    headers, would otherwise see a different member. Returns where the data starts."""
+    handle.seek(member.offset)
+    local = handle.read(_LOCAL_HEADER.size)
+    if len(local) < _LOCAL_HEADER.size or local[:4] != _LOCAL:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="local header missing")
+    _, _, flags, method, _, _, crc, compressed, size, name_len, extra_len = _LOCAL_HEADER.unpack(local)
+    name = handle.read(name_len)
+    extra = handle.read(extra_len)
+    if len(name) != name_len or len(extra) != extra_len:
+        raise _error(Code.INSPECT_BAD_ARCHIVE, rule="local header missing")
+    if name != member.raw_name:
+        raise _error(Code.INSPECT_LOCAL_HEADER_MISMATCH, rule="name")
+    if method != member.method:
+        raise _error(Code.INSPECT_LOCAL_HEADER_MISMATCH, rule="compression method")
+    if not (flags | member.flags) & 0x8:
+        if 0xFFFFFFFF in (compressed, size):
+            size, compressed = _zip64_sizes(extra, size, compressed)
+        if (crc, compressed, size) != (member.crc, member.compressed, member.size):
+            raise _error(Code.INSPECT_LOCAL_HEADER_MISMATCH, rule="sizes or checksum")
+    return int(member.offset + _LOCAL_HEADER.size + name_len + extra_len)
+
+
+def _zip64_sizes(extra: bytes, size: int, compressed: int) -> tuple[int, int]:
+    """The local zip64 extra field's sizes (uncompressed, then compressed, each present only
+    where the header holds 0xFFFFFFFF); unchanged when the field is absent or short."""
+    at = 0
+    while at + 4 <= len(extra):
+        tag, length = struct.unpack_from("<HH", extra, at)
+        body = extra[at + 4 : at + 4 + length]
+        if tag == _ZIP64_EXTRA:
+            fields = [size, compressed]
+            offset = 0
+            for i, value in enumerate(fields):
+                if value == 0xFFFFFFFF and offset + 8 <= len(body):
+                    fields[i] = struct.unpack_from("<Q", body, offset)[0]
+                    offset += 8
+            return fields[0], fields[1]
+        at += 4 + length
+    return size, compressed
 
 
 class _ChunkReader:
@@ -201,7 +263,8 @@ def read_member(
     then checked against the directory's size and CRC-32."""
     if member.size > limits.member_bytes:
         raise _error(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes)
-    allowed = max(_SMALL_MEMBER, member.compressed * limits.compression_ratio)
+    by_ratio = member.compressed * limits.compression_ratio
+    allowed = by_ratio + budget.allowance
     parts: list[bytes] = []
     produced = 0
     crc = 0
@@ -227,4 +290,5 @@ def read_member(
         raise
     if produced != member.size or crc != member.crc:
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member size or checksum mismatch")
+    budget.allowance -= max(0, produced - by_ratio)
     return b"".join(parts)

@@ -298,6 +298,12 @@ def _scores(sample: dict[str, Any]) -> tuple[Score, ...]:
     return tuple(out)
 
 
+def sample_items(sample: dict[str, Any]) -> int:
+    """A sample's events and messages: what its conversion walks and its episode holds."""
+    events, messages = sample.get("events") or [], sample.get("messages") or []
+    return (len(events) if isinstance(events, list) else 0) + (len(messages) if isinstance(messages, list) else 0)
+
+
 def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Episode:
     """Steps S1-S8 for one decoded sample object."""
     sample = obj(sample, "a sample must be an object")
@@ -305,8 +311,7 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
     if type(sample_id) not in (int, str) or type(epoch) is not int:
         raise schema("sample.id must be a string or integer and sample.epoch an integer")
     events = lst(sample.get("events") or [], "sample.events must be a list")
-    items = len(events) + len(sample.get("messages") or [])
-    if items > limits.items_per_episode:
+    if sample_items(sample) > limits.items_per_episode:
         raise FormatError(
             finding(Code.INSPECT_TOO_MANY_ITEMS, limit=limits.items_per_episode, member="sample")
         )

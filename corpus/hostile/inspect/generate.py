@@ -84,9 +84,11 @@ def dumps(value: object) -> bytes:
 
 
 def zip_archive(
-    members: list[tuple[str, bytes]], method: int = 93, lie: dict[str, int] | None = None
+    members: list[tuple[str, bytes]], method: int = 93, lie: dict[str, int] | None = None,
+    local: dict[str, str] | None = None,
 ) -> bytes:
-    """A zip with fixed timestamps; ``lie`` replaces the declared size of the members it names."""
+    """A zip with fixed timestamps; ``lie`` replaces the declared size of the members it names,
+    ``local`` the name in their local header only (the central directory keeps the real one)."""
     out, directory = bytearray(), bytearray()
     for name, data in members:
         packed = zstandard.ZstdCompressor(level=3).compress(data) if method == 93 else data
@@ -94,8 +96,9 @@ def zip_archive(
         size = (lie or {}).get(name, len(data))
         raw_name = name.encode()
         offset = len(out)
+        local_name = (local or {}).get(name, name).encode()
         out += struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 63, 0, method, 0, 0x21, crc,
-                           len(packed), size, len(raw_name), 0) + raw_name + packed
+                           len(packed), size, len(local_name), 0) + local_name + packed
         directory += struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 63, 63, 0, method, 0,
                                  0x21, crc, len(packed), size, len(raw_name), 0, 0, 0, 0, 0,
                                  offset) + raw_name
@@ -162,6 +165,12 @@ def cases() -> dict[str, tuple[bytes, str, str]]:
             eval_log([("samples/s1_epoch_1.json", ok)], method=14),
             "inspect.unsupported_compression",
             "members compressed with a method we do not read (LZMA id)",
+        ),
+        "zip__local_name_mismatch.eval": (
+            eval_log([("samples/s1_epoch_1.json", ok)],
+                     local={"samples/s1_epoch_1.json": f"samples/{CANARY}.json"}),
+            "inspect.local_header_mismatch",
+            "a member whose local header names another file than the central directory",
         ),
         "zip__cut_archive.eval": (
             eval_log([("samples/s1_epoch_1.json", ok)])[:-40],
