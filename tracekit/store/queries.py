@@ -267,18 +267,10 @@ def run_files(con: Any, run_id: int) -> list[FileFindings]:
     return list(out.values())
 
 
-class RunRow(msgspec.Struct, frozen=True):
-    """One run of the store, as ``db runs`` lists it."""
+class RunRow(Run, frozen=True):
+    """One run of the store, as ``db runs`` lists it: the run (``status`` ``complete``,
+    ``running`` (or killed; marked by the next run) or ``interrupted``), its exit and options."""
 
-    run_id: int
-    status: str
-    """``complete``, ``running`` (or killed; marked by the next run) or ``interrupted``."""
-    tool_version: str
-    started_at: str
-    ended_at: str | None
-    files_seen: int
-    files_audited: int
-    files_reused: int
     exit_code: int | None
     """The worst file's exit code; None unless the run is complete."""
     options: dict[str, Any]
