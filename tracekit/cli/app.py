@@ -158,7 +158,7 @@ def _named_command() -> str:
     an option missing its value before it enters the command (docs/cli.md, Conventions 1)."""
     words = sys.argv[1:3]
     if words and words[0] in COMMANDS:
-        groups = {"bundle": ("verify", "show", "extract", "prove"), "db": ("summary", "diff", "findings", "export", "runs")}
+        groups = {"bundle": ("show", "extract", "prove"), "db": ("summary", "diff", "findings", "export", "runs")}
         if len(words) > 1 and words[1] in groups.get(words[0], ()):
             return f"tracekit {words[0]} {words[1]}"
         return f"tracekit {words[0]}"

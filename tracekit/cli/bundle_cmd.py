@@ -11,7 +11,6 @@ line to stderr.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from tracekit.cli.bundle_io import (
     load_all,
     read_key_file,
     read_scenario_file,
+    report_action,
     trusted_keys,
     verify_path,
 )
@@ -41,6 +41,7 @@ from tracekit.cli.common import (
     diag,
     fail,
     refuse_folder,
+    say,
 )
 from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic
 from tracekit.errors import Code, TracekitError
@@ -48,7 +49,6 @@ from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
     from tracekit.bundle.verify import BundleReport
-    from tracekit.report.bundle_render import ActionReport
 
 SEAL_SUFFIXES = (".jsonl", ".json", ".eval")
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -68,11 +68,6 @@ TRUSTED_KEY = typer.Option(
 )
 
 
-def _say(quiet: bool, command: str, text: str) -> None:
-    """The one summary line on stderr (docs/cli.md, convention 2)."""
-    if not quiet:
-        print(f"tracekit {command}: {text}", file=sys.stderr)
-
 
 def verify_bundles(
     paths: list[str], key_files: list[str] | None, format: str, output: Path | None, force: bool, quiet: bool
@@ -85,7 +80,7 @@ def verify_bundles(
     report = bundle_verify([bundle_check(p, verify_path(p, trusted)) for p in paths])
     emit(VERIFY_RENDERERS[format](report), output, force)
     ok = sum(1 for c in report.bundles if c.exit_code == ExitCode.OK)
-    _say(quiet, "verify", f"{len(paths)} bundle(s): {ok} sealed and trusted, {len(paths) - ok} not; exit {report.exit_code}")
+    say(quiet, "verify", f"{len(paths)} bundle(s): {ok} sealed and trusted, {len(paths) - ok} not; exit {report.exit_code}")
     return ExitCode(report.exit_code)
 
 
@@ -99,12 +94,6 @@ def _verified(path: str, trusted: list[bytes]) -> BundleReport:
         raise typer.Exit(ExitCode.ERROR)
     return report
 
-
-def _report(command: str, report: ActionReport, format: Format) -> None:
-    from tracekit.report.bundle_render import render_action
-
-    set_head(exit_code=0)
-    emit(render_action(command, report, format.value))
 
 
 def _digest(text: str, option: str) -> bytes:
@@ -229,9 +218,9 @@ def seal(
     kind = "campaign" if campaign else "finding"
     skipped = tuple(SkippedFile(path, code) for path, code in left_out)
     report = SealReport(str(opts.output), kind, len(items), root.hex(), signer, formats, opts.predicate, skipped)
-    _report("seal", report, format)
+    report_action("seal", report, format)
     note = f"; {len(skipped)} non-trace file(s) skipped" if skipped else ""
-    _say(quiet, "seal", f"sealed {len(items)} finding(s) as a {kind}, {'signed' if signer else 'unsigned'}{note}")
+    say(quiet, "seal", f"sealed {len(items)} finding(s) as a {kind}, {'signed' if signer else 'unsigned'}{note}")
 
 
 def _refused(error: InputRefused, format: Format) -> NoReturn:
@@ -330,10 +319,10 @@ def redact(
         diag(error.finding, bundle)
         raise typer.Exit(ExitCode.ERROR) from None
     withheld = tuple(WithheldBlob(d.hex(), sizes[d], r) for d, r in sorted(chosen.items()))
-    _report("redact", RedactReport(str(output), report.root, withheld), format)
+    report_action("redact", RedactReport(str(output), report.root, withheld), format)
     if not chosen:
         diag(finding(Code.BUNDLE_NOTHING_TO_REDACT))
-    _say(quiet, "redact", f"{len(chosen)} blob(s) withheld")
+    say(quiet, "redact", f"{len(chosen)} blob(s) withheld")
 
 
 # -- bundle show, extract, prove ----------------------------------------------------------------
@@ -356,7 +345,7 @@ def show(
     report = _verified(bundle, trusted_keys(trusted_key))
     set_head(exit_code=0)
     emit(SHOW_RENDERERS[format.value](bundle_show(bundle, report)), output, force)
-    _say(quiet, "bundle show", f"{report.kind}, {report.records} record(s), {report.blobs} blob(s); exit {report.exit_code}")
+    say(quiet, "bundle show", f"{report.kind}, {report.records} record(s), {report.blobs} blob(s); exit {report.exit_code}")
     raise typer.Exit(report.exit_code)
 
 
@@ -396,8 +385,8 @@ def extract(
         diag(error.finding, bundle)
         raise typer.Exit(ExitCode.ERROR) from None
     if not is_stdout(output):  # with `-o -` stdout carries the bytes alone
-        _report("bundle extract", ExtractReport(str(output), wanted.hex(), written[0]), format)
-    _say(quiet, "bundle extract", f"{written[0]} byte(s) written")
+        report_action("bundle extract", ExtractReport(str(output), wanted.hex(), written[0]), format)
+    say(quiet, "bundle extract", f"{written[0]} byte(s) written")
 
 
 @bundle_app.command("prove", cls=Command)
@@ -426,8 +415,8 @@ def prove(
     except OSError:
         fail(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")
     size = len(report.finding_roots)
-    _report("bundle prove", ProveReport(str(output), finding_index, size, report.root), format)
-    _say(quiet, "bundle prove", f"finding {finding_index} of {size} with its inclusion proof")
+    report_action("bundle prove", ProveReport(str(output), finding_index, size, report.root), format)
+    say(quiet, "bundle prove", f"finding {finding_index} of {size} with its inclusion proof")
 
 
 def register(app: typer.Typer) -> None:

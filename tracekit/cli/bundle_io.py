@@ -15,7 +15,9 @@ if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports thi
     from tracekit.bundle.predicate import CheckResult, FindingResults
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
+    from tracekit.cli.common import Format
     from tracekit.harness.scenario import Scenario
+    from tracekit.report.bundle_render import ActionReport
 
 MAX_KEY_FILE = 1024 * 1024
 PREDICATES = ("verify", "audit", "check")
@@ -251,3 +253,14 @@ def load_all(
             raise InputRefused(error.finding, path) from None
         items.append(item)
     return items, results, left_out
+
+
+def report_action(command: str, report: ActionReport, format: Format) -> None:
+    """The report of a command that wrote an artifact (keygen, seal, redact, bundle extract and
+    prove) on stdout; it exits 0."""
+    from tracekit.cli.sink import emit
+    from tracekit.report.bundle_render import render_action
+    from tracekit.report.jsonout import set_head
+
+    set_head(exit_code=0)
+    emit(render_action(command, report, format.value))

@@ -75,6 +75,13 @@ def diag(found: Finding, where: str | None = None) -> None:
     print(f"tracekit: {prefix}{found.severity.value}[{found.code.value}] {found.message}", file=sys.stderr)
 
 
+def say(quiet: bool, command: str, text: str) -> None:
+    """The one summary line on stderr, ``tracekit <command>: text`` (docs/cli.md, convention 2);
+    ``--quiet`` silences it."""
+    if not quiet:
+        print(f"tracekit {command}: {text}", file=sys.stderr)
+
+
 def fail(code: Code, exit_code: int = EXIT_ERROR, **params: int | str) -> NoReturn:
     """Print a diagnostic for ``code`` and exit."""
     diag(finding(code, **params))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import signal
 import stat
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from tracekit.cli.common import (
     Format,
     diag,
     fail,
+    say,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.errors import Code, TracekitError, finding
@@ -125,11 +125,6 @@ def _queried(opts: ReportOptions, query: Callable[[Any], R]) -> R:
     return report
 
 
-def _say(quiet: bool, command: str, text: str) -> None:
-    """The one summary line on stderr (docs/cli.md, convention 2)."""
-    if not quiet:
-        print(f"tracekit {command}: {text}", file=sys.stderr)
-
 
 @db_app.command("summary", cls=Command)
 def summary(
@@ -141,7 +136,7 @@ def summary(
 
     report = _queried(ReportOptions(db, format, output, force, quiet), query)
     emit(SUMMARY_RENDERERS[format](report), output, force)
-    _say(quiet, "db summary", f"run {report.run.run_id}: {report.files} files, {report.episodes} episodes")
+    say(quiet, "db summary", f"run {report.run.run_id}: {report.files} files, {report.episodes} episodes")
 
 
 @db_app.command("diff", cls=Command)
@@ -162,7 +157,7 @@ def diff(
 
     report = _queried(ReportOptions(db, format, output, force, quiet), lambda con: query(con, since))
     emit(DIFF_RENDERERS[format](report), output, force)
-    _say(
+    say(
         quiet, "db diff",
         f"run {report.base_run} -> run {report.head_run}: {len(report.files)} files changed, "
         f"{report.unchanged} unchanged",
@@ -195,7 +190,7 @@ def findings(
     opts = ReportOptions(db, format, output, force, quiet)
     report = _queried(opts, lambda con: query(con, policy=policy, fmt=trace_format, limit=limit))
     emit(FINDINGS_RENDERERS[format](report), output, force)
-    _say(quiet, "db findings", f"run {report.run_id}: {report.total} finding(s), {len(report.rows)} shown")
+    say(quiet, "db findings", f"run {report.run_id}: {report.total} finding(s), {len(report.rows)} shown")
 
 
 @db_app.command("runs", cls=Command)
@@ -209,7 +204,7 @@ def runs(
     report = _queried(ReportOptions(db, format, output, force, quiet), query)
     emit(RUNS_RENDERERS[format](report), output, force)
     complete = sum(1 for r in report.runs if r.status == "complete")
-    _say(quiet, "db runs", f"{len(report.runs)} run(s), {complete} complete")
+    say(quiet, "db runs", f"{len(report.runs)} run(s), {complete} complete")
 
 
 @db_app.command("export", cls=Command)
@@ -260,7 +255,7 @@ def export(
         write_files([(folder / name, _chunks(os.path.join(staging, name))) for name in names], force)
     set_head(exit_code=0)
     emit(EXPORT_RENDERERS[format](ExportReport(str(folder), kind, tables)))
-    _say(quiet, "db export", f"{len(tables)} tables, {sum(t.rows for t in tables)} rows as {kind}")
+    say(quiet, "db export", f"{len(tables)} tables, {sum(t.rows for t in tables)} rows as {kind}")
 
 
 def _chunks(path: str) -> Iterator[bytes]:
@@ -407,7 +402,7 @@ def audit_into_store(job: StoreRun) -> NoReturn:
     if stats.unsealed:
         # docs/threat-model.md, "The campaign store": edited rows are never trusted.
         diag(finding(Code.STORE_SEAL_MISMATCH, count=stats.unsealed))
-    _say(
+    say(
         job.quiet, "audit",
         f"run {stats.run_id}: {stats.files} files, {stats.audited} read, {stats.reused} reused, "
         f"exit {exit_code} ({time.perf_counter() - started:.1f} s)",

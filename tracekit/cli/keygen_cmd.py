@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from tracekit.cli.common import FORCE, FORMAT, QUIET, Command, Format
+from tracekit.cli.bundle_io import report_action
+from tracekit.cli.common import FORCE, FORMAT, QUIET, Command, Format, say
 from tracekit.cli.sink import check_target, write_files
 
 
@@ -36,24 +37,8 @@ def keygen(
         modes={private_path: 0o600},
     )
     kid = keys.keyid(public)
-    _report("keygen", KeygenReport(kid, str(private_path), str(public_path)), format)
-    _say(quiet, f"key {kid}")
-
-
-def _report(command: str, report: object, format: Format) -> None:
-    from tracekit.cli.sink import emit
-    from tracekit.report.bundle_render import render_action
-    from tracekit.report.jsonout import set_head
-
-    set_head(exit_code=0)
-    emit(render_action(command, report, format.value))  # type: ignore[arg-type]
-
-
-def _say(quiet: bool, text: str) -> None:
-    if not quiet:
-        import sys
-
-        print(f"tracekit keygen: {text}", file=sys.stderr)
+    report_action("keygen", KeygenReport(kid, str(private_path), str(public_path)), format)
+    say(quiet, "keygen", f"key {kid}")
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
+from tracekit import REPORT_VERSION
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import blocks, md_report, md_table, table
 
@@ -49,7 +50,7 @@ def render_entry(item: CodeEntry, fmt: str, exit_code: int) -> str:
         ("what to do", item.action),
     ]
     if fmt == "json":
-        return dumps_struct(item, command="explain", exit_code=exit_code, report_version=_version())
+        return dumps_struct(item, command="explain", exit_code=exit_code, report_version=REPORT_VERSION)
     if fmt == "markdown":
         return "\n".join(md_report("explain", rows)) + "\n"
     return blocks(table(rows, tablefmt="plain", widths=(None, 88)))
@@ -60,13 +61,7 @@ def render_list(items: CodeList, fmt: str, exit_code: int) -> str:
     rows = [(i.code, i.severity, i.exit, i.message) for i in items.codes]
     headers = ("code", "severity", "exit", "message")
     if fmt == "json":
-        return dumps_struct(items, command="explain", exit_code=exit_code, report_version=_version())
+        return dumps_struct(items, command="explain", exit_code=exit_code, report_version=REPORT_VERSION)
     if fmt == "markdown":
         return "\n".join(["# tracekit explain", "", *md_table(headers, rows)]) + "\n"
     return blocks(table(rows, headers, widths=(None, None, None, 72)))
-
-
-def _version() -> int:
-    from tracekit import REPORT_VERSION
-
-    return REPORT_VERSION
