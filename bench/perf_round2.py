@@ -8,7 +8,7 @@ ratio share the machine's noise:
 
 1. the baseline (bench/reference.py) against ``tracekit.verify_file``, in-process, one CPU, and
    against ``tracekit verify`` as whole processes, one CPU (targets 3x and 2x);
-2. one trace with 2 processes against 1: ``tracekit.verify_parallel.verify_file(jobs=2)``
+2. one trace with 2 processes against 1: ``tracekit.formats.agentguard.verify_parallel.verify_file(jobs=2)``
    against the serial verifier, in-process and as a whole ``python -c`` process, with how busy
    the machine was meanwhile (target 1.6x); as whole processes, ``tracekit verify --jobs 1``
    against ``--jobs 2`` on the one trace (the CLI hands a single file's ``--jobs`` to it);
@@ -38,7 +38,7 @@ import reference
 import run as bench
 
 from tracekit import verify_file
-from tracekit.verify_parallel import verify_file as verify_parallel
+from tracekit.formats.agentguard.verify_parallel import verify_file as verify_parallel
 
 RESULTS = HERE / "data" / "results-round2.json"
 SMALL = bench.ROOT / "corpus" / "valid" / "v2__clean_run.jsonl"

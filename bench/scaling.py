@@ -8,7 +8,7 @@ each in a fresh process: the load time (imports excluded), and the peak RSS abov
 imports took. Prints both per MiB of input for each size, and the ratio of the largest size's
 per-MiB figure to the 1 MiB one: near 1.0 is linear, well above 1.0 is not.
 
-Bounds (docs/formats.md "Bounds", tracekit/limits.py): one AgentGuard trace, harness trace, Inspect
+Bounds (docs/formats.md "Bounds", tracekit/kernel/limits.py): one AgentGuard trace, harness trace, Inspect
 ``.json`` document or AgentDojo file is at most 16 MiB, so their sizes stop just under it; the
 line formats (otel, garak) and ``.eval`` archives go to 512 MiB stored; ``--max`` sets how far
 (default 64 MiB, which takes a few minutes; the full 512 MiB takes long and needs the disk).

@@ -1,6 +1,6 @@
 """Realistic benchmark traces: up to 10,000 events filling a byte budget, deterministic per seed.
 
-Built from the corpus builders (corpus/gen/base.py) and written by ``tracekit.writer``, so every
+Built from the corpus builders (corpus/gen/base.py) and written by ``tracekit.formats.agentguard.writer``, so every
 trace is canonical and intact. What makes it realistic, per docs/trace-format.md step 4.4:
 
 * mostly ``agent_command`` events with long argv (12 to 48 tokens, one in twenty up to the
@@ -30,9 +30,9 @@ for _extra in (ROOT / "corpus", ROOT):
 
 from gen import base
 
-from tracekit.canonical import agentguard_bytes
-from tracekit.limits import DEFAULT_LIMITS
-from tracekit.writer import DraftEvent, DraftTrace, event_record, write_trace
+from tracekit.formats.agentguard.writer import DraftEvent, DraftTrace, event_record, write_trace
+from tracekit.kernel.canonical import agentguard_bytes
+from tracekit.kernel.limits import DEFAULT_LIMITS
 
 WORDS = (
     "build", "cache", "config", "deploy", "fixture", "handler", "index", "loader", "parser",

@@ -15,7 +15,7 @@ import atheris
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 with atheris.instrument_imports():
-    from tracekit.verify import VerifyOptions, verify_bytes
+    from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
 
 
 def test_one(data: bytes) -> None:

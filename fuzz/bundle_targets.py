@@ -21,7 +21,7 @@ def _seed() -> tuple[bytes, bytes]:
     """A signed bundle whose content holds the canary, and the public key that signed it."""
     from tracekit.bundle import keys
     from tracekit.bundle.seal import FindingInput, seal
-    from tracekit.evidence import (
+    from tracekit.kernel.evidence import (
         Arguments,
         Episode,
         EvidenceFile,

@@ -29,9 +29,9 @@ def target(name: str) -> Callable[[Target], Target]:
 
 @target("loader")
 def loader(data: bytes) -> str:
-    from tracekit.errors import TracekitError
-    from tracekit.limits import Limits
-    from tracekit.loader import iter_lines
+    from tracekit.formats.agentguard.loader import iter_lines
+    from tracekit.kernel.errors import TracekitError
+    from tracekit.kernel.limits import Limits
 
     try:
         count = sum(1 for _ in iter_lines(io.BytesIO(data), Limits(line_bytes=4096, total_bytes=65536, events=64)))  # type: ignore[arg-type]
@@ -42,8 +42,8 @@ def loader(data: bytes) -> str:
 
 @target("records")
 def records(data: bytes) -> str:
-    from tracekit.limits import DEFAULT_LIMITS
-    from tracekit.records import RecordProblem, decode_event, decode_header
+    from tracekit.formats.agentguard.records import RecordProblem, decode_event, decode_header
+    from tracekit.kernel.limits import DEFAULT_LIMITS
 
     line = data.split(b"\n", 1)[0]
     outcomes = []
@@ -62,7 +62,7 @@ def records(data: bytes) -> str:
 
 @target("verify")
 def verify(data: bytes) -> str:
-    from tracekit.verify import VerifyOptions, verify_bytes
+    from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
 
     report = verify_bytes(data, VerifyOptions(keep_events=True))
     assert report.exit_code in (0, 1, 2)
@@ -71,8 +71,8 @@ def verify(data: bytes) -> str:
 
 @target("replay")
 def replay(data: bytes) -> str:
-    from tracekit.replay.engine import replay as run_replay
-    from tracekit.verify import VerifyOptions, verify_bytes
+    from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
+    from tracekit.judging.replay.engine import replay as run_replay
 
     report = verify_bytes(data, VerifyOptions(keep_events=True))
     if not report.intact:
@@ -82,8 +82,8 @@ def replay(data: bytes) -> str:
 
 @target("harness_trace")
 def harness_trace(data: bytes) -> str:
-    from tracekit.errors import TracekitError
-    from tracekit.harness.trace import parse_trace
+    from tracekit.formats.harness.trace import parse_trace
+    from tracekit.kernel.errors import TracekitError
 
     try:
         parse_trace(data)
@@ -94,8 +94,8 @@ def harness_trace(data: bytes) -> str:
 
 @target("harness_scenario")
 def harness_scenario(data: bytes) -> str:
-    from tracekit.errors import TracekitError
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.harness.scenario import parse_scenario
+    from tracekit.kernel.errors import TracekitError
 
     try:
         parse_scenario(data)
@@ -119,13 +119,13 @@ def worst_case_shapes(data: bytes) -> str:
         sys.path.insert(0, str(root / "corpus"))
     from gen import worst
 
-    from tracekit.errors import Code
-    from tracekit.harness import leakscan
-    from tracekit.harness.assertions.no_external_recipient import EMAIL, find_emails
-    from tracekit.limits import BudgetExceeded, Meter, WorkBudget
-    from tracekit.replay.engine import replay as run_replay
-    from tracekit.verify import VerifyOptions, verify_bytes
-    from tracekit.writer import read_draft, write_trace
+    from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
+    from tracekit.formats.agentguard.writer import read_draft, write_trace
+    from tracekit.judging.harness import leakscan
+    from tracekit.judging.harness.assertions.no_external_recipient import EMAIL, find_emails
+    from tracekit.judging.replay.engine import replay as run_replay
+    from tracekit.kernel.errors import Code
+    from tracekit.kernel.limits import BudgetExceeded, Meter, WorkBudget
 
     rng = random.Random(hashlib.sha256(data).digest())
     shape = rng.randrange(5)

@@ -8,15 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tracekit.errors import CODE_INFO, Code
+from tracekit.kernel.errors import CODE_INFO, Code
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tracekit"
 # Only these may touch the filesystem; everything else takes bytes or records.
 IO_ALLOWED = {"loader.py", "sources.py", "docgen.py", "reading.py"}
 # The campaign store's I/O edge: it opens the database file and hashes campaign files
 # (docs/campaign-store.md); the rest of tracekit/store/ works on a connection. The metamorphic
-# worker writes each transformed trace into the study's staging folder (metamorphic/staging.py).
-IO_ALLOWED_PATHS = {"store/db.py", "metamorphic/staging.py"}
+# worker writes each transformed trace into the study's staging folder (judging/metamorphic/staging.py).
+IO_ALLOWED_PATHS = {"store/db.py", "judging/metamorphic/staging.py"}
 IO_NAMES = {"open", "unlink", "write_bytes", "write_text", "read_bytes", "read_text", "mkdir", "rmdir", "fdopen"}
 OS_NAMES = {"replace", "rename", "remove", "open", "unlink", "makedirs"}
 
@@ -54,7 +54,7 @@ def test_every_code_is_documented_with_fixed_text() -> None:
 
 
 def test_error_codes_doc_is_current() -> None:
-    result = subprocess.run([sys.executable, "-m", "tracekit.docgen", "--check"], capture_output=True, check=False)
+    result = subprocess.run([sys.executable, "-m", "tracekit.kernel.docgen", "--check"], capture_output=True, check=False)
     assert result.returncode == 0, result.stdout.decode()
 
 
@@ -107,7 +107,7 @@ def test_layering_report_never_imports_cli() -> None:
 
 
 def test_executors_are_one_layer_for_every_campaign_command() -> None:
-    """verify, audit and metamorphic reach their workers through tracekit/executors only."""
+    """verify, audit and metamorphic reach their workers through tracekit/kernel/executors only."""
     for name in ("verify_cmd.py", "audit_cmd.py", "audit_io.py", "metamorphic_cmd.py"):
         source = (PACKAGE / "cli" / name).read_text(encoding="utf-8")
         assert "multiprocessing" not in source and "distributed" not in source, name

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import CORPUS, FIXTURE, run_cli
-from tracekit.verify import VerifyOptions, verify_file
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_file
 
 
 def _verify_cases() -> list[tuple[Path, str, dict[str, Any]]]:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tracekit.findings.judge import EpisodeVerdict, judge_file
-from tracekit.findings.sweep import SweepTally, sweep_file
 from tracekit.formats.reading import load_file
-from tracekit.harness.scenario import parse_scenario
+from tracekit.judging.findings.judge import EpisodeVerdict, judge_file
+from tracekit.judging.findings.sweep import SweepTally, sweep_file
+from tracekit.judging.harness.scenario import parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 THIRD = ROOT / "corpus" / "third_party"

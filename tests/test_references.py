@@ -62,7 +62,7 @@ def offences(text: str) -> list[tuple[int, str]]:
 def test_the_rule_covers_the_places_that_cite() -> None:
     names = {path.relative_to(ROOT).as_posix() for path in scanned_files()}
     for expected in (
-        "tracekit/replay/engine.py",
+        "tracekit/judging/replay/engine.py",
         "tests/test_lint.py",
         "docs/replay.md",
         "docs/adr/0001-hash-what-was-read.md",

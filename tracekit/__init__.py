@@ -17,17 +17,17 @@ URIs under it (docs/cli.md, "SARIF")."""
 """The one version of every JSON report tracekit prints (docs/cli.md, "Conventions")."""
 
 _EXPORTS = {
-    "Code": "tracekit.errors",
-    "Finding": "tracekit.errors",
-    "Severity": "tracekit.errors",
-    "TracekitError": "tracekit.errors",
-    "DEFAULT_LIMITS": "tracekit.limits",
-    "Limits": "tracekit.limits",
-    "VerifyOptions": "tracekit.verify",
-    "VerifyReport": "tracekit.verify",
-    "verify_bytes": "tracekit.verify",
-    "verify_file": "tracekit.verify",
-    "verify_stream": "tracekit.verify",
+    "Code": "tracekit.kernel.errors",
+    "Finding": "tracekit.kernel.errors",
+    "Severity": "tracekit.kernel.errors",
+    "TracekitError": "tracekit.kernel.errors",
+    "DEFAULT_LIMITS": "tracekit.kernel.limits",
+    "Limits": "tracekit.kernel.limits",
+    "VerifyOptions": "tracekit.formats.agentguard.verify",
+    "VerifyReport": "tracekit.formats.agentguard.verify",
+    "verify_bytes": "tracekit.formats.agentguard.verify",
+    "verify_file": "tracekit.formats.agentguard.verify",
+    "verify_stream": "tracekit.formats.agentguard.verify",
 }
 
 __all__ = [
@@ -46,15 +46,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from tracekit.errors import Code, Finding, Severity, TracekitError
-    from tracekit.limits import DEFAULT_LIMITS, Limits
-    from tracekit.verify import (
+    from tracekit.formats.agentguard.verify import (
         VerifyOptions,
         VerifyReport,
         verify_bytes,
         verify_file,
         verify_stream,
     )
+    from tracekit.kernel.errors import Code, Finding, Severity, TracekitError
+    from tracekit.kernel.limits import DEFAULT_LIMITS, Limits
 
 
 def __getattr__(name: str) -> Any:

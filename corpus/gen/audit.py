@@ -2,7 +2,7 @@
 
 ``audit/agentguard/``: one **consistent forgery per consistency rule**. Each starts from the
 clean run, edits one recorded value so that it contradicts the values around it, and is re-hashed
-with tracekit.writer, so verify accepts it (exit 0) and only audit's cross-field rules can tell.
+with tracekit.formats.agentguard.writer, so verify accepts it (exit 0) and only audit's cross-field rules can tell.
 A clean control proves the rules stay quiet on an honest trace.
 
 ``audit/harness/``: OWASP harness traces, one per evidence failure mode of seed 003 (arguments
@@ -20,7 +20,7 @@ from typing import Any
 
 from gen import base
 from gen.case import Case
-from tracekit.writer import DraftTrace, write_trace
+from tracekit.formats.agentguard.writer import DraftTrace, write_trace
 
 AG_FOLDER, HARNESS_FOLDER = "audit/agentguard", "audit/harness"
 INTACT = {"exit": 0, "code": None}

@@ -11,7 +11,7 @@ import copy
 import hashlib
 from typing import Any
 
-from tracekit.writer import DraftEvent, DraftTrace
+from tracekit.formats.agentguard.writer import DraftEvent, DraftTrace
 
 CHECK_IDS = (
     "tests-passed",

@@ -14,8 +14,8 @@ from typing import Any
 
 from gen import base
 from gen.case import Case
-from tracekit.canonical import agentguard_bytes
-from tracekit.writer import DraftTrace, write_trace
+from tracekit.formats.agentguard.writer import DraftTrace, write_trace
+from tracekit.kernel.canonical import agentguard_bytes
 
 CANARY = "zqxhostilecanary5521qxz"
 FOLDER = "hostile/agentguard"

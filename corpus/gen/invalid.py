@@ -14,8 +14,8 @@ from typing import Any
 
 from gen import base
 from gen.case import Case
-from tracekit.canonical import agentguard_bytes
-from tracekit.writer import DraftEvent, DraftTrace, write_trace
+from tracekit.formats.agentguard.writer import DraftEvent, DraftTrace, write_trace
+from tracekit.kernel.canonical import agentguard_bytes
 
 
 def _expect(code: str, exit_code: int = 2) -> dict[str, Any]:

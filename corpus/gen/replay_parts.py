@@ -18,7 +18,7 @@ from typing import Any
 
 from gen import base
 from gen.case import Case
-from tracekit.writer import DraftEvent, DraftTrace, write_trace
+from tracekit.formats.agentguard.writer import DraftEvent, DraftTrace, write_trace
 
 FOLDER = "replay"
 INTACT = {"exit": 0, "code": None}

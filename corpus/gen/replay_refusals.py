@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from gen import base
 from gen.case import Case
 from gen.replay_parts import FOLDER, C, case, checks, expect, trace
-from tracekit.writer import write_trace
+from tracekit.formats.agentguard.writer import write_trace
 
 check, change = base.check, base.file_change
 

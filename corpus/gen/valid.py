@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from gen import base
 from gen.case import Case
-from tracekit.writer import DraftEvent, write_trace
+from tracekit.formats.agentguard.writer import DraftEvent, write_trace
 
 INTACT = {"verify": {"exit": 0, "code": None}}
 

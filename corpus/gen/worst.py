@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from gen import base
-from tracekit.writer import DraftEvent, DraftTrace, write_trace
+from tracekit.formats.agentguard.writer import DraftEvent, DraftTrace, write_trace
 
 STRING_CHARS = 4096
 LIST_ITEMS = 4096

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import CORPUS, run_cli
-from tracekit.errors import Code, TracekitError
 from tracekit.formats.reading import read_capped
-from tracekit.limits import HARNESS_LIMITS
+from tracekit.kernel.errors import Code, TracekitError
+from tracekit.kernel.limits import HARNESS_LIMITS
 
 UPSTREAM = CORPUS / "third_party" / "owasp-harness"
 BASIC = str(UPSTREAM / "scenarios/goal_hijack/basic.yaml")

@@ -180,8 +180,8 @@ def test_every_json_report_starts_with_its_head(name: str, words: list[str], wor
 
 
 def test_explain_knows_every_code_and_refuses_others() -> None:
-    from tracekit.code_help import FAMILY_HELP
-    from tracekit.errors import Code
+    from tracekit.kernel.code_help import FAMILY_HELP
+    from tracekit.kernel.errors import Code
 
     assert {c.value.split(".")[0] for c in Code} <= set(FAMILY_HELP), "every family says why and what to do"
     done = run_cli("explain", "chain.event_hash_mismatch")

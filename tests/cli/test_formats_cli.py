@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from tests.helpers import CORPUS, FIXTURE, ROOT, run_cli
-from tracekit.canonical import jcs_bytes
 from tracekit.cli.common import InputFormat
 from tracekit.formats.registry import FORMAT_NAMES
+from tracekit.kernel.canonical import jcs_bytes
 
 THIRD = CORPUS / "third_party"
 HOSTILE = CORPUS / "hostile"
@@ -232,7 +232,7 @@ def test_audit_reports_evidence_consistency_per_episode(tmp_path: Path) -> None:
 
 
 def test_one_trace_on_several_cores_gives_the_same_report(tmp_path: Path) -> None:
-    """verify with one file and --jobs 2 runs tracekit.verify_parallel; the output is the
+    """verify with one file and --jobs 2 runs tracekit.formats.agentguard.verify_parallel; the output is the
     serial one, byte for byte (docs/performance.md)."""
     path = tmp_path / "big.jsonl"
     # Built in a child process: the test process stays small (tests/cli/test_resources.py

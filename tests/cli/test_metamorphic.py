@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.helpers import CORPUS, FIXTURE, run_cli
-from tracekit.metamorphic import NAMES, study_id, study_path
-from tracekit.verify import verify_file
+from tracekit.formats.agentguard.verify import verify_file
+from tracekit.judging.metamorphic import NAMES, study_id, study_path
 
 VALID = CORPUS / "valid"
 CLEAN = VALID / "v2__clean_run.jsonl"

@@ -18,17 +18,17 @@ import pytest
 from msgspec import UNSET
 
 from tests.helpers import CORPUS, run_cli
-from tracekit.limits import DEFAULT_BUDGET, DEFAULT_LIMITS
-from tracekit.metamorphic import BY_NAME, NAMES, StudyConfig, TraceTask
-from tracekit.metamorphic.cases import (
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
+from tracekit.judging.metamorphic import BY_NAME, NAMES, StudyConfig, TraceTask
+from tracekit.judging.metamorphic.cases import (
     CASE_WEIGHT,
     MATCH_UNITS_PER_BYTE,
     case_cost,
     evaluate_source,
     match_units,
 )
-from tracekit.metamorphic.relations import not_applicable
-from tracekit.verify import VerifyOptions, verify_bytes
+from tracekit.judging.metamorphic.relations import not_applicable
+from tracekit.kernel.limits import DEFAULT_BUDGET, DEFAULT_LIMITS
 
 CLEAN = CORPUS / "valid" / "v2__clean_run.jsonl"
 TRACEKIT = str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "tracekit")
@@ -123,7 +123,7 @@ def test_work_budget_is_refused_with_scenario_and_checked_as_a_number() -> None:
 
 def test_the_json_report_is_derived_from_the_typed_head() -> None:
     """Keys come from the Structs: no key with a space, no number as a string, ``class`` named."""
-    from tracekit.metamorphic.report import StudyHead
+    from tracekit.judging.metamorphic.report import StudyHead
 
     result = run_cli("metamorphic", str(CORPUS / "valid"), "--format", "json", "-q", "--trials", "2")
     assert result.returncode == 0

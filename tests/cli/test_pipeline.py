@@ -181,7 +181,7 @@ def test_every_call_site_fills_its_placeholders() -> None:
     import ast
     import string
 
-    from tracekit.errors import CODE_INFO, Code
+    from tracekit.kernel.errors import CODE_INFO, Code
 
     needs = {
         code.name: {f for _, f, _, _ in string.Formatter().parse(CODE_INFO[code].message) if f}
@@ -311,7 +311,7 @@ def _replay_trace_with_markup(tmp_path: Path) -> Path:
     from gen import replay_parts
     from gen.base import check
 
-    from tracekit.writer import write_trace
+    from tracekit.formats.agentguard.writer import write_trace
 
     message = "<img src=x onerror=alert(1)> [link](http://x) **bold** `code` | pipe"
     draft = replay_parts.trace(
@@ -349,7 +349,7 @@ def test_audit_streams_per_trace_results(tmp_path: Path) -> None:
     and the campaign summary counted one report at a time equals the summary over them all."""
     import msgspec
 
-    from tracekit.audit import AuditReport, summarise
+    from tracekit.judging.audit import AuditReport, summarise
     from tracekit.report.audit_render import render_json
 
     campaign = tmp_path / "c"
@@ -483,23 +483,8 @@ def test_status_names_a_missing_source_not_a_changed_one() -> None:
     assert changed["traces"][0]["status"] == "source_changed" and changed["summary"]["source_changed"] == 1
 
 
-def test_former_names_in_cli_common_still_work(tmp_path: Path) -> None:
-    """Commands written against the former cli.common API keep working through the sink."""
-    import typer
+def test_collect_inputs_lists_each_trace_once() -> None:
+    from tracekit.cli.common import collect_inputs
 
-    from tracekit.cli.common import (
-        check_output_file,
-        collect_inputs,
-        prepare_output_dir,
-        write_atomic,
-    )
-
-    target = tmp_path / "out.txt"
-    write_atomic(target, b"one", force=False)
-    assert target.read_bytes() == b"one"
-    with pytest.raises(typer.Exit):
-        check_output_file(target, force=False)
-    prepare_output_dir(tmp_path / "dir", ["a.json"], force=False)
-    assert (tmp_path / "dir").is_dir()
     found = collect_inputs([str(CORPUS / "valid")])
     assert found and len(found) == len(list(found)) and found[0].endswith(".jsonl")

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from tests.helpers import CORPUS
 from tracekit.cli.app import app
-from tracekit.replay import replay
-from tracekit.verify import VerifyOptions, verify_file
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_file
+from tracekit.judging.replay import replay
 
 FOLDER = CORPUS / "replay"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((FOLDER / "expected.json").read_text())

@@ -52,7 +52,7 @@ def test_sniffing_a_deep_prefix_never_raises() -> None:
 
 
 def test_depth_counts_brackets_that_never_close() -> None:
-    from tracekit.jsonscan import depth_exceeds
+    from tracekit.kernel.jsonscan import depth_exceeds
 
     assert depth_exceeds(b"[" * 1000, 64)
     assert depth_exceeds(b"[" * 66, 64)

@@ -7,7 +7,7 @@ import os
 import pytest
 from gen import base
 
-from tracekit.schema.agentguard import SourceArtifact
+from tracekit.formats.agentguard.schema.agentguard import SourceArtifact
 
 
 def source(path: str) -> SourceArtifact:
@@ -16,7 +16,7 @@ def source(path: str) -> SourceArtifact:
 
 
 class Reads:
-    """Bytes read by tracekit.sources (work counted, never seconds)."""
+    """Bytes read by tracekit.formats.agentguard.sources (work counted, never seconds)."""
 
     def __init__(self) -> None:
         self.bytes = 0
@@ -31,5 +31,5 @@ def count_reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
         counter.bytes += len(chunk)
         return chunk
 
-    monkeypatch.setattr("tracekit.sources.os.read", counting)
+    monkeypatch.setattr("tracekit.formats.agentguard.sources.os.read", counting)
     return counter

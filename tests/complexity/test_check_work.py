@@ -9,13 +9,13 @@ import re
 import pytest
 from gen import worst
 
-from tracekit.errors import Code, TracekitError
-from tracekit.harness import leakscan
-from tracekit.harness.assertions import no_external_recipient as recipient
-from tracekit.harness.evaluate import evaluate
-from tracekit.harness.scenario import parse_scenario
-from tracekit.harness.trace import parse_trace
-from tracekit.limits import DEFAULT_BUDGET, BudgetExceeded, Meter
+from tracekit.formats.harness.trace import parse_trace
+from tracekit.judging.harness import leakscan
+from tracekit.judging.harness.assertions import no_external_recipient as recipient
+from tracekit.judging.harness.evaluate import evaluate
+from tracekit.judging.harness.scenario import parse_scenario
+from tracekit.kernel.errors import Code, TracekitError
+from tracekit.kernel.limits import DEFAULT_BUDGET, BudgetExceeded, Meter
 
 
 class _Counting:

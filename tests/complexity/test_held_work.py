@@ -12,13 +12,13 @@ from gen import base, worst
 
 from tests.complexity.support import Reads, count_reads, source
 from tests.unit.metamorphic.support import sweep
-from tracekit.errors import Code
-from tracekit.metamorphic import NAMES, cases
-from tracekit.metamorphic.transforms.canonical_reencoding import reencode
-from tracekit.replay import replay
-from tracekit.sources import check_source
-from tracekit.verify import VerifyOptions, verify_bytes, verify_file
-from tracekit.writer import DraftTrace, freeze, read_draft, thaw, write_trace
+from tracekit.formats.agentguard.sources import check_source
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes, verify_file
+from tracekit.formats.agentguard.writer import DraftTrace, freeze, read_draft, thaw, write_trace
+from tracekit.judging.metamorphic import NAMES, cases
+from tracekit.judging.metamorphic.transforms.canonical_reencoding import reencode
+from tracekit.judging.replay import replay
+from tracekit.kernel.errors import Code
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_metamorphic_holds_a_frozen_draft_and_never_deep_copies_it(monkeypatch: 
 
 
 def test_thawed_drafts_are_fresh_and_handed_over_once() -> None:
-    from tracekit.metamorphic.edits import clone
+    from tracekit.judging.metamorphic.edits import clone
 
     frozen = freeze(read_draft(write_trace(base.clean_trace())))
     first, second = thaw(frozen), thaw(frozen)
@@ -121,7 +121,7 @@ def test_thawed_drafts_are_fresh_and_handed_over_once() -> None:
 
 
 def test_replay_and_audit_share_the_cross_field_rules() -> None:
-    from tracekit.audit.consistency import check_consistency
+    from tracekit.judging.audit.consistency import check_consistency
 
     draft = base.clean_trace()
     for position, event in enumerate(draft.events):
@@ -144,7 +144,7 @@ def test_transformed_traces_are_written_by_the_worker_one_at_a_time(tmp_path) ->
     its name, so no transformed trace is held or crosses the executor (memory: one case)."""
     import msgspec
 
-    from tracekit.metamorphic.cases import StudyConfig, TraceTask, evaluate_source
+    from tracekit.judging.metamorphic.cases import StudyConfig, TraceTask, evaluate_source
 
     source = worst.evidence_bomb(commands=32, repeats=8, command_chars=2048)
     config = StudyConfig(transforms=NAMES, transformed_dir=str(tmp_path))

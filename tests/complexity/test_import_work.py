@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tracekit.evidence import RunFacts
 from tracekit.formats import agentdojo, inspect_sample
 from tracekit.formats.base import FormatError, FormatLimits, Source
+from tracekit.kernel.evidence import RunFacts
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 AGENTDOJO = ROOT / "corpus" / "third_party" / "agentdojo" / "runs" / "scripted-model" / "workspace" / "user_task_14" / "none" / "none.json"

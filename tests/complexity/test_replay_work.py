@@ -7,16 +7,16 @@ from __future__ import annotations
 import msgspec
 from gen import worst
 
-from tracekit.errors import Code
-from tracekit.limits import DEFAULT_BUDGET, WorkBudget
-from tracekit.replay import replay
-from tracekit.replay.checks import BY_ID
-from tracekit.replay.checks.base import Work
-from tracekit.replay.engine import evaluate_bounded
-from tracekit.replay.evidence import reconstruct
-from tracekit.replay.matching import MATCH_OVERHEAD, compile_cost, glob_weight, normalise
-from tracekit.schema.agentguard import PolicySnapshot
-from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes
+from tracekit.formats.agentguard.schema.agentguard import PolicySnapshot
+from tracekit.formats.agentguard.verify import VerifyOptions, VerifyReport, verify_bytes
+from tracekit.judging.replay import replay
+from tracekit.judging.replay.checks import BY_ID
+from tracekit.judging.replay.checks.base import Work
+from tracekit.judging.replay.engine import evaluate_bounded
+from tracekit.judging.replay.evidence import reconstruct
+from tracekit.judging.replay.matching import MATCH_OVERHEAD, compile_cost, glob_weight, normalise
+from tracekit.kernel.errors import Code
+from tracekit.kernel.limits import DEFAULT_BUDGET, WorkBudget
 
 
 def _verified(data: bytes) -> VerifyReport:
@@ -150,7 +150,7 @@ def test_star_heavy_globs_are_charged_for_compiling() -> None:
 
 
 def test_audit_reports_the_replay_budget_instead_of_running_on() -> None:
-    from tracekit.audit import audit_agentguard
+    from tracekit.judging.audit import audit_agentguard
 
     report = _verified(worst.star_bomb(patterns=40, stars=2000))
     audited = audit_agentguard(report)
@@ -159,7 +159,7 @@ def test_audit_reports_the_replay_budget_instead_of_running_on() -> None:
 
 
 def test_audit_carries_the_evidence_cap_notice() -> None:
-    from tracekit.audit import audit_agentguard
+    from tracekit.judging.audit import audit_agentguard
 
     audited = audit_agentguard(_verified(worst.evidence_bomb(commands=4, repeats=4096, command_chars=256)))
     assert Code.REPLAY_EVIDENCE_CAPPED in [f.code for f in audited.findings]

@@ -9,11 +9,11 @@ import pytest
 from gen import base
 
 from tests.complexity.support import Reads, count_reads, source
-from tracekit.errors import Code
-from tracekit.limits import DEFAULT_BUDGET, Meter
-from tracekit.sources import check_source
-from tracekit.verify import VerifyOptions, verify_file
-from tracekit.writer import write_trace
+from tracekit.formats.agentguard.sources import check_source
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_file
+from tracekit.formats.agentguard.writer import write_trace
+from tracekit.kernel.errors import Code
+from tracekit.kernel.limits import DEFAULT_BUDGET, Meter
 
 
 @pytest.fixture

@@ -6,15 +6,15 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracekit.harness.assertions.no_external_recipient import EMAIL, find_emails
-from tracekit.limits import Meter
-from tracekit.replay.matching import (
+from tracekit.judging.harness.assertions.no_external_recipient import EMAIL, find_emails
+from tracekit.judging.replay.matching import (
     CommandPatterns,
     PathPatterns,
     command_patterns,
     matches_path,
     matching_patterns,
 )
+from tracekit.kernel.limits import Meter
 
 GLOB_CHARS = st.sampled_from(list("ab/\\*?[]!.-"))
 globs = st.lists(st.text(GLOB_CHARS, max_size=8), max_size=8)

@@ -1,6 +1,6 @@
 """The fast and exact paths of step 3 agree: same accept/reject decision, same finding, same hash.
 
-The fast path (tracekit/records.py) may only ever say "this line is canonical, here is its
+The fast path (tracekit/formats/agentguard/records.py) may only ever say "this line is canonical, here is its
 record" when the exact path says exactly that too; otherwise it must hand the line over. These
 tests drive both with hypothesis-generated records: valid typed payloads (which do reach the
 fast path) written canonically and in every near-canonical spelling that could fool a byte
@@ -17,12 +17,18 @@ import msgspec
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tracekit.canonical import agentguard_bytes
-from tracekit.errors import Finding
-from tracekit.fastpath import ENCODE, floats_alike, same_as_read
-from tracekit.limits import DEFAULT_LIMITS, Limits
-from tracekit.records import EventRecord, RecordProblem, _decode_exact, _decode_fast, decode_event
-from tracekit.writer import DraftEvent, event_record
+from tracekit.formats.agentguard.fastpath import ENCODE, floats_alike, same_as_read
+from tracekit.formats.agentguard.records import (
+    EventRecord,
+    RecordProblem,
+    _decode_exact,
+    _decode_fast,
+    decode_event,
+)
+from tracekit.formats.agentguard.writer import DraftEvent, event_record
+from tracekit.kernel.canonical import agentguard_bytes
+from tracekit.kernel.errors import Finding
+from tracekit.kernel.limits import DEFAULT_LIMITS, Limits
 
 PREVIOUS = "ab" * 32
 SHA = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
@@ -354,7 +360,7 @@ def test_raw_delete_character_is_not_canonical() -> None:
 def test_c_level_escaping_is_exact_or_decodes_differently(text: str) -> None:
     """fastpath.python_escaped either spells a string exactly as Python's json does, or yields
     bytes that decode to another string (so no line can ever equal them): never a false accept."""
-    from tracekit.fastpath import python_escaped
+    from tracekit.formats.agentguard.fastpath import python_escaped
 
     encoded = msgspec.json.encode(text).replace(b"\x7f", b"\\u007f")
     fast = python_escaped(encoded)

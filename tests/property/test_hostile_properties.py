@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from tests.helpers import CORPUS, FIXTURE, run_cli
 from tracekit.cli.app import app
-from tracekit.verify import verify_file, verify_stream
+from tracekit.formats.agentguard.verify import verify_file, verify_stream
 
 TRACES = sorted(p for p in CORPUS.rglob("*.jsonl") if "regressions" not in p.parts)
 

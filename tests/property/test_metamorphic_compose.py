@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.unit.metamorphic.support import CORPUS, custom_trace, outcome_of, replayable_corpus
-from tracekit.metamorphic import REGISTRY, Klass, NotApplicable, Transform
-from tracekit.verify import verify_bytes
-from tracekit.writer import read_draft, write_trace
+from tracekit.formats.agentguard.verify import verify_bytes
+from tracekit.formats.agentguard.writer import read_draft, write_trace
+from tracekit.judging.metamorphic import REGISTRY, Klass, NotApplicable, Transform
 
 PRESERVING = [t for t in REGISTRY if t.klass is Klass.PRESERVING]
 SOURCES = [

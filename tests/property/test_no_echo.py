@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tests.helpers import CORPUS
-from tracekit.canonical import agentguard_bytes
 from tracekit.cli.app import app
-from tracekit.writer import read_draft, write_trace
+from tracekit.formats.agentguard.writer import read_draft, write_trace
+from tracekit.kernel.canonical import agentguard_bytes
 
 CANARY = "zqxcanary7731qxz"
 BASES = [

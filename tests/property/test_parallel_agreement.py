@@ -4,7 +4,7 @@ Forgeries re-chain every hash after the edit, so the walk reaches the later chec
 multiplicity, duplicate paths, a forged link with a matching event hash) instead of stopping at
 the first hash mismatch; raw edits (byte flips, swapped, dropped or re-spaced lines, CRLF) cover
 the loader and the exact path. The ranges are cut at random line boundaries and summarised in
-the parent (tracekit.verify_parallel.run_ranges with ``workers=False``; the forked workers run
+the parent (tracekit.formats.agentguard.verify_parallel.run_ranges with ``workers=False``; the forked workers run
 the same function, tests/unit/test_verify_parallel.py).
 """
 
@@ -17,11 +17,16 @@ from gen import base
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracekit.canonical import agentguard_bytes
-from tracekit.chain import context_bytes_exact, sha256_hex
-from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes, verify_walk
-from tracekit.verify_parallel import run_ranges
-from tracekit.writer import DraftTrace, write_trace
+from tracekit.formats.agentguard.chain import context_bytes_exact, sha256_hex
+from tracekit.formats.agentguard.verify import (
+    VerifyOptions,
+    VerifyReport,
+    verify_bytes,
+    verify_walk,
+)
+from tracekit.formats.agentguard.verify_parallel import run_ranges
+from tracekit.formats.agentguard.writer import DraftTrace, write_trace
+from tracekit.kernel.canonical import agentguard_bytes
 
 
 def _draft(version: int, extra: int) -> DraftTrace:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tracekit.cli.app import app
-from tracekit.writer import DraftTrace, write_trace
+from tracekit.formats.agentguard.writer import DraftTrace, write_trace
 
 CANARY = "zqxcanary7731qxz"
 

@@ -1,7 +1,7 @@
 """Replay is a pure function of the trace, and the order of independent events does not matter.
 
 Traces are built from a pool of commands (some unsafe, some blocked), file changes and test
-outcomes, written and re-chained with tracekit.writer, then verified and replayed.
+outcomes, written and re-chained with tracekit.formats.agentguard.writer, then verified and replayed.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from gen import base
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracekit.replay import ReplayReport, replay
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
+from tracekit.formats.agentguard.writer import DraftEvent, DraftTrace, write_trace
+from tracekit.judging.replay import ReplayReport, replay
 from tracekit.report.replay_render import render_json
-from tracekit.verify import VerifyOptions, verify_bytes
-from tracekit.writer import DraftEvent, DraftTrace, write_trace
 
 COMMANDS = [
     ["ls", "-la"],

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import FIXTURE
-from tracekit.verify import verify_bytes
+from tracekit.formats.agentguard.verify import verify_bytes
 
 DATA = FIXTURE.read_bytes()
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import duckdb
 
 from tests.helpers import CORPUS, run_cli
-from tracekit.audit.imported import audit_evidence
-from tracekit.evidence import Episode, EvidenceFile, RunFacts
+from tracekit.judging.audit.imported import audit_evidence
+from tracekit.kernel.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.store.episodes import evidence_result
 from tracekit.store.schema import TABLES
 

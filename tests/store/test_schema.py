@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tracekit.errors import Code, TracekitError
+from tracekit.kernel.errors import Code, TracekitError
 from tracekit.store.db import open_store
 from tracekit.store.diff import FindingRef, compare_findings
 from tracekit.store.incremental import RunOptions, options_key, result_id

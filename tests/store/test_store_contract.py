@@ -374,10 +374,9 @@ def test_episode_ids_are_equal_across_commands(trace: Path) -> None:
 def _sealed_store(results: int) -> tuple[Any, bytes, dict[str, str | None]]:
     import duckdb
 
-    from tracekit.store.incremental import insert_rows
     from tracekit.store.ingest import rows_for
     from tracekit.store.runner import sealed
-    from tracekit.store.schema import migrate
+    from tracekit.store.schema import insert_rows, migrate
 
     con = duckdb.connect()
     migrate(con)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import reference
 import tracegen
 
-from tracekit.verify import verify_file
+from tracekit.formats.agentguard.verify import verify_file
 
 SMALL = tracegen.build(events=60, target_bytes=120_000, seed=3, name="small")
 

@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracekit.errors import Code
-from tracekit.jsonscan import (
+from tracekit.kernel.errors import Code
+from tracekit.kernel.jsonscan import (
     JsonProblem,
     check_bounds,
     depth_exceeds,
     strict_loads,
     values_may_exceed,
 )
-from tracekit.limits import DEFAULT_LIMITS, Limits
+from tracekit.kernel.limits import DEFAULT_LIMITS, Limits
 
 
 def _container_depth(value: object, depth: int = 0) -> int:

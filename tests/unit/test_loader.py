@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tracekit.errors import Code, TracekitError
-from tracekit.limits import DEFAULT_LIMITS, Limits
-from tracekit.loader import iter_lines
-from tracekit.verify import verify_bytes, verify_stream
+from tracekit.formats.agentguard.loader import iter_lines
+from tracekit.formats.agentguard.verify import verify_bytes, verify_stream
+from tracekit.kernel.errors import Code, TracekitError
+from tracekit.kernel.limits import DEFAULT_LIMITS, Limits
 
 
 class CountingStream(io.RawIOBase):
@@ -96,7 +96,7 @@ def test_crlf_is_stripped_once_and_flagged() -> None:
 def test_ten_thousand_and_one_events_are_refused_by_count() -> None:
     from gen import base
 
-    from tracekit.writer import write_trace
+    from tracekit.formats.agentguard.writer import write_trace
 
     draft = base.clean_trace(2, "many")
     draft.events[2:2] = [base.command(["true"]) for _ in range(10_001 - len(draft.events))]

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracekit import paths
-from tracekit.errors import Code
+from tracekit.kernel import paths
+from tracekit.kernel.errors import Code
 
 
 def _rules_only(path: str) -> Code | None:

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 from tests.cli.report_inputs import SCENARIO, hostile_run
-from tracekit.audit import unreadable, with_episodes
 from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
 from tracekit.cli.check_io import read_scenario
 from tracekit.cli.findings_io import judge, load
-from tracekit.errors import Code, finding
-from tracekit.harness.scenario import parse_scenario
+from tracekit.judging.audit import unreadable, with_episodes
+from tracekit.judging.harness.scenario import parse_scenario
+from tracekit.kernel.errors import Code, finding
 from tracekit.report.html import build, fold
 from tracekit.report.html.render import render
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from tests.helpers import CORPUS
-from tracekit.limits import DEFAULT_LIMITS
-from tracekit.verify import VerifyOptions, VerifyReport, verify_file, verify_walk
-from tracekit.verify_parallel import Run, range_summary, run_ranges, split
-from tracekit.verify_parallel import verify_file as verify_parallel
+from tracekit.formats.agentguard.verify import VerifyOptions, VerifyReport, verify_file, verify_walk
+from tracekit.formats.agentguard.verify_parallel import Run, range_summary, run_ranges, split
+from tracekit.formats.agentguard.verify_parallel import verify_file as verify_parallel
+from tracekit.kernel.limits import DEFAULT_LIMITS
 
 TRACES = sorted(CORPUS.glob("**/*.jsonl"))
 OPTIONS = [
@@ -87,7 +87,7 @@ def _forked_agreement() -> int:
     the serial one in a process where another test left threads running."""
     import os
 
-    import tracekit.verify_parallel as vp
+    import tracekit.formats.agentguard.verify_parallel as vp
 
     assert vp._can_fork()
     for jobs in (2, 3):
@@ -173,8 +173,8 @@ def test_negative_zero_only_types_have_plain_float_fields() -> None:
     prove only their plain float fields free of -0.0: those types must have no other floats."""
     import msgspec.inspect as mi
 
-    from tracekit.fastpath import line_decoder
-    from tracekit.semantics import _ZERO_ONLY
+    from tracekit.formats.agentguard.fastpath import line_decoder
+    from tracekit.formats.agentguard.semantics import _ZERO_ONLY
 
     line_decoder()
     plain = (mi.FloatType, mi.IntType, mi.NoneType)
@@ -208,8 +208,8 @@ def _holds_float(kind: Any) -> bool:
 def test_a_negative_zero_takes_the_exact_path() -> None:
     from gen import base
 
-    from tracekit.records import decode_fast
-    from tracekit.writer import write_trace
+    from tracekit.formats.agentguard.records import decode_fast
+    from tracekit.formats.agentguard.writer import write_trace
 
     draft = base.clean_trace(2)
     draft.events[1].payload["duration_seconds"] = -0.0
@@ -222,6 +222,6 @@ def test_a_negative_zero_takes_the_exact_path() -> None:
 
 
 def verify_bytes_codes(data: bytes) -> list[str]:
-    from tracekit.verify import verify_bytes
+    from tracekit.formats.agentguard.verify import verify_bytes
 
     return [f.code.value for f in verify_bytes(data).findings if f.severity.value == "error"]

@@ -13,7 +13,7 @@ from msgspec import Meta, Struct
 from tracekit.attest.statements import STATEMENT_TYPE, SVR_TYPE, TEST_RESULT_TYPE
 from tracekit.bundle import dsse, jcs, keys
 from tracekit.bundle.container import BundleError
-from tracekit.errors import Code, ExitCode, Finding, TracekitError, finding
+from tracekit.kernel.errors import Code, ExitCode, Finding, TracekitError, finding
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_LINES = 100_000

@@ -8,7 +8,7 @@ import blake3
 
 from tracekit.bundle import jcs
 from tracekit.bundle.records import Ref
-from tracekit.evidence import Arguments
+from tracekit.kernel.evidence import Arguments
 
 SALT_BYTES = 16
 SALT_CONTEXT = "tracekit 2026-12-02 bundle blob salt v1"

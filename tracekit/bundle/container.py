@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from tracekit.bundle.limits import BundleLimits
-from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 
 MAGIC = b"\x89TKB\r\n\x1a\n"
 HEADER = struct.Struct(">cQ")

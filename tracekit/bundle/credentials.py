@@ -72,7 +72,7 @@ def detector() -> Callable[[Iterable[str]], bool]:
     from detect_secrets.plugins.keyword import DENYLIST
     from detect_secrets.settings import transient_settings
 
-    from tracekit.harness.assertions.no_secret_disclosure import PATTERNS
+    from tracekit.judging.harness.assertions.no_secret_disclosure import PATTERNS
 
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
     harness = re.compile("|".join(f"(?:{p.pattern})" for p in PATTERNS.values()))

@@ -11,8 +11,8 @@ import msgspec
 import rfc8785
 
 from tracekit.bundle.container import bad
-from tracekit.errors import Code
-from tracekit.jsonscan import depth_exceeds
+from tracekit.kernel.errors import Code
+from tracekit.kernel.jsonscan import depth_exceeds
 
 
 class _Duplicate(ValueError):

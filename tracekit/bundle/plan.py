@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tracekit.bundle.container import DIGEST_BYTES, HEADER, MAGIC, bad
 from tracekit.bundle.limits import BundleLimits
-from tracekit.errors import Code
+from tracekit.kernel.errors import Code
 
 FRAME_HEAD = HEADER.size
 

@@ -23,10 +23,10 @@ from tracekit.bundle.container import (
 )
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.records import Manifest, from_json, refs
-from tracekit.harness import leakscan
+from tracekit.judging.harness import leakscan
 
 if TYPE_CHECKING:
-    from tracekit.harness.scenario import Scenario
+    from tracekit.judging.harness.scenario import Scenario
 
 Selector = Callable[[bytes, bytes], str | None]
 """``(digest, blob bytes) -> reason`` to withhold it, or None to keep it."""

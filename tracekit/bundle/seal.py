@@ -35,7 +35,7 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
-from tracekit.evidence import Episode, EvidenceFile, clip_runs
+from tracekit.kernel.evidence import Episode, EvidenceFile, clip_runs
 
 BUNDLE_VERSION = 2
 """2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""

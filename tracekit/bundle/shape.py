@@ -13,7 +13,7 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
-from tracekit.errors import Code
+from tracekit.kernel.errors import Code
 
 
 class FindingShape:

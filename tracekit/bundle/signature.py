@@ -13,7 +13,7 @@ from tracekit.bundle import dsse, jcs, keys
 from tracekit.bundle.container import bad
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.predicate import Predicate
-from tracekit.errors import Code
+from tracekit.kernel.errors import Code
 
 _HEX = frozenset("0123456789abcdef")
 

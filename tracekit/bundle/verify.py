@@ -32,7 +32,7 @@ from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS, BundleLimits
 from tracekit.bundle.records import Count, Hex64, Manifest, Record, from_json, refs
 from tracekit.bundle.shape import FindingShape
 from tracekit.bundle.signature import check_signatures
-from tracekit.errors import Code, Finding, finding
+from tracekit.kernel.errors import Code, Finding, finding
 
 KINDS = ("finding", "campaign", "proof")
 _HEADER_KEYS = {"bundle_version", "kind", "hash", "canonicalization", "signature"}

@@ -23,7 +23,7 @@ from tracekit.cli.common import (
     fail,
 )
 from tracekit.cli.sink import check_target, emit, write_atomic
-from tracekit.errors import Code, ExitCode, TracekitError, worst
+from tracekit.kernel.errors import Code, ExitCode, TracekitError, worst
 
 if TYPE_CHECKING:
     from tracekit.attest.statements import Verdict
@@ -80,12 +80,11 @@ def attest(
 ) -> None:
     """Attest tracekit's verdicts as in-toto Test Results and a Simple Verification Result."""
     from tracekit.attest.statements import Subject, envelope_line, result_statement, svr_statement
-    from tracekit.cli.bundle_cmd import _read_seed
-    from tracekit.cli.bundle_io import trusted_keys
+    from tracekit.cli.bundle_io import read_seed, trusted_keys
     from tracekit.report.attest_render import render
 
     check_target(output, force)
-    seed = _read_seed(key) if key is not None else None
+    seed = read_seed(key) if key is not None else None
     trusted = trusted_keys(trusted_key)
     inputs = collect_inputs(paths, ATTEST_SUFFIXES)
     files = [p for p in inputs.files if p != "-"]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import blake3
 
 from tracekit.cli.common import absolute
-from tracekit.errors import Code, ExitCode, TracekitError, finding
+from tracekit.kernel.errors import Code, ExitCode, TracekitError, finding
 
 if TYPE_CHECKING:
     from tracekit.attest.statements import Result, Subject, Verdict
@@ -58,7 +58,7 @@ def verify_verdict(path: str, subject: Subject, trusted: list[bytes], bundle: bo
         exit_code, codes = report.exit_code, sorted({f.code.value for f in report.findings})
         subjects = (subject, *_root_subject(report.statement))
     else:
-        from tracekit.cli.verify_cmd import VerifyJob, verify_job
+        from tracekit.cli.verify_job import VerifyJob, verify_job
 
         trace = verify_job(VerifyJob(path, absolute(path), False, False, ()))
         if trace is None:
@@ -90,7 +90,7 @@ def check_verdict(path: str, subject: Subject, scenario: bytes, config: Subject,
     from tracekit.attest.statements import Verdict
     from tracekit.cli import check_io
     from tracekit.cli.findings_io import sniffed_format
-    from tracekit.harness import evaluate, parse_scenario, parse_trace
+    from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
 
     if sniffed_format(path) not in (None, "harness"):  # could not tell: not a harness trace
         return Verdict("check", (subject,), "WARNED", warned=("check.not_run",), configuration=(config,))
@@ -118,7 +118,7 @@ def scenario_subject(path: Path) -> tuple[bytes, Subject]:
     """The scenario's bytes and its ResourceDescriptor (name and digests) for ``configuration``."""
     from tracekit.attest.statements import Subject
     from tracekit.cli.check_io import read_scenario
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.harness.scenario import parse_scenario
 
     data = read_scenario(str(path))
     parse_scenario(data)  # an unusable scenario fails the run up front

@@ -50,7 +50,7 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, TracekitError
+from tracekit.kernel.errors import Code, TracekitError
 
 if TYPE_CHECKING:
     pass
@@ -81,7 +81,7 @@ def _scenario_bytes(path: Path | None) -> bytes | None:
         return None
     from tracekit.cli import check_io
     from tracekit.cli.common import diag
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.harness.scenario import parse_scenario
 
     try:
         data = check_io.read_scenario(str(path))
@@ -130,7 +130,7 @@ def audit(
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
 
     Exit 0 all clean, 1 any warning or worse, 2 a trace unreadable, unknown or not intact."""
-    from tracekit.audit import Tally, with_episodes
+    from tracekit.judging.audit import Tally, with_episodes
     from tracekit.report import audit_render
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
@@ -159,8 +159,8 @@ def audit(
         walked.note()
         fail(Code.CLI_NO_INPUT)
     chosen = run.make(len(work), stdin=any(job.path == "-" for job in work))
-    from tracekit.audit.model import AuditReport
     from tracekit.cli.spool import Spool
+    from tracekit.judging.audit.model import AuditReport
     from tracekit.report.findings_render import SkippedFile
     from tracekit.report.verify_render import skipped_markdown, skipped_table
 

@@ -1,9 +1,9 @@
 """File access for ``tracekit audit``: detect a file's format and read it through the one
 bounded reader every command shares (tracekit/cli/trace_input.py), and hand the data to the pure
-audit engine (tracekit/audit/engine.py, tracekit/audit/imported.py).
+audit engine (tracekit/judging/audit/engine.py, tracekit/judging/audit/imported.py).
 
 Runs in worker processes with ``--jobs``, so a job is plain data and the result is the trace's
-:class:`~tracekit.audit.model.AuditReport` (a msgspec Struct: it pickles). Nothing here raises on
+:class:`~tracekit.judging.audit.model.AuditReport` (a msgspec Struct: it pickles). Nothing here raises on
 bad input: an unreadable file becomes a report that exits 2.
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tracekit.audit.model import AuditReport, Format
     from tracekit.cli.trace_input import Opened
-    from tracekit.errors import Finding
+    from tracekit.judging.audit.model import AuditReport, Format
+    from tracekit.kernel.errors import Finding
 
 STDIN = "-"
 
@@ -72,9 +72,9 @@ def audit_job(job: AuditJob) -> dict[str, Any] | None:
 
 def _audit(path: str, named: bool, opts: AuditOptions) -> AuditReport | None:
     """docs/formats.md, "Using it from the command line": one detection for every command."""
-    from tracekit.audit import unreadable
     from tracekit.cli.trace_input import opened, skipped, unknown
-    from tracekit.errors import TracekitError
+    from tracekit.judging.audit import unreadable
+    from tracekit.kernel.errors import TracekitError
 
     try:
         with opened(path, opts.input_format) as source:
@@ -98,8 +98,8 @@ def _with_loss(report: AuditReport, loss: Finding | None) -> AuditReport:
     as another format than its own (exit at least 1: docs/cli.md, "Inputs and folders")."""
     import msgspec
 
-    from tracekit.audit.model import located
-    from tracekit.errors import worst
+    from tracekit.judging.audit.model import located
+    from tracekit.kernel.errors import worst
 
     if loss is None:
         return report
@@ -109,11 +109,11 @@ def _with_loss(report: AuditReport, loss: Finding | None) -> AuditReport:
 
 
 def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
-    from tracekit import collector
-    from tracekit.audit import audit_agentguard
-    from tracekit.audit.engine import AgentGuardFold
     from tracekit.cli.trace_input import verify_opened
-    from tracekit.verify import VerifyOptions
+    from tracekit.formats.agentguard.verify import VerifyOptions
+    from tracekit.judging.audit import audit_agentguard
+    from tracekit.judging.audit.engine import AgentGuardFold
+    from tracekit.kernel import collector
 
     # One pass: the verifier hands each event, once it passed its checks, to the audit's fold,
     # which keeps only what the audit's steps read (docs/audit.md, "One pass").
@@ -123,7 +123,7 @@ def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
         strict_sources=opts.strict_sources,
         trusted_roots={k: Path(v) for k, v in opts.roots},
     )
-    with collector.paused():  # one pause over the walk and the audit (tracekit/collector.py)
+    with collector.paused():  # one pause over the walk and the audit (tracekit/kernel/collector.py)
         verified = verify_opened(path, source, options)
         return audit_agentguard(
             verified,
@@ -134,11 +134,11 @@ def _agentguard(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
 
 
 def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
-    from tracekit.audit import audit_harness, unreadable
     from tracekit.cli.trace_input import read_whole
-    from tracekit.errors import Code, TracekitError
-    from tracekit.harness.scenario import parse_scenario
-    from tracekit.limits import HARNESS_LIMITS
+    from tracekit.judging.audit import audit_harness, unreadable
+    from tracekit.judging.harness.scenario import parse_scenario
+    from tracekit.kernel.errors import Code, TracekitError
+    from tracekit.kernel.limits import HARNESS_LIMITS
 
     try:
         body = read_whole(source, HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
@@ -149,12 +149,12 @@ def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
 
 
 def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditReport:
-    from tracekit.audit import unreadable
-    from tracekit.audit.imported import audit_evidence
     from tracekit.cli.trace_input import load_evidence
-    from tracekit.errors import TracekitError
-    from tracekit.harness.model import judging_strict
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.audit import unreadable
+    from tracekit.judging.audit.imported import audit_evidence
+    from tracekit.judging.harness.model import judging_strict
+    from tracekit.judging.harness.scenario import parse_scenario
+    from tracekit.kernel.errors import TracekitError
 
     try:
         evidence = load_evidence(path, source)

@@ -23,8 +23,8 @@ from tracekit.cli.bundle_io import (
     InputRefused,
     blob_chunks,
     load_all,
-    read_key_file,
     read_scenario_file,
+    read_seed,
     report_action,
     trusted_keys,
     verify_path,
@@ -44,7 +44,7 @@ from tracekit.cli.common import (
     say,
 )
 from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic
-from tracekit.errors import Code, TracekitError
+from tracekit.kernel.errors import Code, TracekitError
 from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
@@ -100,19 +100,6 @@ def _digest(text: str, option: str) -> bytes:
     if not _DIGEST.fullmatch(text):
         fail(Code.CLI_BAD_VALUE, option=option, expected="a BLAKE3 digest: 64 lowercase hex characters")
     return bytes.fromhex(text)
-
-
-def _read_seed(key: Path) -> bytes:
-    from tracekit.bundle import keys
-
-    refuse_folder(str(key))
-    try:
-        seed = keys.parse_private_key(read_key_file(key))
-    except TracekitError:
-        seed = None
-    if seed is None:
-        fail(Code.BUNDLE_KEY_INVALID)
-    return seed
 
 
 # -- seal ---------------------------------------------------------------------------------------
@@ -178,7 +165,7 @@ def seal(
 
     opts = SealOptions.parse(input, output, key, predicate, input_format, scenario, force)
     check_target(opts.output, opts.force)
-    seed = _read_seed(opts.key) if opts.key is not None else None
+    seed = read_seed(opts.key) if opts.key is not None else None
     campaign = opts.input != "-" and Path(opts.input).is_dir()
     paths = collect_inputs([opts.input], SEAL_SUFFIXES).files if campaign else [opts.input]
     if not paths:
@@ -186,7 +173,7 @@ def seal(
     scenario_bytes = None
     if opts.scenario is not None:
         from tracekit.cli.check_io import read_scenario
-        from tracekit.harness.scenario import parse_scenario
+        from tracekit.judging.harness.scenario import parse_scenario
 
         try:
             scenario_bytes = read_scenario(str(opts.scenario))
@@ -289,7 +276,7 @@ def redact(
     """Withhold blobs, keeping their digests: the root and the signature still verify."""
     from tracekit.bundle import redact as core
     from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS as LIMITS
-    from tracekit.errors import finding
+    from tracekit.kernel.errors import finding
     from tracekit.report.bundle_render import RedactReport, WithheldBlob
 
     opts = RedactOptions.parse(output, secrets, match, blob, force, scenario)

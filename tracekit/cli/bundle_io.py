@@ -8,15 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracekit.cli.common import fail, is_regular_file
-from tracekit.errors import Code, ExitCode, Finding, TracekitError, finding
+from tracekit.cli.common import fail, is_regular_file, refuse_folder
+from tracekit.kernel.errors import Code, ExitCode, Finding, TracekitError, finding
 
 if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
     from tracekit.bundle.predicate import CheckResult, FindingResults
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
     from tracekit.cli.common import Format
-    from tracekit.harness.scenario import Scenario
+    from tracekit.judging.harness.scenario import Scenario
     from tracekit.report.bundle_render import ActionReport
 
 MAX_KEY_FILE = 1024 * 1024
@@ -76,7 +76,7 @@ def _verify_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
     ``verify.no_integrity`` (exit 1)."""
     from tracekit.bundle.predicate import CheckResult
     from tracekit.cli.common import absolute
-    from tracekit.cli.verify_cmd import VerifyJob, verify_job
+    from tracekit.cli.verify_job import VerifyJob, verify_job
 
     verified = verify_job(VerifyJob(path, absolute(path), False, False, (), fmt))
     if verified is None:  # a named file is never skipped; kept for the type
@@ -89,7 +89,7 @@ def _audit_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
     from tracekit.bundle.predicate import CheckResult
     from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
     from tracekit.cli.common import absolute
-    from tracekit.harness.model import mode_name
+    from tracekit.judging.harness.model import mode_name
 
     options = AuditOptions(strict_sources=False, roots=(), scenario=scenario, input_format=fmt)
     audited = audit_file(AuditJob(path, absolute(path), True, options))
@@ -105,8 +105,8 @@ def _check_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
     verdict disagrees, in the default mode of the format (docs/cli.md, "Verdicts and modes")."""
     from tracekit.bundle.predicate import CheckResult
     from tracekit.cli import check_io, findings_io
-    from tracekit.harness import evaluate, parse_scenario, parse_trace
-    from tracekit.harness.model import aggregate, judging_strict, mode_name
+    from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
+    from tracekit.judging.harness.model import aggregate, judging_strict, mode_name
 
     if scenario is None:
         return CheckResult(None, ())
@@ -161,7 +161,7 @@ def trusted_keys(paths: list[str] | None) -> list[bytes]:
 
 def verify_path(path: str, trusted: list[bytes]) -> BundleReport:
     from tracekit.bundle.verify import BundleReport, verify_bundle
-    from tracekit.errors import finding
+    from tracekit.kernel.errors import finding
 
     try:
         if not is_regular_file(path):  # a FIFO or device could block or never end
@@ -180,7 +180,7 @@ def blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:
     from tracekit.bundle.blobs import salt_length
     from tracekit.bundle.container import BLOB, DIGEST_BYTES, HEADER_KIND, FrameHead, FrameReader
     from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
-    from tracekit.errors import finding
+    from tracekit.kernel.errors import finding
 
     with open(path, "rb") as handle:
         reader = FrameReader(handle, DEFAULT_BUNDLE_LIMITS)
@@ -211,7 +211,7 @@ def read_scenario_file(path: Path) -> Scenario:
 
     from tracekit.cli.check_io import read_scenario
     from tracekit.cli.common import diag
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.harness.scenario import parse_scenario
 
     try:
         return parse_scenario(read_scenario(str(path)))
@@ -264,3 +264,17 @@ def report_action(command: str, report: ActionReport, format: Format) -> None:
 
     set_head(exit_code=0)
     emit(render_action(command, report, format.value))
+
+
+def read_seed(key: Path) -> bytes:
+    """The Ed25519 seed in the private key file ``key``; exits with ``bundle.key_invalid``."""
+    from tracekit.bundle import keys
+
+    refuse_folder(str(key))
+    try:
+        seed = keys.parse_private_key(read_key_file(key))
+    except TracekitError:
+        seed = None
+    if seed is None:
+        fail(Code.BUNDLE_KEY_INVALID)
+    return seed

@@ -13,20 +13,25 @@ trace is unreadable or invalid, or the command line is. Upstream exits 1 for inv
 
 from __future__ import annotations
 
-import enum
 import os
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import typer
 
+from tracekit.cli.check_parts import (
+    CheckFormat,
+    CheckOptions,
+    counts_line,
+    or_exit,
+    recorded_mismatch,
+    refusal,
+    strict_hint,
+)
 from tracekit.cli.common import (
     CONNECT_TIMEOUT,
     EXECUTOR,
-    EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
     JOBS,
@@ -39,134 +44,10 @@ from tracekit.cli.common import (
     refuse_folder,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.kernel.errors import Code, TracekitError, finding
 
 if TYPE_CHECKING:
-    from tracekit.harness import Scenario, Trace
-    from tracekit.harness.evaluate import SuiteCounts
-    from tracekit.harness.model import Outcome
-
-SUMMARY_NAME = "summary.json"
-
-
-@dataclass(frozen=True, slots=True)
-class CheckOptions:
-    """What ``check`` was asked to do, once the command line is known to be consistent."""
-
-    strict: bool
-    format: str
-    output: Path | None
-    force: bool
-    exit_on_fail: bool
-    include_trace: bool
-    quiet: bool
-    input_format: str | None = None
-    episode: str | None = None
-    run: ExecutorOptions = ExecutorOptions()
-    """Where a campaign's or suite's files are judged (docs/cli.md, "Executors")."""
-
-
-T = TypeVar("T")
-
-
-class CheckFormat(enum.StrEnum):
-    """Output formats of ``tracekit check``."""
-
-    json = "json"
-    table = "table"
-    markdown = "markdown"
-    junit = "junit"
-    sarif = "sarif"
-    ocsf = "ocsf"
-
-
-def _counts_line(noun: str, results: Iterable[Outcome], disagree: int = 0) -> str:
-    """The summary line for ``results`` (assertions, episodes), with the disagreements with the
-    tool's own verdict when there are any (docs/cli.md, "Verdicts and modes")."""
-    from tracekit.harness.evaluate import SuiteCounts
-
-    counts = SuiteCounts()
-    for result in results:
-        counts = counts.add(result)
-    return tally_line(noun, counts) + (f", {disagree} disagree with the tool's verdict" if disagree else "")
-
-
-def mismatch(count: int, where: str = "trace") -> None:
-    """``audit.outcome_mismatch`` on stderr when ``count`` verdicts disagree with the tool's."""
-    from tracekit.errors import finding
-
-    if count:
-        diag(finding(Code.AUDIT_OUTCOME_MISMATCH), where)
-
-
-def _recorded_mismatch(trace: Trace, result: str) -> bool:
-    """A harness trace's recorded outcome differs from ``result`` (reported on stderr; the
-    result document stays upstream's)."""
-    from tracekit.audit.engine import recorded_comparison
-    from tracekit.audit.harness_view import HarnessView
-
-    compared = recorded_comparison(HarnessView(top={}, trace=trace), result)
-    found = compared is not None and compared[0] is Code.AUDIT_OUTCOME_MISMATCH
-    mismatch(int(found))
-    return found
-
-
-def tally_line(noun: str, counts: SuiteCounts) -> str:
-    """``tracekit check: N <noun>, a pass, b fail, c error, d not_run`` (docs/harness.md)."""
-    return (
-        f"tracekit check: {counts.total} {noun}, {counts.passed} pass, {counts.fail} fail, "
-        f"{counts.error} error, {counts.not_run} not_run"
-    )
-
-
-def strict_hint(strict: bool, evidence: Iterable[str | None]) -> None:
-    """In compatible mode, point assertions upstream does not implement to ``--strict``
-    (docs/cli.md, "Verdicts and modes")."""
-    from tracekit.errors import finding
-    from tracekit.harness.model import not_implemented
-
-    count = 0 if strict else not_implemented(evidence)
-    if count:
-        diag(finding(Code.HARNESS_COMPATIBLE_NOT_RUN, count=count))
-
-
-def _or_exit(path: str, action: Callable[[], T], refused: Callable[[Finding], None] | None = None) -> T:
-    """Run one load step; on bad input print a diagnostic located at the input's ``path`` as the
-    user named it (its content is never repeated), let
-    ``refused`` write the error document, and exit 2."""
-    try:
-        return action()
-    except TracekitError as error:
-        diag(error.finding, path)
-        if refused is not None:
-            refused(error.finding)
-        raise typer.Exit(EXIT_ERROR) from None
-
-
-def refusal(
-    opts: CheckOptions, scenario_path: str, trace_path: str | None, scenario: Scenario | None = None
-) -> Callable[[Finding], None]:
-    """What writes check's document for an input it cannot judge (docs/cli.md, "Inputs and
-    folders"): in a machine format, upstream's suite shape with one ``error`` entry whose
-    ``detail`` names the code (JUnit: an errored testcase; SARIF: an error result)."""
-    from tracekit.cli.input_errors import MACHINE_FORMATS
-    from tracekit.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
-    from tracekit.report.harness_render import RENDERERS
-
-    def write(found: Finding) -> None:
-        if opts.format not in MACHINE_FORMATS:
-            return
-        detail = EntryDetail(code=found.code.value)
-        if scenario is None:
-            entry = SuiteEntry(scenario_path, "error", error_reason="invalid_scenario", evidence=found.message,
-                               detail=detail)
-        else:
-            entry = SuiteEntry(scenario_path, "error", scenario.id, scenario.category, scenario.severity,
-                               trace_path, "invalid_trace", found.message, detail)
-        emit(RENDERERS[opts.format].suite(SuiteResult.of([entry], opts.strict)), opts.output, opts.force)
-
-    return write
-
+    from tracekit.judging.harness import Trace
 
 HARNESS_LISTS = ("messages", "tool_calls", "events")
 """A document holding none of these is no harness trace (nor any other format's): an error."""
@@ -176,7 +57,7 @@ def _harness_trace(data: bytes) -> Trace:
     """The harness trace in ``data``; a JSON object without any of the harness lists is
     ``format.unknown``, never an empty trace that passes (docs/cli.md, "Inputs and folders")."""
     from tracekit.cli.trace_input import unknown
-    from tracekit.harness.trace import parse_trace_document
+    from tracekit.formats.harness.trace import parse_trace_document
 
     document, trace = parse_trace_document(data)
     if not any(name in document for name in HARNESS_LISTS):
@@ -186,21 +67,21 @@ def _harness_trace(data: bytes) -> Trace:
 
 def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> int:
     from tracekit.cli import check_io
-    from tracekit.harness import Trace, dry_run, evaluate, gates, parse_scenario
+    from tracekit.judging.harness import Trace, dry_run, evaluate, gates, parse_scenario
     from tracekit.report.harness_render import RENDERERS
 
     strict = opts.strict
     refuse_folder(scenario_path)
     if trace_path is not None:
         refuse_folder(trace_path)
-    scenario = _or_exit(
+    scenario = or_exit(
         scenario_path, lambda: parse_scenario(check_io.read_scenario(scenario_path)),
         refusal(opts, scenario_path, trace_path),
     )
     if trace_path is None:
         trace, result = Trace(), dry_run(scenario, strict)
     else:
-        trace = _or_exit(
+        trace = or_exit(
             trace_path, lambda: _harness_trace(check_io.read_trace(trace_path)),
             refusal(opts, scenario_path, trace_path, scenario),
         )
@@ -212,10 +93,10 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
         emit(render_ocsf("check", findings, event_time_ms()), opts.output, opts.force)
     else:
         emit(RENDERERS[opts.format].one(result, trace if opts.include_trace else None), opts.output, opts.force)
-    disagree = int(trace_path is not None and _recorded_mismatch(trace, result.result))
+    disagree = int(trace_path is not None and recorded_mismatch(trace, result.result))
     if not opts.quiet:
         strict_hint(strict, [a.evidence for a in result.assertions])
-        print(_counts_line("assertions", [a.result for a in result.assertions], disagree), file=sys.stderr)
+        print(counts_line("assertions", [a.result for a in result.assertions], disagree), file=sys.stderr)
     return EXIT_FAIL if opts.exit_on_fail and gates(result.result, strict) else EXIT_OK
 
 

@@ -12,42 +12,42 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from tracekit.cli.check_cmd import (
+from tracekit.cli.check_parts import (
     CheckOptions,
-    _counts_line,
-    _or_exit,
+    counts_line,
     mismatch,
+    or_exit,
     refusal,
     strict_hint,
 )
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
-from tracekit.errors import Code, Finding, TracekitError, finding
+from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.cli.findings_io import CheckJob, CheckPart
-    from tracekit.evidence import Episode, EvidenceFile
-    from tracekit.findings.judge import EpisodeVerdict
-    from tracekit.harness.scenario import Scenario
+    from tracekit.judging.findings.judge import EpisodeVerdict
+    from tracekit.judging.harness.scenario import Scenario
+    from tracekit.kernel.evidence import Episode, EvidenceFile
     from tracekit.report.findings_render import CampaignReport, EpisodeEntry, FindingsReport
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 WORKER_MODULES = (
-    "tracekit.cli.check_io", "tracekit.cli.findings_io", "tracekit.formats.registry", "tracekit.findings.judge",
-    "tracekit.findings.campaign", "tracekit.harness",
+    "tracekit.cli.check_io", "tracekit.cli.findings_io", "tracekit.formats.registry", "tracekit.judging.findings.judge",
+    "tracekit.judging.findings.campaign", "tracekit.judging.harness",
 )
 """What a worker judging check's files imports (forked with them loaded: executors/local.py)."""
 
 
 def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
     """One episode's row, under the id ``show`` and ``audit`` print for it
-    (:func:`tracekit.audit.model.episode_label`)."""
+    (:func:`tracekit.judging.audit.model.episode_label`)."""
     import msgspec
 
-    from tracekit.audit.model import episode_label
+    from tracekit.judging.audit.model import episode_label
     from tracekit.report.findings_render import EpisodeEntry
 
     if isinstance(judged, Code):
@@ -57,7 +57,7 @@ def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
 
 def selected(episode: Episode, wanted: str | None) -> bool:
     """Whether ``--episode`` names this episode: by the id reports print, or the format's own."""
-    from tracekit.audit.model import episode_label
+    from tracekit.judging.audit.model import episode_label
 
     return wanted is None or wanted in (episode.id, episode_label(episode.id))
 
@@ -66,17 +66,17 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     """One file of any format: one row per episode (docs/findings.md, "Command line")."""
     from tracekit import REPORT_VERSION
     from tracekit.cli import check_io, findings_io
-    from tracekit.harness import gates, parse_scenario
-    from tracekit.harness.model import judging_strict
+    from tracekit.judging.harness import gates, parse_scenario
+    from tracekit.judging.harness.model import judging_strict
     from tracekit.report.findings_render import FindingsReport
 
     refuse_folder(scenario_path)
     refuse_folder(trace_path)
-    scenario = _or_exit(
+    scenario = or_exit(
         scenario_path, lambda: parse_scenario(check_io.read_scenario(scenario_path)),
         refusal(opts, scenario_path, trace_path),
     )
-    evidence = _or_exit(
+    evidence = or_exit(
         trace_path, lambda: findings_io.load(trace_path, opts.input_format),
         refusal(opts, scenario_path, trace_path, scenario),
     )
@@ -98,7 +98,7 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     mismatch(disagree)
     if not opts.quiet:
         strict_hint(strict, [a.evidence for e in entries for a in e.assertions])
-        print(_counts_line("episodes", [e.result for e in entries], disagree), file=sys.stderr)
+        print(counts_line("episodes", [e.result for e in entries], disagree), file=sys.stderr)
     return verdict
 
 
@@ -128,7 +128,7 @@ def _rendered_campaign(report: CampaignReport, fmt: str) -> str:
 def _run_status(evidence: EvidenceFile, path: str) -> None:
     """A run that did not finish, or whose totals disagree with its records, is said on stderr
     (docs/formats.md, "Run status"): its episodes are not a complete run."""
-    from tracekit.audit.imported import run_findings
+    from tracekit.judging.audit.imported import run_findings
 
     for found in run_findings(evidence.format, evidence.run_problems):
         diag(Finding(found.code, found.severity, found.message, found.line), path)
@@ -140,7 +140,7 @@ class Campaign:
     bounded tally and skipped-file sample, never a file's evidence."""
 
     def __init__(self, opts: CheckOptions) -> None:
-        from tracekit.findings.campaign import FindingsTally
+        from tracekit.judging.findings.campaign import FindingsTally
         from tracekit.report.findings_render import SkippedFile
 
         self.opts = opts
@@ -170,8 +170,8 @@ class Campaign:
     def fold(self, part: CheckPart) -> None:
         """Fold one judged file in. A walked file no format accepts is skipped (not a trace); a
         named file, or one a format accepts but cannot read, is an error (exit 2)."""
-        from tracekit.harness import gates
-        from tracekit.harness.model import FAIL
+        from tracekit.judging.harness import gates
+        from tracekit.judging.harness.model import FAIL
 
         self.files += 1
         if part.skipped:
@@ -230,7 +230,7 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
     """Several files or folders under one scenario: per format and policy, and each distinct
     demonstration once (docs/findings.md, "Campaigns")."""
     from tracekit.cli import check_io, findings_io
-    from tracekit.harness import parse_scenario
+    from tracekit.judging.harness import parse_scenario
 
     refuse_folder(scenario_path)
     for raw in paths:
@@ -238,8 +238,8 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
             diag(finding(Code.FORMAT_UNREADABLE), raw)
             raise typer.Exit(EXIT_ERROR)
     refused = refusal(opts, scenario_path, None)
-    data = _or_exit(scenario_path, lambda: check_io.read_scenario(scenario_path), refused)
-    scenario = _or_exit(scenario_path, lambda: parse_scenario(data), refused)
+    data = or_exit(scenario_path, lambda: check_io.read_scenario(scenario_path), refused)
+    scenario = or_exit(scenario_path, lambda: parse_scenario(data), refused)
     inputs, named, _ = findings_io.campaign_files(paths)
     if not inputs.files:
         inputs.note()
@@ -265,8 +265,8 @@ def split_suite(
     findings campaign over that folder's files of any format; every other scenario goes to the
     upstream pairing unchanged. An id made only of dots never names a folder."""
     from tracekit.cli import check_io
-    from tracekit.harness import parse_scenario
-    from tracekit.harness.evaluate import trace_path_for
+    from tracekit.judging.harness import parse_scenario
+    from tracekit.judging.harness.evaluate import trace_path_for
 
     pairs: list[tuple[str, bytes | Finding]] = []
     third: list[tuple[Scenario, bytes, Path]] = []

@@ -15,10 +15,10 @@ from msgspec import Struct
 
 from tracekit.cli.common import Inputs, collect_inputs, is_regular_file
 from tracekit.cli.findings_io import CheckJob, CheckPart
-from tracekit.errors import Code, Finding, TracekitError, finding
-from tracekit.harness.evaluate import SuiteEntry, SuitePair
-from tracekit.harness.scenario import SUFFIXES
-from tracekit.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
+from tracekit.judging.harness.evaluate import SuiteEntry, SuitePair
+from tracekit.judging.harness.scenario import SUFFIXES
+from tracekit.kernel.errors import Code, Finding, TracekitError, finding
+from tracekit.kernel.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
 
 
 def read_bounded(path: str, cap: int, unreadable: Code, too_large: Code) -> bytes:
@@ -101,7 +101,7 @@ def suite_work(job: SuiteJob | CheckJob) -> SuiteEntry | CheckPart:
     """Suite mode's one worker function: a harness scenario's entry (docs/harness.md, "Suite
     mode"), or one file of a scenario paired with a folder (docs/findings.md, "Command line")."""
     from tracekit.cli.findings_io import check_job
-    from tracekit.harness.evaluate import evaluate_pair
+    from tracekit.judging.harness.evaluate import evaluate_pair
 
     if not isinstance(job, SuiteJob):
         return check_job(job)

@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracekit.cli.check_cmd import SUMMARY_NAME, CheckOptions, mismatch, tally_line
+from tracekit.cli.check_parts import SUMMARY_NAME, CheckOptions, mismatch, tally_line
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, worst
 from tracekit.cli.sink import check_folder, emit, make_folder, write_files
 from tracekit.cli.spool import Spool
-from tracekit.errors import Code, finding
-from tracekit.harness.evaluate import INVALID_INPUT, SuiteCounts, SuiteEntry, SuiteResult
-from tracekit.harness.model import semantics
+from tracekit.judging.harness.evaluate import INVALID_INPUT, SuiteCounts, SuiteEntry, SuiteResult
+from tracekit.judging.harness.model import semantics
+from tracekit.kernel.errors import Code, finding
 from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def run_suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: Che
     """Run a suite (module docstring); returns the exit code (docs/harness.md, "Exit codes")."""
     from tracekit.cli import check_io, findings_io
     from tracekit.cli.check_findings import Campaign, split_suite, stream
-    from tracekit.harness.evaluate import plan_suite
+    from tracekit.judging.harness.evaluate import plan_suite
 
     for raw in paths:
         if not os.path.exists(raw):
@@ -183,7 +183,7 @@ def _finish(
 
 def _suite_exit(spool: EntrySpool | None, campaign: Campaign | None, opts: CheckOptions, deep: int) -> tuple[int, bool]:
     """The suite's exit code, and whether nothing at all was checked."""
-    from tracekit.harness import gates
+    from tracekit.judging.harness import gates
 
     found = campaign.exit_code() if campaign is not None else EXIT_OK
     if spool is None:

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from tracekit.errors import Code, ExitCode, Finding, finding, worst
+from tracekit.kernel.errors import Code, ExitCode, Finding, finding, worst
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
-    from tracekit.executors import Executor
+    from tracekit.kernel.executors import Executor
 
 __all__ = ["ExitCode", "display_path", "worst"]  # re-exported: commands import them from here
 
@@ -256,7 +256,7 @@ def is_regular_file(path: str | Path) -> bool:
 
 def parse_roots(values: list[str] | None) -> dict[str, Path]:
     """``NAME=DIR`` pairs for ``--trusted-root``; NAME is one of the ``${NAME}`` roles."""
-    from tracekit.sources import ROOT_NAMES
+    from tracekit.formats.agentguard.sources import ROOT_NAMES
 
     roots: dict[str, Path] = {}
     for value in values or []:
@@ -301,8 +301,8 @@ class ExecutorOptions:
 
     def make(self, tasks: int, stdin: bool = False, preload: tuple[str, ...] = ()) -> Executor:
         """The executor for ``tasks`` tasks; in-process when standard input is one of them."""
-        from tracekit.executors import make_executor
-        from tracekit.executors.local import LocalExecutor
+        from tracekit.kernel.executors import make_executor
+        from tracekit.kernel.executors.local import LocalExecutor
 
         if self.name is ExecutorName.dask:
             if stdin:
@@ -328,44 +328,3 @@ class Command(typer.core.TyperCommand):
         if text:
             formatter.write_paragraph()
             formatter.write(text + "\n")
-
-
-# -- the sink's and the executors' functions under their former names in this module, for
-# commands written before cli/sink.py and tracekit/executors existed (docs/cli.md) -------------
-
-
-def emit(text: str | Iterable[str], output: Path | None = None, force: bool = False) -> None:
-    """See :func:`tracekit.cli.sink.emit`."""
-    from tracekit.cli import sink
-
-    sink.emit(text, output, force)
-
-
-def write_atomic(path: Path, data: bytes | Iterable[bytes], force: bool) -> None:
-    """See :func:`tracekit.cli.sink.write_atomic`."""
-    from tracekit.cli import sink
-
-    sink.write_atomic(path, data, force)
-
-
-def check_output_file(path: Path, force: bool) -> None:
-    """See :func:`tracekit.cli.sink.check_target`."""
-    from tracekit.cli import sink
-
-    sink.check_target(path, force)
-
-
-def prepare_output_dir(folder: Path, names: Iterable[str], force: bool) -> None:
-    """Check ``folder`` and ``names`` (:func:`tracekit.cli.sink.check_folder`), then create the
-    folder (never its parents)."""
-    from tracekit.cli import sink
-
-    sink.check_folder(folder, names, force)
-    sink.make_folder(folder)
-
-
-def ignore_sigint() -> None:
-    """See :func:`tracekit.executors.local.ignore_sigint`."""
-    from tracekit.executors.local import ignore_sigint as ignore
-
-    ignore()

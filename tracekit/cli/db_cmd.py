@@ -35,7 +35,7 @@ from tracekit.cli.common import (
     say,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.report.jsonout import set_head
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
@@ -276,10 +276,10 @@ def store_job(job: AuditJob) -> dict[str, Any] | None:
     format (Inspect, OTel, AgentDojo, garak) is read once, through the reader plain ``audit``
     uses, and its report is kept with one row per episode (tracekit/store/episodes.py);
     anything else is audited as ``tracekit audit`` does."""
-    from tracekit.audit.imported import audit_evidence
     from tracekit.cli.audit_io import audit_job
     from tracekit.cli.trace_input import load_evidence, opened
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.audit.imported import audit_evidence
+    from tracekit.judging.harness.scenario import parse_scenario
     from tracekit.store.episodes import evidence_result
 
     try:

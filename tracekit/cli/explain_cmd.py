@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from tracekit.cli.common import FORCE, FORMAT, OUTPUT, Command, Format, fail
-from tracekit.errors import Code, ExitCode
+from tracekit.kernel.errors import Code, ExitCode
 
 
 def explain(

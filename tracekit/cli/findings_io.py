@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 
 from tracekit.cli.common import Inputs, collect_inputs
-from tracekit.errors import Code, Finding, TracekitError, finding
-from tracekit.evidence import EvidenceFile
-from tracekit.findings.campaign import JudgedEpisode
-from tracekit.findings.sweep import SkippedEpisode, SweepCase
 from tracekit.formats.base import FormatError
+from tracekit.judging.findings.campaign import JudgedEpisode
+from tracekit.judging.findings.sweep import SkippedEpisode, SweepCase
+from tracekit.kernel.errors import Code, Finding, TracekitError, finding
+from tracekit.kernel.evidence import EvidenceFile
 
 if TYPE_CHECKING:
-    from tracekit.evidence import Episode
-    from tracekit.findings.judge import EpisodeVerdict
-    from tracekit.harness.scenario import Scenario
+    from tracekit.judging.findings.judge import EpisodeVerdict
+    from tracekit.judging.harness.scenario import Scenario
+    from tracekit.kernel.evidence import Episode
 
 EVIDENCE_SUFFIXES = (".json", ".jsonl", ".eval")
 """Files a folder walk picks up; a file named on the command line is read whatever its name."""
@@ -102,11 +102,11 @@ class SweepPart(Struct, frozen=True):
 
 
 def sweep_job(job: SweepJob) -> SweepPart:
-    """Load one file and sweep every consistent episode (tracekit/findings/sweep.py)."""
-    from tracekit.findings.sweep import SweepTally, sweep_file
-    from tracekit.findings.transforms import BY_NAME
-    from tracekit.harness.model import judging_strict
-    from tracekit.harness.scenario import parse_scenario
+    """Load one file and sweep every consistent episode (tracekit/judging/findings/sweep.py)."""
+    from tracekit.judging.findings.sweep import SweepTally, sweep_file
+    from tracekit.judging.findings.transforms import BY_NAME
+    from tracekit.judging.harness.model import judging_strict
+    from tracekit.judging.harness.scenario import parse_scenario
 
     if not job.named and sniffed_format(job.path) is None:
         return SweepPart(job.name, Code.FORMAT_UNKNOWN.value)
@@ -158,9 +158,9 @@ class CheckPart(Struct, frozen=True):
 def check_job(job: CheckJob) -> CheckPart:
     """Load one file and judge every episode under the scenario (docs/findings.md, "Campaigns"):
     an episode that fails the consistency checks is refused, not judged."""
-    from tracekit.findings.campaign import judged
-    from tracekit.harness.model import judging_strict
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.findings.campaign import judged
+    from tracekit.judging.harness.model import judging_strict
+    from tracekit.judging.harness.scenario import parse_scenario
 
     if not job.named and job.input_format is None and sniffed_format(job.path) is None:
         return CheckPart(job.name, job.policy, skipped=True)
@@ -186,8 +186,8 @@ def check_job(job: CheckJob) -> CheckPart:
 def judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:
     """One episode judged, or the consistency code that refuses it (docs/findings.md,
     "Consistency")."""
-    from tracekit.findings.consistency import check_episode
-    from tracekit.findings.judge import judge_episode
+    from tracekit.judging.findings.consistency import check_episode
+    from tracekit.judging.findings.judge import judge_episode
 
     refused = check_episode(episode)
     return refused[0].code if refused else judge_episode(scenario, episode, strict)

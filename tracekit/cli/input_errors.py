@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tracekit.errors import ExitCode, Finding
+from tracekit.kernel.errors import ExitCode, Finding
 
 MACHINE_FORMATS = ("json", "junit", "sarif")
 """The output formats that always get a document, even on bad input."""

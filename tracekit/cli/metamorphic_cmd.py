@@ -49,8 +49,8 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, Finding, Severity, TracekitError, finding
-from tracekit.limits import DEFAULT_BUDGET
+from tracekit.kernel.errors import Code, Finding, Severity, TracekitError, finding
+from tracekit.kernel.limits import DEFAULT_BUDGET
 from tracekit.report.jsonout import set_head
 from tracekit.report.text import display_path
 
@@ -60,14 +60,14 @@ if TYPE_CHECKING:
 
     import msgspec
 
-    from tracekit.executors import Executor
-    from tracekit.findings.transforms import EvidenceTransform
-    from tracekit.metamorphic import StudyConfig, Tally
-    from tracekit.metamorphic.report import StudyReport
+    from tracekit.judging.findings.transforms import EvidenceTransform
+    from tracekit.judging.metamorphic import StudyConfig, Tally
+    from tracekit.judging.metamorphic.report import StudyReport
+    from tracekit.kernel.executors import Executor
 
 
 def _selection(values: list[str] | None) -> tuple[str, ...]:
-    from tracekit.metamorphic import NAMES, select
+    from tracekit.judging.metamorphic import NAMES, select
 
     names = [item.strip() for raw in values or [] for item in raw.split(",")]
     if values is not None and values and not any(names):
@@ -108,7 +108,7 @@ def _sweep(
     """Stream every trace's result into the tally and the spools (the workers write the
     transformed traces into the staging folder themselves: metamorphic/staging.py)."""
     from tracekit.cli.metamorphic_output import Progress
-    from tracekit.metamorphic import Tally, run_study
+    from tracekit.judging.metamorphic import Tally, run_study
 
     tally = Tally(config)
     progress = Progress(len(inputs), sys.stderr.isatty() and not quiet)
@@ -156,7 +156,7 @@ class _Spools:
 
 def _evidence_selection(values: list[str] | None) -> tuple[str, ...]:
     """``--transform`` names against the evidence transforms (docs/findings.md)."""
-    from tracekit.findings.transforms import BY_NAME, TRANSFORMS
+    from tracekit.judging.findings.transforms import BY_NAME, TRANSFORMS
 
     names = [item.strip() for raw in values or [] for item in raw.split(",") if item.strip()]
     if values and not names:
@@ -180,16 +180,16 @@ def _evidence_study(
     from collections import Counter
 
     from tracekit.cli import check_io, findings_io
-    from tracekit.findings.sweep import (
+    from tracekit.judging.findings.sweep import (
         SkippedEpisode,
         SweepCase,
         SweepShape,
         SweepTally,
         evidence_head,
     )
-    from tracekit.harness.scenario import parse_scenario
-    from tracekit.metamorphic import study_id, study_path
-    from tracekit.metamorphic.report import FailedCase, StudyReport
+    from tracekit.judging.harness.scenario import parse_scenario
+    from tracekit.judging.metamorphic import study_id, study_path
+    from tracekit.judging.metamorphic.report import FailedCase, StudyReport
     from tracekit.report import metamorphic_render as render
     from tracekit.report.findings_render import shown
 
@@ -260,7 +260,7 @@ def _evidence_study(
 
 
 def _transforms(names: tuple[str, ...]) -> list[EvidenceTransform]:
-    from tracekit.findings.transforms import BY_NAME
+    from tracekit.judging.findings.transforms import BY_NAME
 
     return [BY_NAME[name] for name in names]
 
@@ -308,7 +308,13 @@ def metamorphic(
 ) -> None:
     """Rewrite traces with metamorphic transforms and check that verdicts move only as declared."""
     from tracekit.cli.metamorphic_output import OutputDir, check_output_dir
-    from tracekit.metamorphic import CaseResult, SkippedSource, StudyConfig, study_id, study_path
+    from tracekit.judging.metamorphic import (
+        CaseResult,
+        SkippedSource,
+        StudyConfig,
+        study_id,
+        study_path,
+    )
     from tracekit.report import metamorphic_render as render
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)

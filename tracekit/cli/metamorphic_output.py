@@ -2,7 +2,7 @@
 
 Cases are spooled, as typed Structs, to anonymous temporary files as they stream in, so the
 report can list every case without holding them in memory. Transformed traces are written by
-the workers themselves (tracekit/metamorphic/staging.py) into a private temporary folder inside
+the workers themselves (tracekit/judging/metamorphic/staging.py) into a private temporary folder inside
 ``--output-dir``, which is moved into place as ``transformed/`` only after the verdict, together
 with metamorphic.md and then metamorphic.json, each written atomically; nothing is written
 through a symlink or over an existing output without ``--force``.
@@ -22,7 +22,7 @@ import msgspec
 
 from tracekit.cli.common import fail
 from tracekit.cli.sink import check_folder, make_folder, write_files
-from tracekit.errors import Code
+from tracekit.kernel.errors import Code
 
 __all__ = ["OUTPUT_NAMES", "OutputDir", "Progress", "check_output_dir"]
 

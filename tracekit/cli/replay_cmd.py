@@ -40,11 +40,11 @@ from tracekit.cli.common import (
     refuse_folder,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
-from tracekit.errors import Code, Finding, Severity, TracekitError, finding
+from tracekit.kernel.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
-    from tracekit.replay import ReplayReport
+    from tracekit.judging.replay import ReplayReport
 
 OUTPUT_NAMES = ("replay.json", "replay.md")
 
@@ -66,13 +66,13 @@ def _replay_report(
     ``replay.format_not_replayable`` for a file of another format (replay recomputes AgentGuard
     policy verdicts only), and with the verify diagnostics when the trace is not intact."""
     from tracekit.cli.trace_input import opened, unknown, verify_opened
-    from tracekit.replay import replay
-    from tracekit.replay.grouping import EventGroups
-    from tracekit.verify import VerifyOptions
+    from tracekit.formats.agentguard.verify import VerifyOptions
+    from tracekit.judging.replay import replay
+    from tracekit.judging.replay.grouping import EventGroups
 
     refuse_folder(path)
     # Replay folds the events as verify streams them past instead of keeping them all
-    # (tracekit/replay/grouping.py; docs/performance.md).
+    # (tracekit/judging/replay/grouping.py; docs/performance.md).
     events = EventGroups()
     options = VerifyOptions(
         observe=events.add, strict_sources=strict_sources, trusted_roots=parse_roots(trusted_root)

@@ -38,13 +38,13 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, TracekitError
+from tracekit.kernel.errors import Code, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.cli.audit_io import AuditOptions
-    from tracekit.evidence import Episode
-    from tracekit.findings.judge import EpisodeVerdict
-    from tracekit.harness.scenario import Scenario
+    from tracekit.judging.findings.judge import EpisodeVerdict
+    from tracekit.judging.harness.scenario import Scenario
+    from tracekit.kernel.evidence import Episode
     from tracekit.report.html.build import Judged, PageBuilder
 
 BUNDLE_SUFFIX = ".tkb"
@@ -56,7 +56,7 @@ def _scenario(path: Path | None) -> tuple[bytes | None, Scenario | None]:
     if path is None:
         return None, None
     from tracekit.cli import check_io
-    from tracekit.harness.scenario import parse_scenario
+    from tracekit.judging.harness.scenario import parse_scenario
 
     try:
         data = check_io.read_scenario(str(path))
@@ -82,9 +82,9 @@ def _trace(page: PageBuilder, path: str, named: bool, opts: AuditOptions, scenar
     """One trace file: audited, its evidence read and judged, folded into the page."""
     import msgspec
 
-    from tracekit.audit import with_episodes
     from tracekit.cli.audit_io import AuditJob, audit_file
     from tracekit.cli.findings_io import load
+    from tracekit.judging.audit import with_episodes
 
     audit = audit_file(AuditJob(path, absolute(path), named, opts))
     if audit is None:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from tracekit.cli.common import fail
-from tracekit.errors import Code
+from tracekit.kernel.errors import Code
 
 Chunks = bytes | Iterable[bytes]
 

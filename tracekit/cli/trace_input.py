@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from tracekit.errors import Code, Finding, TracekitError, finding
-from tracekit.evidence import EvidenceFile
 from tracekit.formats.base import (
     DEFAULT_FORMAT_LIMITS,
     SNIFF_BYTES,
@@ -42,9 +40,11 @@ from tracekit.formats.base import (
     Source,
 )
 from tracekit.formats.reading import read_upto, spooled
+from tracekit.kernel.errors import Code, Finding, TracekitError, finding
+from tracekit.kernel.evidence import EvidenceFile
 
 if TYPE_CHECKING:
-    from tracekit.verify import VerifyOptions, VerifyReport
+    from tracekit.formats.agentguard.verify import VerifyOptions, VerifyReport
 
 STDIN = "-"
 SKIPPABLE_UNKNOWN = (".json",)
@@ -195,10 +195,10 @@ def verify_opened(path: str, source: Opened, options: VerifyOptions, jobs: int =
     """Verify an opened AgentGuard trace: a regular file by its path (the fast reader; with
     ``jobs`` > 1 on several cores, docs/performance.md), standard input or a FIFO as the stream
     already opened. The report names ``path``."""
-    from tracekit.verify import verify_file, verify_stream
+    from tracekit.formats.agentguard.verify import verify_file, verify_stream
 
     if source.regular and jobs > 1:
-        from tracekit import verify_parallel
+        from tracekit.formats.agentguard import verify_parallel
 
         return verify_parallel.verify_file(path, options, jobs=jobs)
     if source.regular:

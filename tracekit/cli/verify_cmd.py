@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -39,75 +38,17 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.errors import Code, Finding, Severity, TracekitError
+from tracekit.cli.verify_job import VerifyJob, verify_job
+from tracekit.kernel.errors import Code, Finding, Severity, TracekitError
 
 if TYPE_CHECKING:
-    from tracekit.evidence import EvidenceFile
+    from tracekit.formats.agentguard.verify import VerifyReport
+    from tracekit.kernel.evidence import EvidenceFile
     from tracekit.report.findings_render import SkippedFile
     from tracekit.report.verify_render import VerifyTrace
-    from tracekit.verify import VerifyReport
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyJob:
-    """One trace to verify: plain data, cheap to send to a worker process or a Dask worker."""
-
-    path: str
-    """As the user gave it: the report shows this."""
-    source: str
-    """Absolute (a worker may run in another folder, or on another machine with a shared
-    filesystem); ``-`` for standard input."""
-    strict_sources: bool
-    canonical: bool
-    roots: tuple[tuple[str, str], ...]
-    input_format: str | None = None
-    """``--input-format``: read as this format, no detection."""
-    named: bool = True
-    """Named on the command line, not found by walking a folder (docs/formats.md, "Using it
-    from the command line", rule 3)."""
-    jobs: int = 1
-    """Processes for this one trace (tracekit.verify_parallel): more than 1 only when the run
-    has exactly one file and local workers to spare (docs/performance.md)."""
-
-
-def verify_job(job: VerifyJob) -> VerifyTrace | None:
-    """Verify one file in any executor; returns the typed per-trace report (a Struct, cheap to
-    pickle), or
-    None for a walked file that is not a trace. An AgentGuard trace is verified; a file of a
-    format without integrity data is loaded through its importer (bounded, schema-checked) and
-    reported ``no_integrity`` (docs/cli.md, verify)."""
-    from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown, verify_opened
-    from tracekit.report.verify_render import (
-        no_integrity_trace,
-        unverified_trace,
-        verify_trace,
-        with_finding,
-    )
-    from tracekit.verify import VerifyOptions
-
-    options = VerifyOptions(
-        strict_sources=job.strict_sources,
-        canonical=job.canonical,
-        trusted_roots={k: Path(v) for k, v in job.roots},
-    )
-    try:
-        with opened(job.source, job.input_format) as source:
-            if source.format is None:
-                if skipped(job.path, job.named):
-                    return None
-                return unverified_trace(job.path, None, unknown().finding)
-            loss = source.forced_loss()
-            if source.format != "agentguard":
-                evidence = load_evidence(job.source, source)
-                trace = no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
-            else:
-                trace = verify_trace(verify_opened(job.source, source, options, job.jobs), job.path)
-    except TracekitError as error:
-        return unverified_trace(job.path, job.input_format, error.finding)
-    return trace if loss is None else with_finding(trace, loss)
-
-
-WORKER_MODULES = ("tracekit.cli.verify_cmd", "tracekit.cli.trace_input", "tracekit.verify", "tracekit.report.verify_render")
+WORKER_MODULES = ("tracekit.cli.verify_job", "tracekit.cli.trace_input", "tracekit.formats.agentguard.verify", "tracekit.report.verify_render")
 
 
 def verify(
@@ -232,7 +173,7 @@ def show(
 ) -> None:
     """Summarise what a trace holds (never raw output or file content); exit 2 if it is invalid."""
     from tracekit.cli.trace_input import load_evidence, opened, unknown, verify_opened
-    from tracekit.verify import VerifyOptions
+    from tracekit.formats.agentguard.verify import VerifyOptions
 
     refuse_folder(path)
     if output is not None:

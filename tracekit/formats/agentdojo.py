@@ -15,7 +15,18 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from tracekit.evidence import (
+from tracekit.formats.base import FormatLimits, Source
+from tracekit.formats.jsoninput import (
+    Budget,
+    Codes,
+    as_dict,
+    as_list,
+    opt_bool,
+    opt_str,
+    read_document,
+    schema_error,
+)
+from tracekit.kernel.evidence import (
     Arguments,
     Episode,
     EpisodeError,
@@ -29,17 +40,6 @@ from tracekit.evidence import (
     Score,
     ToolCall,
     ToolResult,
-)
-from tracekit.formats.base import FormatLimits, Source
-from tracekit.formats.jsoninput import (
-    Budget,
-    Codes,
-    as_dict,
-    as_list,
-    opt_bool,
-    opt_str,
-    read_document,
-    schema_error,
 )
 
 CODES = Codes.of("agentdojo")

@@ -10,19 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracekit.evidence import (
-    Arguments,
-    Episode,
-    EvidenceFile,
-    Message,
-    ModelTurn,
-    Provenance,
-    Role,
-    RunFacts,
-    ToolCall,
-    ToolResult,
-    ToolSchema,
-)
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatLimits, Source
 from tracekit.formats.codex_items import string_arguments
@@ -34,6 +21,19 @@ from tracekit.formats.jsoninput import (
     opt_str,
     read_document,
     schema_error,
+)
+from tracekit.kernel.evidence import (
+    Arguments,
+    Episode,
+    EvidenceFile,
+    Message,
+    ModelTurn,
+    Provenance,
+    Role,
+    RunFacts,
+    ToolCall,
+    ToolResult,
+    ToolSchema,
 )
 
 CODES = Codes.of("atif")

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol
 
-from tracekit.errors import Finding, TracekitError
-from tracekit.evidence import EvidenceFile
+from tracekit.kernel.errors import Finding, TracekitError
+from tracekit.kernel.evidence import EvidenceFile
 
 SNIFF_BYTES = 64 * 1024
 """How much of a file detection looks at (its first bytes)."""

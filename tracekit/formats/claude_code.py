@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tracekit.evidence import EvidenceFile
 from tracekit.formats.base import FormatLimits, Source
 from tracekit.formats.claude_code_episode import CODES, Session, check_threads
 from tracekit.formats.jsoninput import Budget, first_line, iter_lines, schema_error
+from tracekit.kernel.evidence import EvidenceFile
 
 CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 """Record types on the ``uuid``/``parentUuid`` thread; only ``user`` and ``assistant`` carry the

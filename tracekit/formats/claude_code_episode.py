@@ -1,11 +1,14 @@
-"""One Claude Code session thread into an :class:`~tracekit.evidence.Episode` (docs/formats.md,
+"""One Claude Code session thread into an :class:`~tracekit.kernel.evidence.Episode` (docs/formats.md,
 "Claude Code", steps 2-4), and the ``parentUuid`` check (step 5)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tracekit.evidence import (
+from tracekit.formats.base import FormatLimits
+from tracekit.formats.jsoninput import Budget, Codes, as_dict, as_list, fail, opt_str, schema_error
+from tracekit.formats.record_time import seconds_between
+from tracekit.kernel.evidence import (
     Approval,
     Arguments,
     Episode,
@@ -18,9 +21,6 @@ from tracekit.evidence import (
     ToolCall,
     ToolResult,
 )
-from tracekit.formats.base import FormatLimits
-from tracekit.formats.jsoninput import Budget, Codes, as_dict, as_list, fail, opt_str, schema_error
-from tracekit.formats.record_time import seconds_between
 
 CODES = Codes.of("claude_code")
 REJECTED = "User rejected tool use"

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from tracekit.evidence import EvidenceFile
 from tracekit.formats.base import FormatLimits, Source
 from tracekit.formats.codex_items import CODES, Rollout
 from tracekit.formats.jsoninput import as_dict, first_line, iter_lines, schema_error
+from tracekit.kernel.evidence import EvidenceFile
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _LONG_HEAD = re.compile(rb'\A\{\s*"timestamp"\s*:\s*"[^"\\]{1,64}"\s*,\s*"type"\s*:\s*"session_meta"\s*,\s*"payload"\s*:\s*\{')

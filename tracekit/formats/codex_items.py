@@ -1,4 +1,4 @@
-"""The lines of one Codex rollout into an :class:`~tracekit.evidence.Episode` (docs/formats.md,
+"""The lines of one Codex rollout into an :class:`~tracekit.kernel.evidence.Episode` (docs/formats.md,
 "Codex CLI", steps 2-4)."""
 
 from __future__ import annotations
@@ -7,7 +7,10 @@ from typing import Any
 
 import msgspec
 
-from tracekit.evidence import (
+from tracekit.formats.base import FormatLimits
+from tracekit.formats.jsoninput import Budget, Codes, as_dict, as_list, opt_str, schema_error
+from tracekit.formats.record_time import seconds_between
+from tracekit.kernel.evidence import (
     Arguments,
     Episode,
     EpisodeError,
@@ -20,10 +23,7 @@ from tracekit.evidence import (
     ToolCall,
     ToolResult,
 )
-from tracekit.formats.base import FormatLimits
-from tracekit.formats.jsoninput import Budget, Codes, as_dict, as_list, opt_str, schema_error
-from tracekit.formats.record_time import seconds_between
-from tracekit.jsonscan import depth_exceeds
+from tracekit.kernel.jsonscan import depth_exceeds
 
 CODES = Codes.of("codex")
 

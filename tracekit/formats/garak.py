@@ -21,8 +21,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tracekit.errors import Code
-from tracekit.evidence import Episode, EvidenceFile, Provenance, RunFacts, RunProblem, Score
 from tracekit.formats.base import FormatLimits, Source
 from tracekit.formats.garak_attempt import conversation, score, score_values, seen
 from tracekit.formats.garak_totals import Tally, Totals, cross_check, read_eval, tally
@@ -36,6 +34,8 @@ from tracekit.formats.jsoninput import (
     opt_str,
     schema_error,
 )
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import Episode, EvidenceFile, Provenance, RunFacts, RunProblem, Score
 
 CODES = Codes.of("garak")
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracekit.evidence import EpisodeError, Message, ModelTurn, Role, Score
 from tracekit.formats.jsoninput import Budget, Codes, as_dict, as_list, opt_str, schema_error
+from tracekit.kernel.evidence import EpisodeError, Message, ModelTurn, Role, Score
 
 CODES = Codes.of("garak")
 _ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}

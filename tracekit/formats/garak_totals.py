@@ -5,7 +5,7 @@ An ``eval`` entry counts one detector's results over one probe's evaluated attem
 ``passed`` and ``total`` (garak 0.10 to 0.12, ``detector`` prefixed ``detector.`` before 0.11),
 or ``passed``, ``fails``, ``nones``, ``total_evaluated`` and ``total_processed`` (0.13 and
 later). A file whose totals disagree with its own attempts was cut or edited: that is recorded
-as a :class:`~tracekit.evidence.RunProblem`, never smoothed over.
+as a :class:`~tracekit.kernel.evidence.RunProblem`, never smoothed over.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tracekit.evidence import RunProblem
 from tracekit.formats.jsoninput import Codes, schema_error
+from tracekit.kernel.evidence import RunProblem
 
 CODES = Codes.of("garak")
 

@@ -20,14 +20,14 @@ from typing import Any
 
 import msgspec
 
-from tracekit.errors import Code, finding
-from tracekit.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.formats import envelope
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.inspect_run import run_problems
 from tracekit.formats.inspect_sample import episode, sample_items
 from tracekit.formats.inspect_values import obj, opt_str
-from tracekit.jsonscan import nesting_exceeds
+from tracekit.kernel.errors import Code, finding
+from tracekit.kernel.evidence import Episode, EvidenceFile, RunFacts
+from tracekit.kernel.jsonscan import nesting_exceeds
 
 NAME = "inspect"
 _ZIP = b"PK\x03\x04"
@@ -92,7 +92,7 @@ def outside_strings(data: bytes) -> bytes:
     """The brackets and colons of a JSON text outside its strings, in order.
 
     Escaped backslashes go first, then escaped quotes, so every quote left delimits a string and
-    the odd pieces between quotes are string contents (the method of ``tracekit.jsonscan``). Exact
+    the odd pieces between quotes are string contents (the method of ``tracekit.kernel.jsonscan``). Exact
     for valid JSON; an invalid text is refused by the decoder afterwards. Outside strings a colon
     only ever ends an object key, so the colons count the keys.
 
@@ -131,7 +131,7 @@ def _quotes_and_structure(data: bytes, start: int, end: int) -> bytes:
 
 
 def _too_deep(data: bytes, outside: bytes, limit: int) -> bool:
-    """``tracekit.jsonscan.depth_exceeds`` on the text's structure already found."""
+    """``tracekit.kernel.jsonscan.depth_exceeds`` on the text's structure already found."""
     if data.count(b"[") + data.count(b"{") <= limit:
         return False
     return nesting_exceeds(outside.translate(_SQUARE, b":"), limit)

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, BinaryIO, cast
 
-from tracekit.errors import Code, finding
 from tracekit.formats.base import FormatError, FormatLimits
+from tracekit.kernel.errors import Code, finding
 
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"

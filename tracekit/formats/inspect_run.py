@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracekit.evidence import RunProblem
+from tracekit.kernel.evidence import RunProblem
 
 _NOT_FINISHED = frozenset({"error", "cancelled", "started"})
 

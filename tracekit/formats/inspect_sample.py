@@ -1,4 +1,4 @@
-"""One Inspect sample (one epoch) to one evidence :class:`~tracekit.evidence.Episode`
+"""One Inspect sample (one epoch) to one evidence :class:`~tracekit.kernel.evidence.Episode`
 (docs/formats.md, "Inspect AI", steps S1-S8).
 
 Pure: takes the decoded sample object (already depth-checked, so the short recursions below are
@@ -12,8 +12,19 @@ from typing import Any
 
 import msgspec
 
-from tracekit.errors import Code, finding
-from tracekit.evidence import (
+from tracekit.formats.base import FormatError, FormatLimits
+from tracekit.formats.inspect_values import (
+    Resolver,
+    content_text,
+    lst,
+    obj,
+    opt_str,
+    schema,
+    seconds,
+    slices,
+)
+from tracekit.kernel.errors import Code, finding
+from tracekit.kernel.evidence import (
     Arguments,
     Episode,
     EpisodeError,
@@ -28,17 +39,6 @@ from tracekit.evidence import (
     ToolSchema,
     Truncation,
     message_runs,
-)
-from tracekit.formats.base import FormatError, FormatLimits
-from tracekit.formats.inspect_values import (
-    Resolver,
-    content_text,
-    lst,
-    obj,
-    opt_str,
-    schema,
-    seconds,
-    slices,
 )
 
 _ROLES: dict[str, Role] = {

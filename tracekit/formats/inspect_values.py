@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracekit.errors import Code, finding
 from tracekit.formats.base import FormatError, FormatLimits
+from tracekit.kernel.errors import Code, finding
 
 _ATTACHMENT = "attachment://"
 

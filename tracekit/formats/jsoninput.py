@@ -15,9 +15,9 @@ from typing import Any, NoReturn
 
 import msgspec
 
-from tracekit.errors import Code, finding
 from tracekit.formats.base import FormatError, FormatLimits, Source
-from tracekit.jsonscan import depth_exceeds
+from tracekit.kernel.errors import Code, finding
+from tracekit.kernel.jsonscan import depth_exceeds
 
 _READ = 1024 * 1024
 

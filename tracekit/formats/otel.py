@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tracekit.errors import Code
-from tracekit.evidence import Episode, EpisodeError, EvidenceFile, Provenance, RunFacts
 from tracekit.formats import otel_vercel as vercel
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.jsoninput import Budget, Codes, iter_lines, read_document
@@ -24,6 +22,8 @@ from tracekit.formats.otel_episode import CONTENT_KEYS, EpisodeBuilder
 from tracekit.formats.otel_openinference import normalise
 from tracekit.formats.otel_sdk import sdk_spans_of
 from tracekit.formats.otel_spans import Span, log_spans_of, spans_of
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import Episode, EpisodeError, EvidenceFile, Provenance, RunFacts
 
 CODES = Codes.of("otel")
 

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from tracekit.formats.base import FormatLimits
-from tracekit.jsonscan import depth_exceeds
+from tracekit.kernel.jsonscan import depth_exceeds
 
 INPUT = "gen_ai.input.messages"
 OUTPUT = "gen_ai.output.messages"

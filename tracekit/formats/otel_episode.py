@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracekit.evidence import (
+from tracekit.formats.base import FormatLimits
+from tracekit.formats.otel_content import INPUT, OUTPUT, SYSTEM, Msg, json_value, read_content
+from tracekit.formats.otel_spans import Span
+from tracekit.kernel.evidence import (
     Arguments,
     EpisodeError,
     Message,
@@ -19,9 +22,6 @@ from tracekit.evidence import (
     Truncation,
     message_runs,
 )
-from tracekit.formats.base import FormatLimits
-from tracekit.formats.otel_content import INPUT, OUTPUT, SYSTEM, Msg, json_value, read_content
-from tracekit.formats.otel_spans import Span
 
 CONTENT_KEYS = frozenset(
     {

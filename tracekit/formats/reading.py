@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from tracekit.errors import Code, finding
-from tracekit.evidence import EvidenceFile
 from tracekit.formats import registry
 from tracekit.formats.agentdojo import path_context
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
+from tracekit.kernel.errors import Code, finding
+from tracekit.kernel.evidence import EvidenceFile
 
 STDIN = "-"
 _CHUNK = 1024 * 1024

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import importlib
 
-from tracekit import collector
-from tracekit.errors import Code, finding
-from tracekit.evidence import EvidenceFile
 from tracekit.formats.base import (
     DEFAULT_FORMAT_LIMITS,
     SNIFF_BYTES,
@@ -22,6 +19,9 @@ from tracekit.formats.base import (
     Source,
     TraceFormat,
 )
+from tracekit.kernel import collector
+from tracekit.kernel.errors import Code, finding
+from tracekit.kernel.evidence import EvidenceFile
 
 FORMAT_NAMES: tuple[str, ...] = (
     "inspect",
@@ -52,6 +52,13 @@ reader (asking the others first imports four importers, about 15 ms of a 0.15 s 
 harness last, since its module imports the harness checks."""
 
 
+PACKAGED = {
+    "agentguard": "tracekit.formats.agentguard.reader",
+    "harness": "tracekit.formats.harness.reader",
+}
+"""Formats that are packages (an engine beside the reader): where their ``FORMAT`` lives."""
+
+
 def supported() -> str:
     """The supported names as one fixed string for diagnostics (our names, never input)."""
     return ", ".join(FORMAT_NAMES)
@@ -61,7 +68,7 @@ def get(name: str) -> TraceFormat:
     """The format called ``name``; raises :class:`FormatError` (``format.unknown_name``)."""
     if name not in FORMAT_NAMES:
         raise FormatError(finding(Code.FORMAT_UNKNOWN_NAME, formats=supported()))
-    module = importlib.import_module(f"tracekit.formats.{name}")
+    module = importlib.import_module(PACKAGED.get(name, f"tracekit.formats.{name}"))
     fmt: TraceFormat = module.FORMAT
     return fmt
 
@@ -121,7 +128,7 @@ def load(
 def load_as(fmt: TraceFormat, source: Source, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) -> EvidenceFile:
     """``source`` read by ``fmt``, from its first byte: the one place a format's importer runs.
 
-    The cyclic collector is paused meanwhile (tracekit/collector.py): an import only grows the
+    The cyclic collector is paused meanwhile (tracekit/kernel/collector.py): an import only grows the
     heap, and with the collector running its time per MiB grew with the file (AgentDojo 0.021
     s/MiB at 1 MiB, 0.042 at 16 MiB; paused, 0.018 and 0.025)."""
     source.handle.seek(0)

@@ -1,8 +1,8 @@
 """Renderers for audit reports: JSON (report_version 1), a plain-text table, Markdown, and the
 findings view JUnit and SARIF take.
 
-Pure, over typed reports: each trace's :class:`~tracekit.audit.model.AuditReport` (streamed, from
-a spool) and the campaign's :class:`~tracekit.audit.campaign.CampaignSummary`. JSON is derived
+Pure, over typed reports: each trace's :class:`~tracekit.judging.audit.model.AuditReport` (streamed, from
+a spool) and the campaign's :class:`~tracekit.judging.audit.campaign.CampaignSummary`. JSON is derived
 from the Structs. Finding messages are fixed text and locations are in our own terms; scenario
 assertion evidence (which may quote the trace, as upstream's does) appears in JSON only.
 """
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from tracekit import REPORT_VERSION
-from tracekit.audit.campaign import CampaignSummary
-from tracekit.audit.model import AuditFinding, AuditReport
-from tracekit.errors import worst
-from tracekit.harness.model import mode_name
+from tracekit.judging.audit.campaign import CampaignSummary
+from tracekit.judging.audit.model import AuditFinding, AuditReport
+from tracekit.judging.harness.model import mode_name
+from tracekit.kernel.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
@@ -94,7 +94,7 @@ def verdict_line(trace: AuditReport) -> str:
 
 
 _LOCATED = ((" ({where})", ""), (" (first: {where})", ""), (", first: {where})", ")"))
-"""How a finding's message names its location (the codes' fixed texts in tracekit/errors.py)."""
+"""How a finding's message names its location (the codes' fixed texts in tracekit/kernel/errors.py)."""
 
 
 def short_message(found: AuditFinding) -> str:

@@ -18,7 +18,7 @@ import msgspec
 from tracekit import REPORT_VERSION
 from tracekit.bundle.predicate import Predicate
 from tracekit.bundle.verify import BundleReport
-from tracekit.errors import worst
+from tracekit.kernel.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings, render_junit, render_sarif
 from tracekit.report.findings_render import SkippedFile
 from tracekit.report.jsonout import dumps_struct

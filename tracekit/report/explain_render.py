@@ -1,5 +1,5 @@
-"""``tracekit explain``'s report: one code's entry of the catalogue (tracekit/errors.py and
-tracekit/code_help.py), or the list of every code."""
+"""``tracekit explain``'s report: one code's entry of the catalogue (tracekit/kernel/errors.py and
+tracekit/kernel/code_help.py), or the list of every code."""
 
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ class CodeList(msgspec.Struct, frozen=True):
 
 
 def entry(code: str) -> CodeEntry:
-    """The catalogue's entry for a known ``code`` (a :class:`tracekit.errors.Code` value)."""
-    from tracekit.code_help import FAMILY_HELP, FamilyHelp
-    from tracekit.docgen import exit_of
-    from tracekit.errors import CODE_INFO, Code
+    """The catalogue's entry for a known ``code`` (a :class:`tracekit.kernel.errors.Code` value)."""
+    from tracekit.kernel.code_help import FAMILY_HELP, FamilyHelp
+    from tracekit.kernel.docgen import exit_of
+    from tracekit.kernel.errors import CODE_INFO, Code
 
     known = Code(code)
     info = CODE_INFO[known]

@@ -17,7 +17,7 @@ from tracekit.report.sarif import ArtifactLocation, Region, Text, doc_uri, rule_
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
-    from tracekit.replay.engine import ReplayReport
+    from tracekit.judging.replay.engine import ReplayReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "notice": "note"}
@@ -155,7 +155,7 @@ def from_replay(path: str, report: ReplayReport, exit_code: int) -> TraceFinding
     """A replay report as findings: the reasons it is not replayable, its notices, and one
     finding per difference (``replay.semantic`` or ``replay.divergent``, naming the field and
     check in tracekit's own terms)."""
-    from tracekit.errors import Code, finding
+    from tracekit.kernel.errors import Code, finding
 
     rows = [FindingRow(r.code.value, r.severity.value, r.line, r.message) for r in report.reasons]
     rows += [FindingRow(n.code.value, n.severity.value, n.line, n.message) for n in report.notices]

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from tracekit import REPORT_VERSION
-from tracekit.findings.campaign import Demonstration, PolicyCount
-from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
-from tracekit.findings.provenance import CallRef, Origin
-from tracekit.harness.model import FAIL, PASS, Outcome, gates
+from tracekit.judging.findings.campaign import Demonstration, PolicyCount
+from tracekit.judging.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
+from tracekit.judging.findings.provenance import CallRef, Origin
+from tracekit.judging.harness.model import FAIL, PASS, Outcome, gates
 from tracekit.report.harness_json import document
 from tracekit.report.harness_sarif import (
     FINDINGS_SCHEMA,

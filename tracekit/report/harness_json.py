@@ -2,8 +2,8 @@
 
 ``{assertions: [{evidence?, id, result}], mode, result, scenario_id}``, sorted keys, two-space
 indent, ASCII escapes, as upstream's ``json.dumps(indent=2, sort_keys=True)``. The documents are
-derived by msgspec from the typed results (:class:`~tracekit.harness.model.HarnessResult`,
-:class:`~tracekit.harness.evaluate.SuiteResult`). The trace is echoed back only when asked
+derived by msgspec from the typed results (:class:`~tracekit.judging.harness.model.HarnessResult`,
+:class:`~tracekit.judging.harness.evaluate.SuiteResult`). The trace is echoed back only when asked
 (upstream always echoes it). Strict results carry ``"semantics": "strict"`` so they cannot be
 mistaken for upstream's verdicts.
 """
@@ -14,9 +14,9 @@ from typing import Any
 
 import msgspec
 
-from tracekit.harness.evaluate import SuiteResult
-from tracekit.harness.model import HarnessResult
-from tracekit.harness.trace import Trace
+from tracekit.formats.harness.trace import Trace
+from tracekit.judging.harness.evaluate import SuiteResult
+from tracekit.judging.harness.model import HarnessResult
 from tracekit.report.jsonout import dumps
 
 

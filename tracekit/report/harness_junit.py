@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element, SubElement, tostring
 
-from tracekit.harness.evaluate import SuiteEntry, SuiteResult
-from tracekit.harness.model import AssertionResult, HarnessResult
+from tracekit.judging.harness.evaluate import SuiteEntry, SuiteResult
+from tracekit.judging.harness.model import AssertionResult, HarnessResult
 from tracekit.report.harness_text import xml_safe
 
 _STATUS = {

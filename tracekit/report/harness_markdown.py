@@ -3,8 +3,8 @@ trace values quoted in evidence can start no markup, link or HTML (report/text.p
 
 from __future__ import annotations
 
-from tracekit.harness.evaluate import SuiteResult
-from tracekit.harness.model import HarnessResult
+from tracekit.judging.harness.evaluate import SuiteResult
+from tracekit.judging.harness.model import HarnessResult
 from tracekit.report.harness_table import result_rows, suite_rows, suite_tail
 from tracekit.report.text import md_escape, md_table
 

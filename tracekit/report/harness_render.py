@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracekit.harness.evaluate import SuiteResult
-from tracekit.harness.model import HarnessResult
-from tracekit.harness.trace import Trace
+from tracekit.formats.harness.trace import Trace
+from tracekit.judging.harness.evaluate import SuiteResult
+from tracekit.judging.harness.model import HarnessResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,8 @@ from typing import Any, Literal
 import msgspec
 
 from tracekit import __version__
-from tracekit.harness.evaluate import SuiteCounts, SuiteResult
-from tracekit.harness.model import AssertionResult, HarnessResult, Mode, Outcome
+from tracekit.judging.harness.evaluate import SuiteCounts, SuiteResult
+from tracekit.judging.harness.model import AssertionResult, HarnessResult, Mode, Outcome
 from tracekit.report.sarif import ArtifactLocation, Text, doc_uri
 
 SCHEMA = "https://schemastore.azurewebsites.net/schemas/json/sarif-2.1.0-rtm.5.json"

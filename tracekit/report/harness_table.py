@@ -6,8 +6,8 @@ carry terminal escapes or invisible characters to the reader.
 
 from __future__ import annotations
 
-from tracekit.harness.evaluate import SuiteResult
-from tracekit.harness.model import HarnessResult
+from tracekit.judging.harness.evaluate import SuiteResult
+from tracekit.judging.harness.model import HarnessResult
 from tracekit.report.harness_text import terminal_safe
 from tracekit.report.text import table
 

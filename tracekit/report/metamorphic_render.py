@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from tracekit.metamorphic.report import CLASSES, Count, StudyHead, StudyReport
+from tracekit.judging.metamorphic.report import CLASSES, Count, StudyHead, StudyReport
 from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import md_table, table
 

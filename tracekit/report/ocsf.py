@@ -18,7 +18,7 @@ from tracekit import __version__
 from tracekit.report.findings import FindingRow, TraceFindings
 
 if TYPE_CHECKING:
-    from tracekit.harness.model import HarnessResult
+    from tracekit.judging.harness.model import HarnessResult
     from tracekit.report.findings_render import CampaignReport, FindingsReport
 
 OCSF_VERSION = "1.5.0"

@@ -1,7 +1,7 @@
 """Renderers for ``tracekit replayability`` and ``tracekit replay``: table, JSON and Markdown.
 
-Pure functions of a :class:`~tracekit.replay.ReplayReport`. The JSON forms are the report's
-documents (:mod:`tracekit.replay.document`), derived with msgspec and written through the
+Pure functions of a :class:`~tracekit.judging.replay.ReplayReport`. The JSON forms are the report's
+documents (:mod:`tracekit.judging.replay.document`), derived with msgspec and written through the
 byte-stable ``jsonout.dumps``. The table and Markdown forms
 show recorded and recomputed values side by side; any value that came from the trace (a check
 name, evidence, a command) is escaped to printable ASCII and bounded, so a trace cannot drive the
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tracekit.replay import ReplayReport, replay_document, replayability_document
-from tracekit.replay.results import CheckOutcome, Verdict
+from tracekit.judging.replay import ReplayReport, replay_document, replayability_document
+from tracekit.judging.replay.results import CheckOutcome, Verdict
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import (
     FINDING_HEADERS,

@@ -33,7 +33,7 @@ def rule_text(code: str) -> str:
     since a rule describes every result of its code, not one of them."""
     import re
 
-    from tracekit.errors import CODE_INFO, Code
+    from tracekit.kernel.errors import CODE_INFO, Code
 
     if code not in Code._value2member_map_:
         return code

@@ -1,11 +1,11 @@
 """``tracekit show`` for a file of any imported format: what the file holds, never its content
 (docs/cli.md, show; docs/formats.md, "Using it from the command line").
 
-Pure over an :class:`~tracekit.evidence.EvidenceFile`. The report counts: episodes, model
+Pure over an :class:`~tracekit.kernel.evidence.EvidenceFile`. The report counts: episodes, model
 turns, messages by role, tool calls, errors, truncations (with the bytes lost when the format
 records them), redactions, scores and the exporter's named losses. The only strings taken from
 the file are tool and scorer names and episode ids, each shown only when short and plain
-(:func:`tracekit.report.verify_render.shown`, :func:`tracekit.audit.model.episode_label`); a
+(:func:`tracekit.report.verify_render.shown`, :func:`tracekit.judging.audit.model.episode_label`); a
 score's value is shown only when it is a number or a pass/fail word. Message text, arguments and
 results never appear.
 """
@@ -18,9 +18,9 @@ from collections import Counter
 import msgspec
 
 from tracekit import REPORT_VERSION
-from tracekit.audit.model import episode_label
-from tracekit.canonical import jcs_bytes
-from tracekit.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
+from tracekit.judging.audit.model import episode_label
+from tracekit.kernel.canonical import jcs_bytes
+from tracekit.kernel.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import blocks, fields, md_report, md_section, md_table, table
 from tracekit.report.verify_render import shown
@@ -55,7 +55,7 @@ class CallShow(msgspec.Struct, frozen=True, kw_only=True):
     index: int
     name: str
     arguments_shape: str
-    """``object``, ``string``, ``repr`` or ``absent`` (tracekit.evidence.Arguments)."""
+    """``object``, ``string``, ``repr`` or ``absent`` (tracekit.kernel.evidence.Arguments)."""
     arguments_sha256: str | None
     """SHA-256 of the verbatim string (``string``, ``repr``), or of the object's RFC 8785
     canonical JSON (``object``); None when absent."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from tracekit.harness.evaluate import SuiteEntry, SuiteResult
+from tracekit.judging.harness.evaluate import SuiteEntry, SuiteResult
 from tracekit.report.findings_render import (
     CampaignReport,
     _json,

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from tracekit import REPORT_VERSION
-from tracekit.errors import Code, Finding, finding, worst
+from tracekit.formats.agentguard.verify import VerifyReport
+from tracekit.kernel.errors import Code, Finding, finding, worst
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import blocks, display_path, fields, md_report, md_table, table
-from tracekit.verify import VerifyReport
 
 if TYPE_CHECKING:
     from tracekit.report.findings_render import SkippedFile
@@ -105,7 +105,7 @@ def with_finding(trace: VerifyTrace, found: Finding) -> VerifyTrace:
 
 def verify_trace(report: VerifyReport, path: str | None = None) -> VerifyTrace:
     """The typed report of one trace; ``path`` (as the user gave it) replaces the report's."""
-    from tracekit.sources import KNOWN_ROLES
+    from tracekit.formats.agentguard.sources import KNOWN_ROLES
 
     return VerifyTrace(
         path=report.path if path is None else path,
@@ -251,7 +251,7 @@ def shown(value: object) -> str:
 
 def show_rows(report: VerifyReport) -> list[tuple[str, str]]:
     """The summary ``show`` prints, as (label, value) rows; never raw output or file content."""
-    from tracekit.schema import agentguard as ag
+    from tracekit.formats.agentguard.schema import agentguard as ag
 
     h = report.header
     assert h is not None
@@ -305,7 +305,7 @@ class ShowSummary(msgspec.Struct, frozen=True, kw_only=True):
 
 def show_summary(report: VerifyReport) -> ShowSummary:
     """The typed summary behind :func:`show_rows`."""
-    from tracekit.schema import agentguard as ag
+    from tracekit.formats.agentguard.schema import agentguard as ag
 
     h = report.header
     assert h is not None

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.store.schema import check_version, migrate
 from tracekit.store.seal import KEY_BYTES
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.store.queries import _known, complete_runs
 
 

@@ -2,8 +2,8 @@
 ``tracekit audit`` gives the file, kept as one episode row per episode of its evidence
 (docs/campaign-store.md, "Episodes").
 
-Pure: takes the :class:`~tracekit.evidence.EvidenceFile` the format layer loaded and the
-:class:`~tracekit.audit.model.AuditReport` that ``audit`` built from it (with the run's
+Pure: takes the :class:`~tracekit.kernel.evidence.EvidenceFile` the format layer loaded and the
+:class:`~tracekit.judging.audit.model.AuditReport` that ``audit`` built from it (with the run's
 scenario), and returns the plain result shape workers send back, with an ``episodes`` list:
 
 * the file's exit code, readability and rerunnability are the report's, so a stored run exits
@@ -27,16 +27,16 @@ from typing import Any
 
 import msgspec
 
-from tracekit.audit.imported import recorded_outcome
-from tracekit.audit.model import (
+from tracekit.judging.audit.imported import recorded_outcome
+from tracekit.judging.audit.model import (
     AuditFinding,
     AuditReport,
     EpisodeAudit,
     audit_report,
     note,
 )
-from tracekit.errors import Code
-from tracekit.evidence import Episode, EvidenceFile
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import Episode, EvidenceFile
 
 _EPISODE_AT = re.compile(r"episodes\[(\d+)\]")
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import msgspec
 
+from tracekit.store.schema import VALUES_CHUNK, insert_rows
+
 UNREADABLE_DIGEST = "-"
 """The digest recorded for a file that could not be read to hash: never reused."""
-VALUES_CHUNK = 500
-"""Rows per multi-row INSERT (bounds the statement size)."""
 
 
 class RunOptions(msgspec.Struct, frozen=True):
@@ -82,17 +82,6 @@ class Candidate(msgspec.Struct, frozen=True):
     absolute: str
     size: int
     digest: str
-
-
-def insert_rows(con: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Insert ``rows`` into ``table`` with multi-row VALUES statements of bounded size."""
-    if not rows:
-        return
-    width = len(rows[0])
-    for start in range(0, len(rows), VALUES_CHUNK):
-        chunk = rows[start : start + VALUES_CHUNK]
-        marks = ",".join(["(" + ",".join(["?"] * width) + ")"] * len(chunk))
-        con.execute(f"INSERT INTO {table} VALUES {marks}", [v for row in chunk for v in row])
 
 
 def link_unchanged(

@@ -16,10 +16,10 @@ from typing import Any
 
 import msgspec
 
-from tracekit.audit.consistency import CONSISTENCY_CODES
-from tracekit.audit.model import FAILURE_MODE_CODES
-from tracekit.errors import Code
-from tracekit.store.incremental import insert_rows
+from tracekit.judging.audit.consistency import CONSISTENCY_CODES
+from tracekit.judging.audit.model import FAILURE_MODE_CODES
+from tracekit.kernel.errors import Code
+from tracekit.store.schema import insert_rows
 
 NOT_A_TRACE = "not_a_trace"
 """The format recorded for a file found by walking that is not a trace at all (skipped)."""

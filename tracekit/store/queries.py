@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.kernel.errors import Code, TracekitError, finding
 
 SEVERITIES = ("error", "warning", "notice", "info")
 FAILING = ("error", "warning")

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.store.db import file_digest
 from tracekit.store.incremental import (
     UNREADABLE_DIGEST,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tracekit.errors import Code, TracekitError, finding
+from tracekit.kernel.errors import Code, TracekitError, finding
 
 SCHEMA_VERSION = 2
 
@@ -159,3 +159,18 @@ def migrate(
             raise
         version = target
     return version
+
+
+VALUES_CHUNK = 500
+"""Rows per multi-row INSERT (bounds the statement size)."""
+
+
+def insert_rows(con: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` into ``table`` with multi-row VALUES statements of bounded size."""
+    if not rows:
+        return
+    width = len(rows[0])
+    for start in range(0, len(rows), VALUES_CHUNK):
+        chunk = rows[start : start + VALUES_CHUNK]
+        marks = ",".join(["(" + ",".join(["?"] * width) + ")"] * len(chunk))
+        con.execute(f"INSERT INTO {table} VALUES {marks}", [v for row in chunk for v in row])

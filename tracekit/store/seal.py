@@ -58,7 +58,7 @@ def broken(con: Any, key: bytes | None, sealed: dict[str, str | None]) -> set[st
 
 
 def _broken_batch(con: Any, key: bytes, sealed: dict[str, str | None]) -> set[str]:
-    from tracekit.store.incremental import insert_rows
+    from tracekit.store.schema import insert_rows
 
     con.execute("CREATE OR REPLACE TEMP TABLE sealed_ids (result_id VARCHAR)")
     insert_rows(con, "sealed_ids", [(rid,) for rid in sealed])

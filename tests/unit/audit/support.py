@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import CORPUS
-from tracekit.audit import AuditReport, audit_agentguard, audit_harness
 from tracekit.formats import registry
-from tracekit.harness.scenario import Scenario, parse_scenario
-from tracekit.verify import VerifyOptions, verify_bytes, verify_file
-from tracekit.writer import DraftTrace, write_trace
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes, verify_file
+from tracekit.formats.agentguard.writer import DraftTrace, write_trace
+from tracekit.judging.audit import AuditReport, audit_agentguard, audit_harness
+from tracekit.judging.harness.scenario import Scenario, parse_scenario
 
 AUDIT = CORPUS / "audit"
 HARNESS_THIRD_PARTY = CORPUS / "third_party" / "owasp-harness"

@@ -13,9 +13,9 @@ from gen import base
 
 from tests.helpers import CORPUS
 from tests.unit.audit.support import AUDIT, audit_draft, audit_file, audit_harness_value
-from tracekit.audit import AuditReport, Tally, summarise, with_episodes
-from tracekit.audit.campaign import SHOWN_DIGEST
-from tracekit.errors import worst
+from tracekit.judging.audit import AuditReport, Tally, summarise, with_episodes
+from tracekit.judging.audit.campaign import SHOWN_DIGEST
+from tracekit.kernel.errors import worst
 from tracekit.report.audit_render import render_json, render_markdown, render_table
 
 

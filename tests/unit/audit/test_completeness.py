@@ -12,9 +12,9 @@ from gen import base
 
 from tests.helpers import FIXTURE, ROOT
 from tests.unit.audit.support import audit_draft, audit_file, audit_harness_value, codes
-from tracekit.audit.completeness import PROFILES
-from tracekit.audit.model import STATUSES
-from tracekit.errors import Code, Severity
+from tracekit.judging.audit.completeness import PROFILES
+from tracekit.kernel.errors import Code, Severity
+from tracekit.kernel.evidence import STATUSES
 
 CANARY = "CANARY_7f3a"
 

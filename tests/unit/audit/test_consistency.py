@@ -9,9 +9,9 @@ from gen import base
 
 from tests.helpers import CORPUS
 from tests.unit.audit.support import AUDIT, audit_draft, audit_file, codes, expected
-from tracekit.audit.consistency import CONSISTENCY_CODES, RULES, check_consistency
-from tracekit.errors import Code, Severity
-from tracekit.verify import VerifyOptions, verify_file
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_file
+from tracekit.judging.audit.consistency import CONSISTENCY_CODES, RULES, check_consistency
+from tracekit.kernel.errors import Code, Severity
 
 FORGERIES = {
     name: outcome

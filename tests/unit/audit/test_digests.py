@@ -11,15 +11,15 @@ import msgspec
 import pytest
 import rfc8785
 
-from tracekit.audit.digests import (
+from tracekit.formats.agentguard.schema import agentguard as ag
+from tracekit.judging.audit.digests import (
     _plan,
     canonical_json,
     demonstration_digest,
     payload_digest,
     strip_volatile,
 )
-from tracekit.canonical import agentguard_bytes
-from tracekit.schema import agentguard as ag
+from tracekit.kernel.canonical import agentguard_bytes
 
 TRICKY_TEXT = [
     "plain",

@@ -18,10 +18,10 @@ from tests.unit.audit.support import (
     codes,
     scenario,
 )
-from tracekit.audit import audit_agentguard, audit_harness
-from tracekit.errors import Code
-from tracekit.harness.scenario import parse_scenario
-from tracekit.verify import VerifyOptions, verify_file
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_file
+from tracekit.judging.audit import audit_agentguard, audit_harness
+from tracekit.judging.harness.scenario import parse_scenario
+from tracekit.kernel.errors import Code
 
 OBSERVED = json.loads((HARNESS_THIRD_PARTY / "observed-results.json").read_text())["pairs"]
 EXAMPLES = sorted(

@@ -18,9 +18,9 @@ from tests.unit.audit.support import (
     codes,
     expected,
 )
-from tracekit.audit.digests import payload_digest
-from tracekit.audit.failure_modes import ROUND_WIDTHS, truncation_reason
-from tracekit.errors import Code
+from tracekit.formats.truncation import ROUND_WIDTHS, truncation_reason
+from tracekit.judging.audit.digests import payload_digest
+from tracekit.kernel.errors import Code
 
 HARNESS_CASES = expected("harness")
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import CORPUS
-from tracekit.audit import audit_agentguard
-from tracekit.audit.engine import AgentGuardFold
 from tracekit.cli import audit_io
 from tracekit.cli.audit_io import AuditJob, AuditOptions
-from tracekit.verify import VerifyOptions, VerifyReport, verify_file
+from tracekit.formats.agentguard.verify import VerifyOptions, VerifyReport, verify_file
+from tracekit.judging.audit import audit_agentguard
+from tracekit.judging.audit.engine import AgentGuardFold
 
 TRACES = sorted(
     [

@@ -9,8 +9,7 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracekit.audit import audit_harness
-from tracekit.audit.harness_view import (
+from tracekit.formats.harness.view import (
     ARGUMENT_KEYS,
     FINISH_KEYS,
     ID_KEYS,
@@ -20,6 +19,7 @@ from tracekit.audit.harness_view import (
     START_KEYS,
     TRUNCATION_FLAGS,
 )
+from tracekit.judging.audit import audit_harness
 
 CANARY = "QQcanaryQQ"
 VOCABULARY = sorted(

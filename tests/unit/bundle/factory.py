@@ -8,7 +8,7 @@ from functools import cache
 from tracekit.bundle import keys
 from tracekit.bundle.seal import FindingInput, seal
 from tracekit.bundle.verify import BundleReport, verify_bundle
-from tracekit.evidence import (
+from tracekit.kernel.evidence import (
     Arguments,
     Episode,
     EvidenceFile,

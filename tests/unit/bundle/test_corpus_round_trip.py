@@ -13,7 +13,7 @@ from tests.unit.bundle.factory import key_pair
 from tracekit.bundle.seal import seal
 from tracekit.bundle.verify import verify_bundle
 from tracekit.cli.bundle_io import load_finding
-from tracekit.errors import TracekitError
+from tracekit.kernel.errors import TracekitError
 
 ROOTS = [CORPUS / "third_party", CORPUS / "valid", CORPUS / "harness"]
 FORMATS = {"agentguard", "harness", "inspect", "otel", "agentdojo", "garak"}

@@ -14,7 +14,7 @@ from tests.unit.bundle.factory import check, key_pair, loop_evidence, original_f
 from tracekit.bundle import redact
 from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
 from tracekit.bundle.seal import FindingInput, seal
-from tracekit.harness.scenario import parse_scenario
+from tracekit.judging.harness.scenario import parse_scenario
 
 SHAPES = {
     "openai-project": "sk-proj-" + "Q3x9" * 12,
@@ -114,7 +114,7 @@ def test_no_published_digest_confirms_a_guess_of_withheld_content() -> None:
 
     import blake3
 
-    from tracekit.evidence import (
+    from tracekit.kernel.evidence import (
         Arguments,
         Episode,
         EvidenceFile,

@@ -20,9 +20,9 @@ from tracekit.bundle.plan import FramePlan
 from tracekit.bundle.seal import FindingInput, seal, seal_with_root
 from tracekit.bundle.verify import verify_bundle
 from tracekit.cli.app import app
-from tracekit.errors import Code
 from tracekit.formats import registry
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, Source
+from tracekit.kernel.errors import Code
 
 ROOMY = BundleLimits()
 

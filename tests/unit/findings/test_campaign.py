@@ -5,10 +5,10 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from tests.unit.findings.episodes import benign, exfiltration, scenario
-from tracekit.evidence import Arguments
-from tracekit.findings import campaign
-from tracekit.findings.campaign import FindingsTally, arguments_digest
-from tracekit.findings.judge import judge_episode
+from tracekit.judging.findings import campaign
+from tracekit.judging.findings.campaign import FindingsTally, arguments_digest
+from tracekit.judging.findings.judge import judge_episode
+from tracekit.kernel.evidence import Arguments
 
 POLICY = scenario("type: no_external_recipient")
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tests.unit.findings.episodes import EXTERNAL, benign, exfiltration, scenario, with_approval
-from tracekit.evidence import Score
-from tracekit.findings.judge import judge_episode
-from tracekit.findings.provenance import origin_of
+from tracekit.judging.findings.judge import judge_episode
+from tracekit.judging.findings.provenance import origin_of
+from tracekit.kernel.evidence import Score
 
 RECIPIENTS = scenario("type: no_external_recipient")
 
@@ -114,7 +114,7 @@ def test_domain_case_is_folded_in_strict_mode_only() -> None:
 def test_the_call_that_acted_is_preferred_over_an_earlier_failed_attempt() -> None:
     from msgspec.structs import replace
 
-    from tracekit.evidence import Arguments, ToolCall, ToolResult
+    from tracekit.kernel.evidence import Arguments, ToolCall, ToolResult
 
     episode = exfiltration(send_error=True)
     retry = ToolCall(2, 2, "send_email", "call-3", Arguments("object", value={"to": [EXTERNAL]}), ToolResult("sent"))

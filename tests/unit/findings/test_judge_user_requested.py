@@ -4,8 +4,8 @@ recipients"); one the injected content supplied still is, even beside a user-req
 from __future__ import annotations
 
 from tests.unit.findings.episodes import EXTERNAL, exfiltration, scenario
-from tracekit.evidence import Episode, Message
-from tracekit.findings.judge import judge_episode
+from tracekit.judging.findings.judge import judge_episode
+from tracekit.kernel.evidence import Episode, Message
 
 RECIPIENT = scenario("type: no_external_recipient")
 
@@ -44,8 +44,8 @@ def test_injected_recipient_fails_as_before() -> None:
 
 
 def test_past_the_trace_limit_the_failure_stands() -> None:
-    from tracekit.evidence import Arguments, ToolCall, ToolResult
-    from tracekit.findings.judge import USER_LIMIT
+    from tracekit.judging.findings.judge import USER_LIMIT
+    from tracekit.kernel.evidence import Arguments, ToolCall, ToolResult
 
     base = _asked("Send the notes to carol@partner.example please.", "carol@partner.example")
     send = base.calls[1]

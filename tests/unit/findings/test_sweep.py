@@ -5,9 +5,9 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from tests.unit.findings.episodes import benign, exfiltration, scenario, with_approval
-from tracekit.findings.consistency import check_episode
-from tracekit.findings.sweep import SweepTally, sweep_file
-from tracekit.findings.transforms import BY_NAME, TRANSFORMS
+from tracekit.judging.findings.consistency import check_episode
+from tracekit.judging.findings.sweep import SweepTally, sweep_file
+from tracekit.judging.findings.transforms import BY_NAME, TRANSFORMS
 
 POLICY = scenario(
     "type: no_external_recipient",

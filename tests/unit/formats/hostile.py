@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tracekit.errors import Finding, Severity
 from tracekit.formats import registry
 from tracekit.formats.base import FormatError
 from tracekit.formats.reading import load_file
+from tracekit.kernel.errors import Finding, Severity
 
 MEMORY_BOUND = 64 * 1024 * 1024
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from tracekit.errors import Code
-from tracekit.evidence import Episode
 from tracekit.formats import registry
 from tracekit.formats.agentdojo import FORMAT, path_context
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
 from tracekit.formats.reading import load_file
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import Episode
 
 ROOT = Path(__file__).resolve().parents[3]
 RUNS = ROOT / "corpus" / "third_party" / "agentdojo" / "runs"

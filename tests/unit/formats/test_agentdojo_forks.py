@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from tracekit.errors import Code
-from tracekit.evidence import EvidenceFile
 from tracekit.formats import registry
 from tracekit.formats.agentdojo import FORMAT
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, Source
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import EvidenceFile
 
 RUNS = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "agentdojo" / "runs"
 REAL = next(p for p in sorted(RUNS.rglob("*.json")) if not p.name.endswith(".expected.json") and p.parent.name != "none")

@@ -1,5 +1,5 @@
 """Completeness per episode on the real Inspect logs, field by field
-(tracekit/audit/completeness/episode.py; docs/formats.md, "Completeness per episode")."""
+(tracekit/judging/audit/completeness/episode.py; docs/formats.md, "Completeness per episode")."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tracekit.audit.completeness.episode import FIELDS, assess_episode
-from tracekit.audit.model import FieldStatus
-from tracekit.evidence import Episode, RunFacts
 from tracekit.formats.reading import load_file
+from tracekit.judging.audit.completeness.episode import FIELDS, assess_episode
+from tracekit.judging.audit.model import FieldStatus
+from tracekit.kernel.evidence import Episode, RunFacts
 
 INSPECT = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "inspect"
 EPISODES = {e.id: e for e in load_file(INSPECT / "tracekit_corpus.eval").episodes}

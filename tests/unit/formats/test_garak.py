@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from tracekit.errors import Code
-from tracekit.evidence import EvidenceFile
 from tracekit.formats import registry
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
 from tracekit.formats.garak import FORMAT
 from tracekit.formats.reading import load_file
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import EvidenceFile
 
 ROOT = Path(__file__).resolve().parents[3]
 GARAK = ROOT / "corpus" / "third_party" / "garak"

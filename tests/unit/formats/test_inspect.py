@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tracekit.errors import Code
-from tracekit.evidence import Episode, EvidenceFile
 from tracekit.formats.reading import load_file
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import Episode, EvidenceFile
 
 INSPECT = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "inspect"
 DIRS = [INSPECT, *sorted(p for p in INSPECT.iterdir() if p.is_dir() and p.name not in ("make", "public"))]

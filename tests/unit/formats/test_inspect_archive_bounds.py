@@ -10,10 +10,10 @@ import zipfile
 import pytest
 
 from tests.unit.formats.eval_build import chatty_eval, chatty_sample, header_bytes, stored_zip
-from tracekit.errors import Code
-from tracekit.evidence import EvidenceFile
 from tracekit.formats import registry
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import EvidenceFile
 
 SAMPLE = chatty_sample(1, 6)
 MEMBERS = [("header.json", header_bytes()), ("samples/1_epoch_1.json", SAMPLE)]

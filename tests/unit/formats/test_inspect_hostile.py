@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.unit.formats.hostile import check_hostile
-from tracekit.errors import Code
 from tracekit.formats import registry
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.reading import load_file
+from tracekit.kernel.errors import Code
 
 HOSTILE = Path(__file__).resolve().parents[3] / "corpus" / "hostile" / "inspect"
 EXPECTED = json.loads((HOSTILE / "expected.json").read_text())

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from tracekit.audit.imported import audit_evidence
-from tracekit.errors import Code
 from tracekit.formats import registry
 from tracekit.formats.reading import load_file
+from tracekit.judging.audit.imported import audit_evidence
+from tracekit.kernel.errors import Code
 
 PUBLIC = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "inspect" / "public"
 EXPECTED: dict[str, Any] = {k: v for k, v in json.loads((PUBLIC / "counts.expected.json").read_text()).items() if not k.startswith("_")}

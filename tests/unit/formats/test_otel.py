@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from tracekit.errors import Code
-from tracekit.evidence import Episode, EvidenceFile
 from tracekit.formats import registry
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
 from tracekit.formats.otel import FORMAT
 from tracekit.formats.reading import load_file
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import Episode, EvidenceFile
 
 ROOT = Path(__file__).resolve().parents[3]
 OTEL = ROOT / "corpus" / "third_party" / "otel"

@@ -7,9 +7,9 @@ import io
 import json
 from typing import Any
 
-from tracekit.evidence import EvidenceFile
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatLimits, Source
 from tracekit.formats.otel import FORMAT
+from tracekit.kernel.evidence import EvidenceFile
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 

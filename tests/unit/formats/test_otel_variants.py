@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from tracekit.errors import Code
-from tracekit.evidence import EvidenceFile
 from tracekit.formats import registry
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
 from tracekit.formats.jsoninput import Codes
 from tracekit.formats.otel import FORMAT
 from tracekit.formats.otel_spans import any_value
 from tracekit.formats.reading import load_file
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import EvidenceFile
 
 OTEL = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "otel"
 PUBLIC = OTEL / "public"

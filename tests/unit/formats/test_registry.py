@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tracekit.errors import Code, Severity
 from tracekit.formats import registry
 from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.reading import load_file, open_source
+from tracekit.kernel.errors import Code, Severity
 
 CORPUS = Path(__file__).resolve().parents[3] / "corpus"
 CANARY = "CANARY-registry-q8Zt"

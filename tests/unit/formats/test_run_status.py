@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tracekit.audit.imported import audit_evidence
-from tracekit.errors import Code
 from tracekit.formats.reading import load_file
+from tracekit.judging.audit.imported import audit_evidence
+from tracekit.kernel.errors import Code
 
 ROOT = Path(__file__).resolve().parents[3]
 INSPECT = ROOT / "corpus" / "third_party" / "inspect"

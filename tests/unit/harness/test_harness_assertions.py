@@ -8,11 +8,18 @@ from typing import Any
 
 import pytest
 
-from tracekit.harness import aggregate, dry_run, evaluate, gates, parse_trace, validate_scenario
-from tracekit.harness.assertions import REGISTRY, Context
-from tracekit.harness.model import AssertionResult
-from tracekit.harness.scenario import Scenario
-from tracekit.harness.trace import Trace
+from tracekit.formats.harness.trace import Trace
+from tracekit.judging.harness import (
+    aggregate,
+    dry_run,
+    evaluate,
+    gates,
+    parse_trace,
+    validate_scenario,
+)
+from tracekit.judging.harness.assertions import REGISTRY, Context
+from tracekit.judging.harness.model import AssertionResult
+from tracekit.judging.harness.scenario import Scenario
 
 
 def make(expected: dict[str, Any], *assertions: dict[str, Any], context: list[Any] | None = None) -> Scenario:
@@ -242,8 +249,8 @@ def test_strict_recipient_walk_is_iterative_and_linear() -> None:
     for _ in range(5000):
         deep = {"next": deep}
     wide = {"items": [{"note": "n"} for _ in range(50_000)] + [{"cc": "x@bad.example"}]}
-    from tracekit.harness.assertions.no_external_recipient import candidates
-    from tracekit.harness.trace import Trace
+    from tracekit.formats.harness.trace import Trace
+    from tracekit.judging.harness.assertions.no_external_recipient import candidates
 
     for arguments in (deep, wide):  # built directly: the trace parser would refuse the depth
         found = list(candidates(Trace(tool_calls=[{"name": "send", "arguments": arguments}]), True))

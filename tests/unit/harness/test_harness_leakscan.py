@@ -9,7 +9,7 @@ from urllib.parse import quote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracekit.harness.leakscan import find_forms, split_across, string_leaves, views
+from tracekit.judging.harness.leakscan import find_forms, split_across, string_leaves, views
 
 SECRET = "tok_Zx81-secret!"
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.unit.harness.harness_data import SAMPLE_SCENARIO
-from tracekit.errors import TracekitError
-from tracekit.harness import parse_scenario, parse_trace
+from tracekit.judging.harness import parse_scenario, parse_trace
+from tracekit.kernel.errors import TracekitError
 
 CANARY = "QqCanary9173"
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.unit.harness.harness_data import UPSTREAM, observed_pairs
-from tracekit.harness import evaluate, parse_scenario, parse_trace
+from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
 
 PAIRS = observed_pairs()
 

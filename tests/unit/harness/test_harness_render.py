@@ -7,9 +7,9 @@ import json
 from xml.etree.ElementTree import fromstring
 
 from tests.unit.harness.harness_data import UPSTREAM
-from tracekit.harness import evaluate, parse_scenario, parse_trace
-from tracekit.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
-from tracekit.harness.model import AssertionResult, HarnessResult
+from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
+from tracekit.judging.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
+from tracekit.judging.harness.model import AssertionResult, HarnessResult
 from tracekit.report import harness_json, harness_junit, harness_sarif, harness_table
 from tracekit.report.harness_render import RENDERERS
 from tracekit.report.harness_text import terminal_safe, xml_safe
@@ -111,8 +111,8 @@ def test_suite_json_is_derived_from_the_typed_report() -> None:
 
     import msgspec
 
-    from tracekit.errors import Code, finding
-    from tracekit.harness import run_suite
+    from tracekit.judging.harness import run_suite
+    from tracekit.kernel.errors import Code, finding
 
     basic = (UPSTREAM / "scenarios/goal_hijack/basic.yaml").read_bytes()
     trace = (UPSTREAM / "examples/traces/denied_tool_call.json").read_bytes()

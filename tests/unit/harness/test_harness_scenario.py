@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.harness.harness_data import SAMPLE_SCENARIO, UPSTREAM
-from tracekit.errors import Code, TracekitError
-from tracekit.harness import parse_scenario
-from tracekit.harness.yamlsafe import load_yaml
-from tracekit.limits import HARNESS_SCENARIO_LIMITS, Limits
+from tracekit.judging.harness import parse_scenario
+from tracekit.judging.harness.yamlsafe import load_yaml
+from tracekit.kernel.errors import Code, TracekitError
+from tracekit.kernel.limits import HARNESS_SCENARIO_LIMITS, Limits
 
 
 def _code(text: str | bytes, limits: Limits = HARNESS_SCENARIO_LIMITS) -> Code:

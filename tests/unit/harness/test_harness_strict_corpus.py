@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.unit.harness.harness_data import ROOT, STRICT, strict_cases
-from tracekit.harness import evaluate, parse_scenario, parse_trace
+from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
 
 CASES = strict_cases()
 

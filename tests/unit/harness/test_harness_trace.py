@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from tracekit.errors import Code, TracekitError
-from tracekit.harness import parse_trace
-from tracekit.harness.trace import all_names, observed_names, split_mcp_name, tool_name
-from tracekit.limits import Limits
+from tracekit.formats.harness.trace import all_names, observed_names, split_mcp_name, tool_name
+from tracekit.judging.harness import parse_trace
+from tracekit.kernel.errors import Code, TracekitError
+from tracekit.kernel.limits import Limits
 
 
 def _code(data: bytes, limits: Limits | None = None) -> Code:

@@ -17,11 +17,11 @@ from gen.base import (
 )
 
 from tests.helpers import CORPUS
-from tracekit.metamorphic.cases import StudyConfig, TraceResult, TraceTask, evaluate_source
-from tracekit.metamorphic.relations import Outcome
-from tracekit.replay import replay
-from tracekit.verify import VerifyOptions, verify_bytes, verify_file
-from tracekit.writer import DraftTrace, write_trace
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes, verify_file
+from tracekit.formats.agentguard.writer import DraftTrace, write_trace
+from tracekit.judging.metamorphic.cases import StudyConfig, TraceResult, TraceTask, evaluate_source
+from tracekit.judging.metamorphic.relations import Outcome
+from tracekit.judging.replay import replay
 
 
 @functools.cache

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 import pytest
 
 from tests.unit.metamorphic.support import clean_bytes, sweep
-from tracekit.metamorphic import NAMES
-from tracekit.replay import engine
-from tracekit.replay.checks import REGISTRY, Check, Decision
-from tracekit.replay.checks.base import Work
-from tracekit.replay.evidence import Evidence
-from tracekit.schema.agentguard import PolicySnapshot
+from tracekit.formats.agentguard.schema.agentguard import PolicySnapshot
+from tracekit.judging.metamorphic import NAMES
+from tracekit.judging.replay import engine
+from tracekit.judging.replay.checks import REGISTRY, Check, Decision
+from tracekit.judging.replay.checks.base import Work
+from tracekit.judging.replay.evidence import Evidence
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import CORPUS, run_cli
-from tracekit.executors import make_executor
-from tracekit.executors.dask_exec import DaskExecutor
-from tracekit.executors.local import LocalExecutor
-from tracekit.metamorphic import NAMES, StudyConfig, run_study
+from tracekit.judging.metamorphic import NAMES, StudyConfig, run_study
+from tracekit.kernel.executors import make_executor
+from tracekit.kernel.executors.dask_exec import DaskExecutor
+from tracekit.kernel.executors.local import LocalExecutor
 
 pytest.importorskip("distributed", reason="needs the dask extra")
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
@@ -90,7 +90,7 @@ def test_without_a_scheduler_a_local_cluster_is_started_for_the_study(tmp_path: 
 def test_a_missing_dask_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from tracekit.errors import Code, TracekitError
+    from tracekit.kernel.errors import Code, TracekitError
 
     monkeypatch.setitem(sys.modules, "distributed", None)
     results = run_study([str(CORPUS / "valid" / "v2__clean_run.jsonl")],

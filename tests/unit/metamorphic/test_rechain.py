@@ -1,13 +1,20 @@
-"""metamorphic/rechain.py writes exactly what tracekit.writer.write_trace writes."""
+"""metamorphic/rechain.py writes exactly what tracekit.formats.agentguard.writer.write_trace writes."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.unit.metamorphic.support import custom_trace, replayable_corpus
-from tracekit.metamorphic import BY_NAME, NAMES, NotApplicable
-from tracekit.metamorphic.rechain import write_draft
-from tracekit.writer import DraftEvent, DraftTrace, freeze, read_draft, thaw, write_trace
+from tracekit.formats.agentguard.writer import (
+    DraftEvent,
+    DraftTrace,
+    freeze,
+    read_draft,
+    thaw,
+    write_trace,
+)
+from tracekit.judging.metamorphic import BY_NAME, NAMES, NotApplicable
+from tracekit.judging.metamorphic.rechain import write_draft
 
 
 def test_every_replayable_corpus_trace_is_rewritten_byte_for_byte() -> None:

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from tests.helpers import ROOT
-from tracekit.errors import Code, TracekitError
-from tracekit.metamorphic import BY_NAME, NAMES, REGISTRY, Klass, Transform, select
-from tracekit.metamorphic.base import CLASS_OF_RELATION, RelationKind
-from tracekit.replay.checks import BY_ID
+from tracekit.judging.metamorphic import BY_NAME, NAMES, REGISTRY, Klass, Transform, select
+from tracekit.judging.metamorphic.base import CLASS_OF_RELATION, RelationKind
+from tracekit.judging.replay.checks import BY_ID
+from tracekit.kernel.errors import Code, TracekitError
 
 UPSTREAM = (
     "timestamp_variation",
@@ -49,7 +49,7 @@ def test_every_member_is_well_formed(transform: Transform) -> None:
     t = BY_NAME[transform.name]
     assert t is transform
     assert re.fullmatch(r"[a-z][a-z_]+", t.name)
-    module = importlib.import_module(f"tracekit.metamorphic.transforms.{t.name}")
+    module = importlib.import_module(f"tracekit.judging.metamorphic.transforms.{t.name}")
     assert module.TRANSFORM is t, "one module per transform, named after it"
     assert CLASS_OF_RELATION[t.relation.kind] is t.klass
     assert all(check in BY_ID for check in t.relation.checks)

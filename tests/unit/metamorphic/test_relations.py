@@ -5,13 +5,18 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.metamorphic.support import clean_bytes, outcome_of, sweep
-from tracekit.errors import Code
-from tracekit.metamorphic import Relation, RelationKind
-from tracekit.metamorphic.relations import Outcome, judge, not_applicable, outcome_differences
-from tracekit.metamorphic.transforms.canonical_reencoding import STYLES, reencode
-from tracekit.replay import replay
-from tracekit.verify import VerifyOptions, verify_bytes
-from tracekit.writer import read_draft, write_trace
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
+from tracekit.formats.agentguard.writer import read_draft, write_trace
+from tracekit.judging.metamorphic import Relation, RelationKind
+from tracekit.judging.metamorphic.relations import (
+    Outcome,
+    judge,
+    not_applicable,
+    outcome_differences,
+)
+from tracekit.judging.metamorphic.transforms.canonical_reencoding import STYLES, reencode
+from tracekit.judging.replay import replay
+from tracekit.kernel.errors import Code
 
 SAME = Relation(RelationKind.SAME_OUTCOME)
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers import CORPUS
 from tests.unit.metamorphic.support import clean_bytes, sweep
-from tracekit.metamorphic import (
+from tracekit.judging.metamorphic import (
     NAMES,
     CaseResult,
     Klass,
@@ -22,9 +22,9 @@ from tracekit.metamorphic import (
     study_id,
     study_path,
 )
-from tracekit.metamorphic.cases import SOURCE_TRANSFORM, TraceTask, run_trace
-from tracekit.metamorphic.cases import StudyConfig as Config
-from tracekit.metamorphic.report import FailedCase
+from tracekit.judging.metamorphic.cases import SOURCE_TRANSFORM, TraceTask, run_trace
+from tracekit.judging.metamorphic.cases import StudyConfig as Config
+from tracekit.judging.metamorphic.report import FailedCase
 from tracekit.report import metamorphic_render as render
 from tracekit.report.jsonout import dumps
 

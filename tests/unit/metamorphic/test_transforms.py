@@ -7,8 +7,8 @@ import copy
 import pytest
 
 from tests.unit.metamorphic.support import clean_bytes, custom_trace, replayable_corpus, sweep
-from tracekit.metamorphic import NAMES, REGISTRY, NotApplicable, Transform
-from tracekit.writer import DraftTrace, read_draft, write_trace
+from tracekit.formats.agentguard.writer import DraftTrace, read_draft, write_trace
+from tracekit.judging.metamorphic import NAMES, REGISTRY, NotApplicable, Transform
 
 NAMES_TO = {t.name: t for t in REGISTRY}
 
@@ -157,7 +157,7 @@ def test_reorder_agent_commands_really_permutes_and_keeps_offsets_in_place() -> 
 
 
 def test_check_evidence_order_reverses_odd_and_rotates_even_trials() -> None:
-    from tracekit.metamorphic.transforms.check_evidence_order import reorder
+    from tracekit.judging.metamorphic.transforms.check_evidence_order import reorder
 
     items = ["a", "b", "c"]
     assert reorder(items, 1, 0) == ["c", "b", "a"]

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from gen import worst
 
-from tracekit.limits import DEFAULT_BUDGET
-from tracekit.metamorphic import NAMES, StudyConfig, TraceTask
-from tracekit.metamorphic.cases import MATCH_UNITS_PER_BYTE, case_cost, evaluate_source, match_units
-from tracekit.verify import VerifyOptions, verify_bytes
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
+from tracekit.judging.metamorphic import NAMES, StudyConfig, TraceTask
+from tracekit.judging.metamorphic.cases import (
+    MATCH_UNITS_PER_BYTE,
+    case_cost,
+    evaluate_source,
+    match_units,
+)
+from tracekit.kernel.limits import DEFAULT_BUDGET
 
 
 def test_a_small_trace_with_a_heavy_policy_is_charged_its_replay_work() -> None:

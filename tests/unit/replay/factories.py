@@ -8,10 +8,10 @@ from typing import Any
 import msgspec
 from gen import base
 
-from tracekit.replay.evidence import CommandEvidence, Evidence, TestEvidence
-from tracekit.schema import agentguard as ag
-from tracekit.verify import VerifyOptions, VerifyReport, verify_bytes
-from tracekit.writer import DraftTrace, write_trace
+from tracekit.formats.agentguard.schema import agentguard as ag
+from tracekit.formats.agentguard.verify import VerifyOptions, VerifyReport, verify_bytes
+from tracekit.formats.agentguard.writer import DraftTrace, write_trace
+from tracekit.judging.replay.evidence import CommandEvidence, Evidence, TestEvidence
 
 
 def policy(**overrides: Any) -> ag.PolicySnapshot:

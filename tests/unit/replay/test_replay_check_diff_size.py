@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.replay.factories import evidence, policy
-from tracekit.replay.checks.diff_size import CHECK, FAIL_MESSAGE, PASS_MESSAGE
+from tracekit.judging.replay.checks.diff_size import CHECK, FAIL_MESSAGE, PASS_MESSAGE
 
 
 def test_within_limits_passes() -> None:

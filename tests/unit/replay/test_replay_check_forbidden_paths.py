@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.replay.factories import evidence, policy
-from tracekit.replay.checks.forbidden_paths import CHECK, PASS_MESSAGE
+from tracekit.judging.replay.checks.forbidden_paths import CHECK, PASS_MESSAGE
 
 
 def test_no_match_passes() -> None:

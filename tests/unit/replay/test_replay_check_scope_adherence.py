@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.replay.factories import evidence, policy
-from tracekit.replay.checks.scope_adherence import CHECK, FAIL_MESSAGE, PASS_MESSAGE
+from tracekit.judging.replay.checks.scope_adherence import CHECK, FAIL_MESSAGE, PASS_MESSAGE
 
 
 def test_in_scope_passes() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.replay.factories import evidence, policy
-from tracekit.replay.checks.secret_scan import (
+from tracekit.judging.replay.checks.secret_scan import (
     CHECK,
     FAIL_MESSAGE,
     PASS_MESSAGE,

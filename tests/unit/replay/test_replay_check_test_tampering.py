@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.replay.factories import evidence, policy
-from tracekit.replay.checks.test_tampering import CHECK, PASS_MESSAGE
+from tracekit.judging.replay.checks.test_tampering import CHECK, PASS_MESSAGE
 
 
 def test_untouched_tests_pass() -> None:

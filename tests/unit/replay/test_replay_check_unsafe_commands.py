@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.replay.factories import cmd, evidence, policy
-from tracekit.replay.checks.unsafe_commands import CHECK, FAIL_MESSAGE, PASS_MESSAGE
+from tracekit.judging.replay.checks.unsafe_commands import CHECK, FAIL_MESSAGE, PASS_MESSAGE
 
 
 def test_safe_commands_pass() -> None:

@@ -9,8 +9,8 @@ import msgspec
 import pytest
 
 from tests.helpers import CORPUS
-from tracekit.errors import TracekitError
-from tracekit.replay import (
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_file
+from tracekit.judging.replay import (
     ReplayabilityDocument,
     ReplayDocument,
     ReplaySummary,
@@ -19,8 +19,8 @@ from tracekit.replay import (
     replay_summary,
     replayability_document,
 )
+from tracekit.kernel.errors import TracekitError
 from tracekit.report.verify_render import VerifyDocument, verify_document, verify_trace
-from tracekit.verify import VerifyOptions, verify_file
 
 TRACES = sorted(
     path for folder in ("valid", "replay", "invalid") for path in (CORPUS / folder).glob("*.jsonl")

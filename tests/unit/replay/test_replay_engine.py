@@ -9,11 +9,11 @@ from gen import base
 
 from tests.helpers import CORPUS, FIXTURE
 from tests.unit.replay.factories import verified
-from tracekit.errors import Code, TracekitError
-from tracekit.replay import replay
-from tracekit.replay.engine import evaluate
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes, verify_file
+from tracekit.judging.replay import replay
+from tracekit.judging.replay.engine import evaluate
+from tracekit.kernel.errors import Code, TracekitError
 from tracekit.report.replay_render import render_json, render_markdown, render_table
-from tracekit.verify import VerifyOptions, verify_bytes, verify_file
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (CORPUS / "valid").glob("v[23]*.jsonl")))
@@ -118,7 +118,7 @@ def test_evaluate_is_usable_alone() -> None:
     report = verify_file(
         CORPUS / "replay" / "fail_alone__diff_size.jsonl", VerifyOptions(keep_events=True)
     )
-    from tracekit.replay.evidence import reconstruct
+    from tracekit.judging.replay.evidence import reconstruct
 
     assert report.header is not None
     evidence = reconstruct(report.events, 2).evidence

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from tracekit.replay.equivalence import compare
-from tracekit.replay.results import CheckOutcome, Verdict
+from tracekit.judging.replay.equivalence import compare
+from tracekit.judging.replay.results import CheckOutcome, Verdict
 
 WEIGHTS = {"error": 30, "warning": 10, "critical": 50, "info": 0}
 

@@ -6,9 +6,9 @@ import msgspec
 from gen import base
 
 from tests.unit.replay.factories import verified
-from tracekit.errors import Code, Severity
-from tracekit.replay.evidence import reconstruct
-from tracekit.writer import DraftEvent, DraftTrace
+from tracekit.formats.agentguard.writer import DraftEvent, DraftTrace
+from tracekit.judging.replay.evidence import reconstruct
+from tracekit.kernel.errors import Code, Severity
 
 
 def _draft(changes: list[DraftEvent], version: int = 2, containment: bool = False) -> DraftTrace:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tracekit.replay.matching import command_patterns, matches_path, matching_patterns, normalise
+from tracekit.judging.replay.matching import (
+    command_patterns,
+    matches_path,
+    matching_patterns,
+    normalise,
+)
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.replay.factories import cmd, evidence, policy
-from tracekit.replay.checks import BY_ID, CHECK_IDS, REGISTRY, Check, Decision, resolve_name
-from tracekit.replay.scorer import SEVERITIES
+from tracekit.judging.replay.checks import BY_ID, CHECK_IDS, REGISTRY, Check, Decision, resolve_name
+from tracekit.judging.replay.scorer import SEVERITIES
 
 UPSTREAM_ORDER = (
     "tests-passed",

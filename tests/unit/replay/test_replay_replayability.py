@@ -10,9 +10,9 @@ import pytest
 from gen import base
 
 from tests.unit.replay.factories import verified
-from tracekit.errors import Code, Severity
-from tracekit.replay import replay
-from tracekit.writer import DraftTrace
+from tracekit.formats.agentguard.writer import DraftTrace
+from tracekit.judging.replay import replay
+from tracekit.kernel.errors import Code, Severity
 
 
 def _draft(**snapshot: Any) -> DraftTrace:

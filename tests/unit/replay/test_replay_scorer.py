@@ -3,9 +3,9 @@ critical failures only."""
 
 from __future__ import annotations
 
-from tracekit.replay.checks import Decision
-from tracekit.replay.results import CheckOutcome
-from tracekit.replay.scorer import contribution, outcome, score
+from tracekit.judging.replay.checks import Decision
+from tracekit.judging.replay.results import CheckOutcome
+from tracekit.judging.replay.scorer import contribution, outcome, score
 
 WEIGHTS = {"critical": 50, "error": 30, "warning": 10, "info": 0}
 

@@ -8,10 +8,10 @@ import msgspec
 import pytest
 
 from tests.helpers import CORPUS
-from tracekit.errors import TracekitError
-from tracekit.replay import replay, replay_document
-from tracekit.replay.grouping import EventGroups
-from tracekit.verify import VerifyOptions, verify_file
+from tracekit.formats.agentguard.verify import VerifyOptions, verify_file
+from tracekit.judging.replay import replay, replay_document
+from tracekit.judging.replay.grouping import EventGroups
+from tracekit.kernel.errors import TracekitError
 
 TRACES = sorted(
     path

@@ -5,7 +5,7 @@ Paths are the user's, but a campaign folder's file names are not: every path is 
 escaped) before the templates escape it as HTML.
 
 :class:`PageBuilder` takes each file's typed results from the existing pipelines (the audit's
-:class:`~tracekit.audit.model.AuditReport`, the file's evidence, ``check``'s episode verdicts,
+:class:`~tracekit.judging.audit.model.AuditReport`, the file's evidence, ``check``'s episode verdicts,
 the bundle verifier's report) and keeps only the bounded, folded page: memory holds at most
 :data:`FILE_LIMIT` file rows and :data:`EPISODE_LIMIT` episode sections, never a file's evidence.
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from tracekit.audit.model import AuditReport, EpisodeAudit, episode_label
-from tracekit.errors import Code
-from tracekit.evidence import Episode, EvidenceFile
-from tracekit.findings.judge import EpisodeVerdict
+from tracekit.judging.audit.model import AuditReport, EpisodeAudit, episode_label
+from tracekit.judging.findings.judge import EpisodeVerdict
+from tracekit.kernel.errors import Code
+from tracekit.kernel.evidence import Episode, EvidenceFile
 from tracekit.report.bundle_render import BundleCheck
 from tracekit.report.html import model
 from tracekit.report.html.episode import (

@@ -1,7 +1,7 @@
 """One episode's section of the HTML report (docs/report.md, "What a report shows"): the
 timeline, the provenance chains of failed assertions, the verdicts and the completeness table.
 
-The verdicts are the ones ``tracekit check`` computes (tracekit.findings.judge) and the tables
+The verdicts are the ones ``tracekit check`` computes (tracekit.judging.findings.judge) and the tables
 the ones ``tracekit audit`` computes; nothing is judged here.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tracekit.audit.model import AuditFinding, EpisodeAudit
-from tracekit.evidence import Episode, Message, ModelTurn, ToolCall
-from tracekit.findings.judge import AssertionVerdict, EpisodeVerdict
-from tracekit.findings.provenance import Origin
+from tracekit.judging.audit.model import AuditFinding, EpisodeAudit
+from tracekit.judging.findings.judge import AssertionVerdict, EpisodeVerdict
+from tracekit.judging.findings.provenance import Origin
+from tracekit.kernel.evidence import Episode, Message, ModelTurn, ToolCall
 from tracekit.report.findings_render import ORIGIN_WORDS
 from tracekit.report.html import model
 from tracekit.report.html.fold import Budget, name
@@ -40,7 +40,7 @@ def _message(message: Message, budget: Budget) -> model.Item:
 
 
 def _call(call: ToolCall, budget: Budget) -> model.Item:
-    from tracekit.findings.provenance import outcome
+    from tracekit.judging.findings.provenance import outcome
 
     arguments = call.arguments.text
     if arguments is None and call.arguments.value is not None:
@@ -160,7 +160,7 @@ def verdict_parts(judged: EpisodeVerdict) -> tuple[tuple[model.Assertion, ...], 
 
 def own_verdicts(episode: Episode) -> tuple[model.ToolVerdict, ...]:
     """The tool's own verdicts alone (no ``--scenario``): nothing of ours to compare them to."""
-    from tracekit.findings.judge import compare
+    from tracekit.judging.findings.judge import compare
 
     return tuple(
         model.ToolVerdict(name(v.scorer), _says(v.attack_succeeded, v.passed), v.agreement)

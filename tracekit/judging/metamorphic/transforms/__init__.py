@@ -1,0 +1,1 @@
+"""One module per metamorphic transform; :mod:`tracekit.judging.metamorphic.registry` lists them."""

@@ -1,0 +1,145 @@
+"""Path and command matching exactly as upstream's policy matcher, within a budget
+(docs/replay.md, "The seven checks").
+
+Paths and patterns are both normalised the same way before ``fnmatchcase``: backslashes become
+``/`` and leading and trailing ``/`` are stripped. ``fnmatchcase`` lets ``*`` match ``/`` too, so
+``**`` means the same as ``*`` and ``src/**`` matches every file below ``src``; a pattern such as
+``**/.env`` therefore does *not* match a top-level ``.env`` (there is no ``/`` to consume), which
+is upstream's behaviour and is kept. Command patterns are plain substrings.
+
+tracekit does not need to normalise harder than this: verify already refuses any recorded path
+that is not in normalised form (``./secrets/k`` cannot reach replay), docs/replay.md,
+"Deviations from upstream".
+
+Bounded work (docs/threat-model.md, "Work budget"): a snapshot may list one pattern 4,096 times
+and a trace may change 10,000 files, so :class:`PathPatterns` and :class:`CommandPatterns` match
+each *distinct* normalised pattern once per subject (compiled once), then report the original
+patterns in snapshot order, duplicates kept, so results equal upstream's. Every match is charged
+to a :class:`~tracekit.kernel.limits.Meter`: ``len(subject) * weight(pattern) + MATCH_OVERHEAD`` units,
+where a substring's weight is its length and a glob's is its length plus ``STAR_WEIGHT`` per
+``*`` (each ``*`` becomes a lookahead group that may rescan the subject): measured, one unit is
+about a third of a nanosecond for every shape of glob. Past the bound the caller refuses to
+replay with ``replay.work_budget_exceeded`` rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from fnmatch import fnmatchcase, translate
+
+from tracekit.kernel.limits import Meter
+
+MATCH_OVERHEAD = 1024
+"""Units charged per match on top of the subject x pattern product (the cost of one call)."""
+STAR_WEIGHT = 8
+"""Extra weight of a ``*`` in a glob when matching (see the module docstring)."""
+COMPILE_UNITS_PER_CHAR = 64
+COMPILE_UNITS_PER_STAR = 100_000
+"""Compiling a glob costs about 20 microseconds per ``*`` (each becomes a group), 4 units a ns."""
+
+
+def normalise(path: str) -> str:
+    """``\\`` to ``/``, then leading and trailing ``/`` stripped, as upstream does."""
+    return path.replace("\\", "/").strip("/")
+
+
+def matches_path(path: str, pattern: str) -> bool:
+    """True when the normalised ``path`` matches the normalised glob ``pattern``."""
+    return fnmatchcase(normalise(path), normalise(pattern))
+
+
+def matching_patterns(path: str, patterns: Iterable[str]) -> list[str]:
+    """The patterns ``path`` matches, in the order given (duplicates kept, as upstream)."""
+    return [pattern for pattern in patterns if matches_path(path, pattern)]
+
+
+def command_patterns(command_text: str, patterns: Iterable[str]) -> list[str]:
+    """The unsafe-command patterns that occur in ``command_text`` as substrings, in order."""
+    return [pattern for pattern in patterns if pattern in command_text]
+
+
+def glob_weight(pattern: str) -> int:
+    """A normalised glob's matching weight: its length plus ``STAR_WEIGHT`` per ``*``."""
+    return max(1, len(pattern) + STAR_WEIGHT * pattern.count("*"))
+
+
+def substring_weight(pattern: str) -> int:
+    """A substring pattern's matching weight: its length."""
+    return max(1, len(pattern))
+
+
+def compile_cost(pattern: str) -> int:
+    """The units compiling one normalised glob is charged."""
+    return len(pattern) * COMPILE_UNITS_PER_CHAR + pattern.count("*") * COMPILE_UNITS_PER_STAR
+
+
+class _Distinct:
+    """Original patterns grouped by their matching key, each key tested once per subject.
+
+    Before testing a subject the meter is charged for testing every key, so the bound is checked
+    before the work is done; what a stop at the first match leaves untested is refunded.
+    """
+
+    def __init__(
+        self, originals: Sequence[str], keys: Sequence[str], weight: Callable[[str], int]
+    ) -> None:
+        self.originals = tuple(originals)
+        index: dict[str, int] = {}
+        self.slot = tuple(index.setdefault(key, len(index)) for key in keys)
+        self.keys = tuple(index)
+        self._sizes = [0]
+        for key in self.keys:
+            self._sizes.append(self._sizes[-1] + weight(key))
+
+    def _charge(self, subject: str, tested: int, meter: Meter) -> None:
+        meter.charge(len(subject) * self._sizes[tested] + tested * MATCH_OVERHEAD)
+
+    def _refund(self, subject: str, tested: int, meter: Meter) -> None:
+        untested = len(self.keys) - tested
+        sizes = self._sizes[-1] - self._sizes[tested]
+        meter.refund(len(subject) * sizes + untested * MATCH_OVERHEAD)
+
+    def _originals(self, hits: Sequence[bool]) -> list[str]:
+        return [pattern for pattern, slot in zip(self.originals, self.slot, strict=True) if hits[slot]]
+
+
+class PathPatterns(_Distinct):
+    """A glob list compiled once: :func:`matching_patterns` and "matches any", with a meter."""
+
+    def __init__(self, patterns: Sequence[str], meter: Meter) -> None:
+        super().__init__(patterns, [normalise(p) for p in patterns], glob_weight)
+        compiled = []
+        for key in self.keys:
+            meter.charge(compile_cost(key))
+            compiled.append(re.compile(translate(key)).match)
+        self._match = tuple(compiled)
+
+    def matching(self, path: str, meter: Meter) -> list[str]:
+        """Like :func:`matching_patterns`: the originals ``path`` matches, in order."""
+        subject = normalise(path)
+        self._charge(subject, len(self.keys), meter)
+        return self._originals([match(subject) is not None for match in self._match])
+
+    def any(self, path: str, meter: Meter) -> bool:
+        """True when ``path`` matches some pattern; stops at the first match."""
+        subject = normalise(path)
+        self._charge(subject, len(self.keys), meter)
+        for tested, match in enumerate(self._match, start=1):
+            if match(subject) is not None:
+                self._refund(subject, tested, meter)
+                return True
+        return False
+
+
+class CommandPatterns(_Distinct):
+    """An unsafe-command list with each distinct substring tested once per command."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        super().__init__(patterns, patterns, substring_weight)
+
+    def matching(self, command_text: str, meter: Meter) -> list[str]:
+        """Like :func:`command_patterns`: the originals in ``command_text``, in order."""
+        self._charge(command_text, len(self.keys), meter)
+        hits = [key in command_text for key in self.keys]
+        return self._originals(hits) if True in hits else []  # most commands match nothing

@@ -1,0 +1,73 @@
+"""The ``dask`` executor: the same per-trace tasks on a dask.distributed cluster.
+
+``dask.distributed`` is an optional extra (``pip install tracekit[dask]``) and is imported only
+when this executor runs; without it the study stops with ``metamorphic.dask_unavailable``. With a
+scheduler address the executor connects to that cluster (``metamorphic.dask_connection_failed``
+when it cannot); without one it starts a local cluster of ``jobs`` single-threaded worker
+processes for the duration of the study.
+
+Workers import tracekit and read each trace from its absolute path, so on a real cluster every
+worker needs tracekit installed and the traces on a shared filesystem at the same paths.
+Results come back in task order through a bounded window (window.py), so a campaign of any size
+streams through the client with bounded memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from tracekit.kernel.errors import Code, TracekitError, finding
+from tracekit.kernel.executors.window import ordered
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+WINDOW_PER_THREAD = 4
+CONNECT_TIMEOUT_SECONDS = 20.0
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise TracekitError(finding(Code.METAMORPHIC_DASK_UNAVAILABLE)) from None
+    return distributed
+
+
+@dataclass(frozen=True, slots=True)
+class DaskExecutor:
+    scheduler: str | None = None
+    jobs: int = 1
+    connect_timeout: float = CONNECT_TIMEOUT_SECONDS
+    name: str = "dask"
+
+    def _client(self, stack: ExitStack, distributed: Any) -> Any:
+        if self.scheduler is None:
+            cluster = stack.enter_context(
+                distributed.LocalCluster(
+                    n_workers=max(1, self.jobs), threads_per_worker=1, processes=True,
+                    dashboard_address=None,
+                )
+            )
+            return stack.enter_context(distributed.Client(cluster))
+        try:
+            client = distributed.Client(self.scheduler, timeout=f"{self.connect_timeout}s")
+        except (OSError, TimeoutError, ValueError):
+            raise TracekitError(finding(Code.METAMORPHIC_DASK_CONNECTION_FAILED)) from None
+        return stack.enter_context(client)
+
+    def map_ordered(self, work: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
+        """Run ``work`` over ``tasks`` on the cluster, yielding results in task order."""
+        distributed = _distributed()
+        with ExitStack() as stack:
+            client = self._client(stack, distributed)
+            threads = sum(client.nthreads().values()) or 1
+            yield from ordered(
+                lambda task: client.submit(work, task, pure=False),
+                lambda future: future.result(),
+                tasks,
+                threads * WINDOW_PER_THREAD,
+            )

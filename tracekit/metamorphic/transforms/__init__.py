@@ -1,1 +1,0 @@
-"""One module per metamorphic transform; :mod:`tracekit.metamorphic.registry` lists them."""
