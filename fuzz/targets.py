@@ -13,6 +13,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 CANARY = "zqxfuzzcanary7731qxz"
 Target = Callable[[bytes], str]
@@ -112,6 +113,24 @@ def worst_case_shapes(data: bytes) -> str:
     upstream's pattern, drafts split on "\n" only."""
     import hashlib
     import random
+
+    rng = random.Random(hashlib.sha256(data).digest())
+    shape = rng.randrange(5)
+    if shape in (0, 1):
+        return _replay_bomb(rng, shape)
+    if shape == 2:
+        return _recipient_scan(rng)
+    if shape == 3:
+        return _marker_scan(rng)
+    from tracekit.formats.agentguard.writer import read_draft, write_trace
+
+    trace = _worst().separator_trace()
+    assert write_trace(read_draft(trace)).count(b"\n") == trace.count(b"\n")
+    return "shape4:ok"
+
+
+def _worst() -> Any:
+    """corpus/gen/worst.py, the worst-case shapes within the limits."""
     import sys
 
     root = Path(__file__).resolve().parent.parent
@@ -119,57 +138,62 @@ def worst_case_shapes(data: bytes) -> str:
         sys.path.insert(0, str(root / "corpus"))
     from gen import worst
 
+    return worst
+
+
+def _replay_bomb(rng: Any, shape: int) -> str:
     from tracekit.formats.agentguard.verify import VerifyOptions, verify_bytes
-    from tracekit.formats.agentguard.writer import read_draft, write_trace
-    from tracekit.judging.harness import leakscan
-    from tracekit.judging.harness.assertions.no_external_recipient import EMAIL, find_emails
     from tracekit.judging.replay.engine import replay as run_replay
     from tracekit.kernel.errors import Code
-    from tracekit.kernel.limits import BudgetExceeded, Meter, WorkBudget
+    from tracekit.kernel.limits import WorkBudget
 
-    rng = random.Random(hashlib.sha256(data).digest())
-    shape = rng.randrange(5)
-    if shape in (0, 1):
-        trace = (
-            worst.evidence_bomb(rng.randint(1, 64), rng.randint(1, 4096), rng.randint(16, 4096))
-            if shape == 0
-            else worst.glob_bomb(rng.randint(1, 512), rng.randint(1, 512), rng.randint(8, 256))
-        )
-        budget = WorkBudget(
-            evidence_lines=rng.randint(1, 4096),
-            evidence_chars=rng.randint(1, 1 << 20),
-            match_work=rng.randint(1, 1 << 28),
-        )
-        report = verify_bytes(trace, VerifyOptions(keep_events=True, check_sources=False))
-        assert report.intact
-        result = run_replay(report, budget=budget)
-        reasons = [r.code for r in result.reasons]
-        assert reasons in ([], [Code.REPLAY_WORK_BUDGET_EXCEEDED]), reasons
-        for check in result.recomputed.checks if result.recomputed else ():
-            chars = sum(len(line) for line in check.evidence)
-            longest = max((len(line) for line in check.evidence), default=0)
-            assert len(check.evidence) <= budget.evidence_lines + 1
-            assert chars <= budget.evidence_chars + longest
-        return f"shape{shape}:{reasons[0].value if reasons else result.equivalence}"
-    if shape == 2:
-        alphabet = rng.choice(["a", "a@", "a.b@", "x@y.z ", "ab_1.+-@ é"])
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 2000)))
-        assert find_emails(text) == EMAIL.findall(text)
-        long = alphabet[0] * rng.randint(0, 1 << 20)
-        return f"shape2:{len(find_emails(long))}"
-    if shape == 3:
-        markers = [f"m{i}{'q' * rng.randint(0, 40)}" for i in range(rng.randint(1, 200))]
-        texts = ["QUJD" * rng.randint(0, 4096) for _ in range(rng.randint(1, 8))]
-        meter = Meter(rng.randint(1, 1 << 24))
-        try:
-            leakscan.find_forms(markers, texts, meter)
-        except BudgetExceeded:
-            return "shape3:over"
-        assert meter.used <= meter.limit
-        return "shape3:ok"
-    trace = worst.separator_trace()
-    assert write_trace(read_draft(trace)).count(b"\n") == trace.count(b"\n")
-    return "shape4:ok"
+    worst = _worst()
+    trace = (
+        worst.evidence_bomb(rng.randint(1, 64), rng.randint(1, 4096), rng.randint(16, 4096))
+        if shape == 0
+        else worst.glob_bomb(rng.randint(1, 512), rng.randint(1, 512), rng.randint(8, 256))
+    )
+    budget = WorkBudget(
+        evidence_lines=rng.randint(1, 4096),
+        evidence_chars=rng.randint(1, 1 << 20),
+        match_work=rng.randint(1, 1 << 28),
+    )
+    report = verify_bytes(trace, VerifyOptions(keep_events=True, check_sources=False))
+    assert report.intact
+    result = run_replay(report, budget=budget)
+    reasons = [r.code for r in result.reasons]
+    assert reasons in ([], [Code.REPLAY_WORK_BUDGET_EXCEEDED]), reasons
+    for check in result.recomputed.checks if result.recomputed else ():
+        chars = sum(len(line) for line in check.evidence)
+        longest = max((len(line) for line in check.evidence), default=0)
+        assert len(check.evidence) <= budget.evidence_lines + 1
+        assert chars <= budget.evidence_chars + longest
+    return f"shape{shape}:{reasons[0].value if reasons else result.equivalence}"
+
+
+def _recipient_scan(rng: Any) -> str:
+    from tracekit.judging.harness.assertions.no_external_recipient import EMAIL, find_emails
+
+    alphabet = rng.choice(["a", "a@", "a.b@", "x@y.z ", "ab_1.+-@ é"])
+    text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 2000)))
+    assert find_emails(text) == EMAIL.findall(text)
+    long = alphabet[0] * rng.randint(0, 1 << 20)
+    return f"shape2:{len(find_emails(long))}"
+
+
+def _marker_scan(rng: Any) -> str:
+    from tracekit.judging.harness import leakscan
+    from tracekit.kernel.limits import BudgetExceeded, Meter
+
+    markers = [f"m{i}{'q' * rng.randint(0, 40)}" for i in range(rng.randint(1, 200))]
+    texts = ["QUJD" * rng.randint(0, 4096) for _ in range(rng.randint(1, 8))]
+    meter = Meter(rng.randint(1, 1 << 24))
+    try:
+        leakscan.find_forms(markers, texts, meter)
+    except BudgetExceeded:
+        return "shape3:over"
+    assert meter.used <= meter.limit
+    return "shape3:ok"
 
 
 def _cli(args_for: Callable[[Path], list[str]], suffix: str) -> Target:

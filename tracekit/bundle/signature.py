@@ -105,8 +105,14 @@ def _statement(
         expected = {"name": f"original-{index}", "digest": {"blake3": b3, "sha256": sha}}
         if subject[index + 1] != expected:
             raise bad(Code.BUNDLE_ROOT_MISMATCH)
-    # A proof checks only its own finding's subject against its records; the others' are the
-    # campaign's, shown by `bundle show`: they must still be our names and digests (step 8).
+    _check_subject_shapes(subject)
+    return value
+
+
+def _check_subject_shapes(subject: list[Any]) -> None:
+    """Every original's subject entry is ours: ``original-N`` with a BLAKE3 and a SHA-256 digest.
+    A proof checks only its own finding's subject against its records; the others' are the
+    campaign's, shown by `bundle show`: they must still be our names and digests (step 8)."""
     for index, entry in enumerate(subject[1:]):
         digest = entry.get("digest") if isinstance(entry, dict) else None
         if (
@@ -117,8 +123,7 @@ def _statement(
             or set(digest) != {"blake3", "sha256"}
             or not all(_is_hex64(v) for v in digest.values())
         ):
-            raise invalid("subject")
-    return value
+            raise bad(Code.BUNDLE_STATEMENT_INVALID, rule="subject")
 
 
 def _root_matches(entry: Any, root: bytes, root256: bytes | None, current: bool) -> bool:

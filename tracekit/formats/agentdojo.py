@@ -91,7 +91,9 @@ class AgentDojoFormat:
         return EvidenceFile("agentdojo", None, (episode,), problems)
 
 
-def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits) -> Episode:
+def _named_fields(doc: dict[str, Any], context: dict[str, str]) -> tuple[dict[str, str | None], list[Provenance]]:
+    """The episode's suite, pipeline, tasks and attack, from the document or, when it does not
+    say, from the archive's folder layout (recorded as such in the provenance)."""
     provenance: list[Provenance] = []
     fields: dict[str, str | None] = {}
     for ours, key in (
@@ -111,21 +113,26 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
         elif value is not None:
             provenance.append(Provenance(f"episode.{ours}", f"agentdojo:{key}"))
         fields[ours] = value
+    return fields, provenance
+
+
+def _injections(doc: dict[str, Any]) -> dict[str, Any]:
     injections = as_dict(doc.get("injections"), CODES, "injections")
     if len(injections) > _PLACEHOLDER_LIMIT:
         schema_error(CODES, "injections")
     for value in injections.values():
         if not isinstance(value, str):
             schema_error(CODES, "injections")
-    utility, security, outcome, forked = _verdict(doc)
-    error = opt_str(doc.get("error"), CODES, "error")
+    return injections
+
+
+def _scores(utility: bool | None, security: bool | None, attacked: bool) -> tuple[Score, ...]:
     scores: list[Score] = []
     if utility is not None:
         scores.append(Score("agentdojo:utility", utility, passed=utility))
     if security is not None:
         # AgentDojo's security means the injection goal was reached; a fork's evaluation.security
         # has no agreed direction, so it is kept as recorded without an attack verdict.
-        attacked = fields["injection_task"] is not None and not forked
         scores.append(
             Score(
                 "agentdojo:security",
@@ -134,30 +141,45 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
                 attack_succeeded=security if attacked else None,
             )
         )
-    facts = RunFacts(
+    return tuple(scores)
+
+
+def _facts(doc: dict[str, Any], fields: dict[str, str | None], injections: dict[str, Any]) -> RunFacts:
+    utility, security, outcome, forked = _verdict(doc)
+    error = opt_str(doc.get("error"), CODES, "error")
+    tool_version = opt_str(doc.get("agentdojo_package_version"), CODES, "agentdojo_package_version")
+    version = opt_str(doc.get("benchmark_version"), CODES, "benchmark_version")
+    return RunFacts(
         tool="agentdojo",
-        tool_version=opt_str(doc.get("agentdojo_package_version"), CODES, "agentdojo_package_version"),
+        tool_version=tool_version,
         model=fields["pipeline"],
-        harness_revision=opt_str(doc.get("benchmark_version"), CODES, "benchmark_version"),
-        tool_server_revision=opt_str(doc.get("benchmark_version"), CODES, "benchmark_version"),
+        harness_revision=version,
+        tool_server_revision=version,
         injection_point=",".join(sorted(injections)) or None,
         task=fields["user_task"],
         attack=fields["attack"],
         attack_task=fields["injection_task"],
         seed=_seed(doc.get("seed")),
         outcome="error" if error is not None else outcome,
-        scores=tuple(scores),
+        scores=_scores(utility, security, fields["injection_task"] is not None and not forked),
     )
+
+
+def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits) -> Episode:
+    fields, provenance = _named_fields(doc, context)
+    injections = _injections(doc)
+    facts = _facts(doc, fields, injections)
     for name, present in (
         ("facts.tool_version", "agentdojo_package_version" in doc),
         ("facts.harness_revision", "benchmark_version" in doc),
         ("facts.injection_point", bool(injections)),
-        ("facts.scores", bool(scores)),
+        ("facts.scores", bool(facts.scores)),
     ):
         if present:
             provenance.append(Provenance(name, f"agentdojo:{name.split('.')[-1]}"))
     messages, turns, calls = _conversation(as_list(doc.get("messages"), CODES, "messages"), limits)
-    errors: tuple[EpisodeError, ...] = (EpisodeError("crash"),) if error is not None else ()
+    crashed = opt_str(doc.get("error"), CODES, "error") is not None
+    errors: tuple[EpisodeError, ...] = (EpisodeError("crash"),) if crashed else ()
     errors += tuple(EpisodeError("tool_error", f"calls[{c.index}]") for c in calls if c.result and c.result.is_error)
     ident = "/".join(fields[k] or "none" for k in ("pipeline", "suite", "user_task", "attack", "injection_task"))
     if fields["pipeline"] is None and isinstance(doc.get("run_id"), str):

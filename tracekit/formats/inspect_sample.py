@@ -155,32 +155,8 @@ class _Builder:
         indices = [
             self.ids.get(obj(m, "ModelEvent.input[] must be objects").get("id")) for m in sent
         ]
-        schemas = tuple(
-            ToolSchema(
-                name=t["name"] if isinstance(t.get("name"), str) else "",
-                description=opt_str(t.get("description"), "ToolInfo.description"),
-                parameters=t.get("parameters"),
-            )
-            for t in (
-                obj(x, "ToolInfo must be an object")
-                for x in lst(event.get("tools") or [], "ModelEvent.tools must be a list")
-            )
-        )
-        request = response = None
-        call = event.get("call")
-        if call is not None:
-            call = obj(call, "ModelEvent.call must be an object")
-            req = self.resolve.deep(call.get("request"))
-            if call.get("call_refs") is not None:
-                key = call.get("call_key")
-                if not isinstance(key, str) or not isinstance(req, dict):
-                    raise schema("ModelCall.call_key must name a request field")
-                req = dict(req)
-                req[key] = self.resolve.deep(
-                    self.slices(call["call_refs"], self.call_pool, "call pool entry"), fresh=False
-                )
-            request = _ENCODER.encode(req).decode("utf-8")
-            response = _ENCODER.encode(self.resolve.deep(call.get("response"))).decode("utf-8")
+        schemas = _schemas(event)
+        call, request, response = self.raw_call(event.get("call"))
         output = obj(event.get("output") or {}, "ModelEvent.output must be an object")
         choices = lst(output.get("choices") or [], "ModelOutput.choices must be a list")
         choice = obj(choices[0], "ModelOutput.choices[] must be objects") if choices else {}
@@ -205,6 +181,28 @@ class _Builder:
                 error=error,
             )
         )
+        self.tool_calls(choice, turn)
+
+    def raw_call(self, call: Any) -> tuple[dict[str, Any] | None, str | None, str | None]:
+        """The provider call as sent and received (``ModelEvent.call``), pools resolved."""
+        if call is None:
+            return None, None, None
+        call = obj(call, "ModelEvent.call must be an object")
+        req = self.resolve.deep(call.get("request"))
+        if call.get("call_refs") is not None:
+            key = call.get("call_key")
+            if not isinstance(key, str) or not isinstance(req, dict):
+                raise schema("ModelCall.call_key must name a request field")
+            req = dict(req)
+            req[key] = self.resolve.deep(
+                self.slices(call["call_refs"], self.call_pool, "call pool entry"), fresh=False
+            )
+        request = _ENCODER.encode(req).decode("utf-8")
+        response = _ENCODER.encode(self.resolve.deep(call.get("response"))).decode("utf-8")
+        return call, request, response
+
+    def tool_calls(self, choice: dict[str, Any], turn: int) -> None:
+        """The tool calls the model's first choice asked for, in order."""
         message = obj(choice.get("message") or {}, "ChatMessageAssistant must be an object")
         for raw in lst(
             message.get("tool_calls") or [], "ChatMessageAssistant.tool_calls must be a list"
@@ -362,4 +360,19 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
         truncations=tuple(build.truncations),
         provenance=tuple(provenance),
         losses=tuple(losses),
+    )
+
+
+def _schemas(event: dict[str, Any]) -> tuple[ToolSchema, ...]:
+    """The tools offered to the model in one ``ModelEvent``."""
+    return tuple(
+        ToolSchema(
+            name=t["name"] if isinstance(t.get("name"), str) else "",
+            description=opt_str(t.get("description"), "ToolInfo.description"),
+            parameters=t.get("parameters"),
+        )
+        for t in (
+            obj(x, "ToolInfo must be an object")
+            for x in lst(event.get("tools") or [], "ModelEvent.tools must be a list")
+        )
     )

@@ -96,6 +96,31 @@ def summary(con: Any, run_id: int | None = None) -> Summary:
             "SELECT format, count(*) FROM files WHERE run_id = ? GROUP BY format", [run_id]
         ).fetchall()
     )
+    formats = _by_format(con, run_id, by_file)
+    severity = Counter(
+        dict(
+            con.execute(
+                "SELECT fi.severity, count(*) FROM files f "
+                "JOIN findings fi ON fi.result_id = f.result_id WHERE f.run_id = ? "
+                "GROUP BY fi.severity",
+                [run_id],
+            ).fetchall()
+        )
+    )
+    total = con.execute("SELECT count(*) FROM files WHERE run_id = ?", [run_id]).fetchone()
+    return Summary(
+        run=_run(con, run_id),
+        files=int(total[0]) if total else 0,
+        episodes=sum(f.episodes for f in formats.values()),
+        skipped_non_trace_files=int(by_file.get("not_a_trace", 0)),
+        by_format=formats,
+        findings_by_severity={s: int(severity[s]) for s in SEVERITIES},
+        fields_missing_most=_gaps(con, run_id),
+    )
+
+
+def _by_format(con: Any, run_id: int, by_file: dict[Any, Any]) -> dict[str, FormatSummary]:
+    """Per format: files, episodes, integrity, rerunnability, exit codes and failing policies."""
     rows = con.execute(
         "SELECT e.format, count(*), count(*) FILTER (WHERE e.intact), "
         "count(*) FILTER (WHERE e.intact = false), "
@@ -127,17 +152,12 @@ def summary(con: Any, run_id: int | None = None) -> Summary:
         )
         for r in rows
     }
-    severity = Counter(
-        dict(
-            con.execute(
-                "SELECT fi.severity, count(*) FROM files f "
-                "JOIN findings fi ON fi.result_id = f.result_id WHERE f.run_id = ? "
-                "GROUP BY fi.severity",
-                [run_id],
-            ).fetchall()
-        )
-    )
-    gaps = [
+    return formats
+
+
+def _gaps(con: Any, run_id: int) -> list[FieldGap]:
+    """The evidence fields missing or partial in most episodes (at most ``TOP_GAPS``)."""
+    return [
         FieldGap(str(g[0]), str(g[1]), int(g[2]), int(g[3]), bool(g[4]))
         for g in con.execute(
             "SELECT e.format, c.field, count(*) FILTER (WHERE c.status = 'missing') AS m, "
@@ -149,16 +169,6 @@ def summary(con: Any, run_id: int | None = None) -> Summary:
             [run_id, TOP_GAPS],
         ).fetchall()
     ]
-    total = con.execute("SELECT count(*) FROM files WHERE run_id = ?", [run_id]).fetchone()
-    return Summary(
-        run=_run(con, run_id),
-        files=int(total[0]) if total else 0,
-        episodes=sum(f.episodes for f in formats.values()),
-        skipped_non_trace_files=int(by_file.get("not_a_trace", 0)),
-        by_format=formats,
-        findings_by_severity={s: int(severity[s]) for s in SEVERITIES},
-        fields_missing_most=gaps,
-    )
 
 
 def _known(con: Any, run_id: int) -> int:

@@ -135,6 +135,13 @@ def _header_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
             f"header.{absent[0]}" if absent else "header.benchmark_id",
         )
     )
+    return rows + _policy_rows(ev)
+
+
+def _policy_rows(ev: AgentGuardEvidence) -> list[FieldStatus]:
+    """Configuration, policy and sandbox, containment evidence and timing."""
+    h = ev.header
+    rows = []
     rows.append(_F["configuration_hash"].row("present", "header.configuration_hash"))
     snapshot = h.policy_snapshot
     if h.schema_version == 1 or snapshot is UNSET:

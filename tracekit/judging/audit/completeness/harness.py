@@ -97,6 +97,12 @@ def _step_rows(view: HarnessView) -> list[FieldStatus]:
                 else "events (no request event)",
             )
         )
+    return rows + _response_rows(view)
+
+
+def _response_rows(view: HarnessView) -> list[FieldStatus]:
+    """Tool schemas offered, raw responses and finish reasons."""
+    messages, rows = view.trace.messages, []
     schemas = [
         i
         for i, e in enumerate(view.trace.events)
