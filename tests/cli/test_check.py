@@ -193,7 +193,7 @@ def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
         ((str(long_scalar), DENIED), "harness.yaml_scalar_too_long"),
         ((BASIC, str(huge_string)), "json.string_too_long"),
         ((BASIC, str(oversized)), "harness.trace_too_large"),
-        ((BASIC, str(tmp_path / "missing.json")), "harness.trace_unreadable"),
+        ((BASIC, str(tmp_path / "missing.json")), "format.unreadable"),
         ((str(tmp_path / "scenario.txt"), DENIED), "harness.scenario_suffix"),
     ):
         run = run_cli("check", "-f", "json", *args)

@@ -68,7 +68,7 @@ def test_socket_and_folder_are_never_read(tmp_path: Path) -> None:
     try:
         server.bind(str(path))
         run = run_cli("check", "-f", "json", BASIC, str(path), "--input-format", "harness")
-        assert run.returncode == 2 and b"[harness.trace_unreadable]" in run.stderr
+        assert run.returncode == 2 and b"[format.unreadable]" in run.stderr
     finally:
         server.close()
     scenario = tmp_path / "folder.yaml"
