@@ -298,7 +298,7 @@ def _shape(node: object) -> object:
 
 
 def test_junit_and_sarif_take_one_shape_for_every_format() -> None:
-    """docs/harness.md, "Output formats": a harness trace's JUnit and SARIF have the shape of any
+    """docs/harness.md, "Results and output formats": a harness trace's JUnit and SARIF have the shape of any
     other format's (report/findings_render.py), its assertions as the rows; JSON stays upstream's."""
     inspect = str(CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval")
     scenario = str(CORPUS / "findings" / "exfil-email.yaml")

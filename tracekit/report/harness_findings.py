@@ -1,6 +1,6 @@
 """One harness result as ``check``'s findings report, so that ``check -f junit|sarif`` takes one
-shape whatever the trace's format (docs/harness.md, "Output formats"; docs/cli.md, "tracekit
-check").
+shape whatever the trace's format (docs/harness.md, "Results and output formats"; docs/cli.md,
+"tracekit check").
 
 A harness trace holds one episode (the harness reader names it ``trace``); its row is the
 scenario's assertions exactly as upstream's evaluation reported them: id, result and evidence.

@@ -14,7 +14,7 @@ from tracekit.judging.harness.model import HarnessResult
 class Renderer:
     """Renders one result (optionally with its trace) and a whole suite. ``one`` is None for
     JUnit and SARIF: one result takes check's findings shape, as every other format's file does
-    (tracekit/report/harness_findings.py; docs/harness.md, "Output formats")."""
+    (tracekit/report/harness_findings.py; docs/harness.md, "Results and output formats")."""
 
     one: Callable[[HarnessResult, Trace | None], str] | None
     suite: Callable[[SuiteResult], str]

@@ -43,7 +43,7 @@ def test_json_with_trace_and_strict_marker() -> None:
 
 
 def test_junit_takes_the_findings_shape() -> None:
-    """docs/harness.md, "Output formats": one harness trace's JUnit is check's findings JUnit,
+    """docs/harness.md, "Results and output formats": one harness trace's JUnit is check's findings JUnit,
     its one episode (``trace``) a testcase whose failure lists every assertion not passing."""
     root = fromstring(harness_findings.render(_basic(), "junit", "t.json", 0))
     assert root.tag == "testsuites"
