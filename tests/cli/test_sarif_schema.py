@@ -28,6 +28,7 @@ CASES = {
         "check", str(CORPUS / "third_party" / "owasp-harness" / "scenarios" / "goal_hijack" / "basic.yaml"),
         str(CORPUS / "third_party" / "owasp-harness" / "examples" / "traces" / "denied_tool_call.json"),
     ],
+    "check-refused": ["check", str(SCENARIO), str(ROOT / "no-such-trace.json")],
     "check-dry-run": ["check", str(CORPUS / "third_party" / "owasp-harness" / "scenarios" / "goal_hijack" / "basic.yaml"), "--dry-run"],
     "check-campaign": ["check", str(SCENARIO), str(CORPUS / "third_party" / "inspect")],
 }
