@@ -387,3 +387,5 @@ def test_no_command_emits_a_retired_code() -> None:
         if name in path.read_text(encoding="utf-8")
     ]
     assert offenders == []
+    explained = run_cli("explain", "store.not_found")
+    assert explained.returncode == 0 and b"No longer emitted: format.unreadable says it now." in explained.stdout
