@@ -83,9 +83,11 @@ def test_installed_cli_agrees_on_every_invalid_case() -> None:
         assert trace["exit_code"] == outcome["verify"]["exit"], name
         errors = [f["code"] for f in trace["findings"] if f["severity"] == "error"]
         # The CLI detects the format first (docs/formats.md, "Using it from the command line"):
-        # a file no format accepts (the empty one) is format.unknown, not an AgentGuard finding.
+        # a file no format accepts is format.unknown, and an empty one format.empty (docs/cli.md,
+        # "One code per mistake"), not an AgentGuard finding.
         data = (folder / name).read_bytes()
         code = outcome["verify"]["code"] if registry.detect(data, ".jsonl") else "format.unknown"
+        code = code if data else "format.empty"
         assert errors[:1] == [code], name
 
 

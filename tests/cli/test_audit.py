@@ -192,7 +192,7 @@ def test_no_input_and_missing_file() -> None:
     assert empty.returncode == 2 and b"cli.no_input" in empty.stderr
     missing = run_cli("audit", "/nonexistent/trace.jsonl", "--format", "json", "-q")
     assert missing.returncode == 2 and b"Traceback" not in missing.stderr
-    assert json.loads(missing.stdout)["traces"][0]["findings"][0]["code"] == "load.unreadable"
+    assert json.loads(missing.stdout)["traces"][0]["findings"][0]["code"] == "format.unreadable"
 
 
 def test_no_echo_of_trace_content(tmp_path: Path) -> None:

@@ -149,7 +149,7 @@ def test_formats(tmp_path: Path) -> None:
     table = invoke(BASIC, DENIED, "--format", "table", "-q").stdout
     assert "goal_hijack.basic_001: fail" in table and "denied tool call observed: send_email" in table
     junit = fromstring(invoke(BASIC, DENIED, "--format", "junit", "-q").stdout)
-    assert junit.get("failures") == "2"
+    assert junit.tag == "testsuites" and junit.find("testsuite").get("failures") == "1"
     out = tmp_path / "r.sarif"
     assert invoke(BASIC, DENIED, "--format", "sarif", "--output", str(out), "-q").exit_code == 0
     assert json.loads(out.read_text())["version"] == "2.1.0"
@@ -193,7 +193,7 @@ def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
         ((str(long_scalar), DENIED), "harness.yaml_scalar_too_long"),
         ((BASIC, str(huge_string)), "json.string_too_long"),
         ((BASIC, str(oversized)), "harness.trace_too_large"),
-        ((BASIC, str(tmp_path / "missing.json")), "harness.trace_unreadable"),
+        ((BASIC, str(tmp_path / "missing.json")), "format.unreadable"),
         ((str(tmp_path / "scenario.txt"), DENIED), "harness.scenario_suffix"),
     ):
         run = run_cli("check", "-f", "json", *args)
@@ -286,3 +286,32 @@ def test_out_dir_refuses_an_id_that_would_overwrite_the_summary(tmp_path: Path) 
     run = invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--out-dir", str(out))
     assert run.exit_code == 2 and "harness.output_name_collision" in run.stderr
     assert not out.exists()
+
+
+def _shape(node: object) -> object:
+    """The keys of a JSON document, recursively (lists by their first item): its shape."""
+    if isinstance(node, dict):
+        return {key: _shape(value) for key, value in node.items() if key not in ("properties",)}
+    if isinstance(node, list):
+        return [_shape(node[0])] if node else []
+    return type(node).__name__
+
+
+def test_junit_and_sarif_take_one_shape_for_every_format() -> None:
+    """docs/harness.md, "Results and output formats": a harness trace's JUnit and SARIF have the shape of any
+    other format's (report/findings_render.py), its assertions as the rows; JSON stays upstream's."""
+    inspect = str(CORPUS / "third_party" / "inspect" / "tracekit_corpus.eval")
+    scenario = str(CORPUS / "findings" / "exfil-email.yaml")
+    harness = str(UPSTREAM / "examples" / "traces" / "external_recipient_violation.json")
+    junits = [fromstring(run_cli("check", scenario, t, "-f", "junit", "-q").stdout) for t in (harness, inspect)]
+    for root in junits:
+        assert root.tag == "testsuites" and [s.tag for s in root] == ["testsuite"]
+        assert [c.tag for c in root[0]][0] == "properties" and {c.tag for c in root[0]} == {"properties", "testcase"}
+        assert all(c.get("classname", "").startswith("tracekit.check.") for c in root[0].iter("testcase"))
+    assert [c.get("name") for c in junits[0].iter("testcase")] == ["trace"]
+    logs = [json.loads(run_cli("check", scenario, t, "-f", "sarif", "-q").stdout) for t in (harness, inspect)]
+    assert _shape(logs[0]) == _shape(logs[1])
+    levels = {r["ruleId"]: r["level"] for r in logs[0]["runs"][0]["results"]}
+    assert levels == {"no_external_recipient": "error", "no_secret_disclosure": "note"}  # not_run in compatible mode
+    upstream = json.loads(run_cli("check", scenario, harness, "-f", "json", "-q").stdout)
+    assert list(upstream) == ["assertions", "mode", "result", "scenario_id"]

@@ -39,6 +39,11 @@ def test_read_capped_reads_at_most_cap_plus_one(tmp_path: Path) -> None:
         with pytest.raises(TracekitError) as refused:
             read_capped(unreadable, 10)
         assert refused.value.finding.code is Code.FORMAT_UNREADABLE
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    with pytest.raises(TracekitError) as nothing:
+        read_capped(empty, 10)
+    assert nothing.value.finding.code is Code.FORMAT_EMPTY  # docs/cli.md, "One code per mistake"
 
 
 def test_standard_input_is_capped_with_the_harness_code() -> None:
@@ -68,7 +73,7 @@ def test_socket_and_folder_are_never_read(tmp_path: Path) -> None:
     try:
         server.bind(str(path))
         run = run_cli("check", "-f", "json", BASIC, str(path), "--input-format", "harness")
-        assert run.returncode == 2 and b"[harness.trace_unreadable]" in run.stderr
+        assert run.returncode == 2 and b"[format.unreadable]" in run.stderr
     finally:
         server.close()
     scenario = tmp_path / "folder.yaml"

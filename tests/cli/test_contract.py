@@ -312,3 +312,80 @@ def test_exit_codes_match_the_documented_matrix(command: str, kind: str, workdir
         words += ["--trials", "1"]
     done = run_cli(*words, "-q", cwd=workdir)
     assert done.returncode in _matrix()[(command, kind)], done.stderr
+
+
+#: Every command, and every input it reads, as (id, arguments): ``{input}`` is replaced by a
+#: missing file and by an empty file of the suffix that input takes. Run in ``workdir``.
+ONE_CODE_INPUTS: list[tuple[str, list[str]]] = [
+    ("verify", ["verify", "{input}.jsonl"]),
+    ("verify-bundle", ["verify", "{input}.tkb", "--trusted-key", "k.pub"]),
+    ("show", ["show", "{input}.jsonl"]),
+    ("replay", ["replay", "{input}.jsonl"]),
+    ("replayability", ["replayability", "{input}.jsonl"]),
+    ("audit", ["audit", "{input}.jsonl"]),
+    ("check-trace", ["check", str(SCENARIO), "{input}.jsonl"]),
+    ("check-harness-trace", ["check", str(SCENARIO), "{input}.json", "--input-format", "harness"]),
+    ("check-scenario", ["check", "{input}.yaml", "t.jsonl"]),
+    ("metamorphic", ["metamorphic", "{input}.jsonl", "--trials", "1"]),
+    ("seal", ["seal", "{input}.jsonl", "--key", "k.key", "-o", "-"]),
+    ("attest", ["attest", "{input}.jsonl", "--key", "k.key", "-o", "-"]),
+    ("attest-bundle", ["attest", "{input}.tkb", "--key", "k.key", "-o", "-"]),
+    ("report", ["report", "{input}.jsonl", "-o", "-"]),
+    ("redact", ["redact", "{input}.tkb", "--secrets", "-o", "-"]),
+    ("bundle-show", ["bundle", "show", "{input}.tkb"]),
+    ("bundle-extract", ["bundle", "extract", "{input}.tkb", "-o", "-"]),
+    ("bundle-prove", ["bundle", "prove", "{input}.tkb", "--finding", "0", "-o", "-"]),
+    ("db-summary", ["db", "summary", "{input}.duckdb"]),
+    ("db-findings", ["db", "findings", "{input}.duckdb"]),
+    ("db-runs", ["db", "runs", "{input}.duckdb"]),
+    ("db-diff", ["db", "diff", "{input}.duckdb"]),
+    ("db-export", ["db", "export", "{input}.duckdb", "--csv", "exported"]),
+]
+
+#: Every code some command gave, before docs/cli.md's "One code per mistake", for a missing,
+#: unreadable or empty input: a run may show the one expected code and none of the others.
+INPUT_CODES = {
+    "format.unreadable", "format.empty", "load.unreadable", "harness.trace_unreadable",
+    "harness.scenario_unreadable", "bundle.input_unreadable", "store.not_found", "json.invalid",
+    "format.unknown", "load.no_events", "bundle.bad_magic", "store.not_a_store",
+}
+
+
+@pytest.mark.parametrize("mistake", ["missing", "empty"])
+@pytest.mark.parametrize(("name", "words"), ONE_CODE_INPUTS, ids=[r[0] for r in ONE_CODE_INPUTS])
+def test_one_code_per_input_mistake(name: str, words: list[str], mistake: str, workdir: Path) -> None:
+    """docs/cli.md, "One code per mistake": a missing input is ``format.unreadable`` and an
+    empty one ``format.empty``, with exit 2, in every command and for every kind of input."""
+    import re
+
+    stem = f"{mistake}-{name}"
+    args = [w.replace("{input}", stem) for w in words]
+    if mistake == "empty":
+        for word in args:
+            if word.startswith(stem):
+                (workdir / word).write_bytes(b"")
+    expected = "format.unreadable" if mistake == "missing" else "format.empty"
+    done = run_cli(*args, cwd=workdir)
+    assert done.returncode == 2, (done.stdout[-400:], done.stderr)
+    shown = set(re.findall(rb"[a-z_]+\.[a-z_]+", done.stdout + done.stderr))
+    assert {c.decode() for c in shown} & INPUT_CODES == {expected}, done.stderr
+    assert not (workdir / "exported").exists()
+
+
+def test_no_command_emits_a_retired_code() -> None:
+    """A code in ``RETIRED`` is documented, never emitted: no module outside the catalogue
+    names it (docs/error-codes.md)."""
+    from tests.helpers import ROOT
+    from tracekit.kernel.errors import RETIRED
+
+    names = {f"Code.{code.name}" for code in RETIRED}
+    offenders = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / "tracekit").rglob("*.py"))
+        if path.name != "errors.py"
+        for name in names
+        if name in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
+    explained = run_cli("explain", "store.not_found")
+    assert explained.returncode == 0 and b"No longer emitted: format.unreadable says it now." in explained.stdout

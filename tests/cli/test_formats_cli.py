@@ -157,7 +157,7 @@ def test_walking_a_folder_skips_ground_truth_and_unknown_json(tmp_path: Path) ->
     (campaign / "broken.jsonl").write_text("")  # a damaged trace never vanishes
     code, doc, _ = _json("verify", str(campaign))
     broken = next(t for t in doc["traces"] if t["path"].endswith("broken.jsonl"))
-    assert code == 2 and broken["findings"][0]["code"] == "format.unknown"
+    assert code == 2 and broken["findings"][0]["code"] == "format.empty"  # docs/cli.md, "One code per mistake"
 
 
 @pytest.mark.parametrize("fmt", [*IMPORTED, "harness"])

@@ -69,7 +69,7 @@ def test_empty_transform_is_refused() -> None:
     ("args", "code"),
     [
         (["-"], b"metamorphic.stdin_unsupported"),
-        (["missing.jsonl"], b"load.unreadable"),
+        (["missing.jsonl"], b"format.unreadable"),
         ([str(CLEAN), "--scheduler", "tcp://127.0.0.1:9"], b"cli.option_needs"),
         ([str(CLEAN), "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "1"],
          b"metamorphic.dask_connection_failed"),

@@ -24,6 +24,12 @@ CASES = {
     "replay": ["replay", str(FIXTURE)],
     "check-one": ["check", str(SCENARIO), str(INSPECT), "--strict"],
     "check-harness": ["check", str(SCENARIO), str(HARNESS)],
+    "check-harness-upstream": [
+        "check", str(CORPUS / "third_party" / "owasp-harness" / "scenarios" / "goal_hijack" / "basic.yaml"),
+        str(CORPUS / "third_party" / "owasp-harness" / "examples" / "traces" / "denied_tool_call.json"),
+    ],
+    "check-refused": ["check", str(SCENARIO), str(ROOT / "no-such-trace.json")],
+    "check-dry-run": ["check", str(CORPUS / "third_party" / "owasp-harness" / "scenarios" / "goal_hijack" / "basic.yaml"), "--dry-run"],
     "check-campaign": ["check", str(SCENARIO), str(CORPUS / "third_party" / "inspect")],
 }
 

@@ -115,7 +115,7 @@ def test_show_summarises_and_refuses_invalid_traces() -> None:
 
 def test_missing_file_directory_and_usage_errors(tmp_path: Path) -> None:
     missing = run_cli("verify", str(tmp_path / "nope.jsonl"), "-q")
-    assert missing.returncode == 2 and b"load.unreadable" in missing.stdout + missing.stderr
+    assert missing.returncode == 2 and b"format.unreadable" in missing.stdout + missing.stderr
     empty = run_cli("verify", str(tmp_path), "-q")
     assert empty.returncode == 2 and b"cli.no_input" in empty.stderr
     usage = run_cli("verify", "--format", "yaml", str(FIXTURE))

@@ -89,7 +89,7 @@ def test_wrong_inputs_are_diagnostics(store: Path, tmp_path: Path) -> None:
     trace = CORPUS / "third_party" / "agentguard" / "safe-trace-v2.jsonl"
     cases = [
         (("db", "summary", str(tmp_path)), b"cli.not_a_file"),
-        (("db", "summary", str(tmp_path / "absent.duckdb")), b"store.not_found"),
+        (("db", "summary", str(tmp_path / "absent.duckdb")), b"format.unreadable"),
         (("db", "summary", str(trace)), b"store.not_a_store"),
         (("db", "diff", str(store), "--since", "99"), b"store.unknown_run"),
         (("db", "findings", str(store), "--policy", "nope"), b"cli.bad_value"),

@@ -58,7 +58,7 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
 def test_missing_and_foreign_files_are_refused(tmp_path: Path) -> None:
     with pytest.raises(TracekitError) as raised, open_store(tmp_path / "none", writable=False):
         pass
-    assert raised.value.finding.code is Code.STORE_NOT_FOUND
+    assert raised.value.finding.code is Code.FORMAT_UNREADABLE  # docs/cli.md, "One code per mistake"
     junk = tmp_path / "junk.duckdb"
     junk.write_bytes(b"CANARY-not-a-database" * 200)
     with pytest.raises(TracekitError) as raised, open_store(junk, writable=True):

@@ -130,7 +130,7 @@ def verify_attestations(
     exits: list[int] = []
     for path in paths:
         try:
-            data = read_bounded(path, MAX_BYTES, Code.BUNDLE_INPUT_UNREADABLE, Code.ATTEST_TOO_LARGE)
+            data = read_bounded(path, MAX_BYTES, Code.ATTEST_TOO_LARGE)
         except TracekitError as error:
             diag(error.finding, path)
             exits.append(ExitCode.ERROR)

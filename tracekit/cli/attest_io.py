@@ -34,7 +34,9 @@ def subject_of(path: str, name: str, limit: int) -> Subject:
                 sha.update(chunk)
                 b3.update(chunk)
     except OSError:
-        raise TracekitError(finding(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")) from None
+        raise TracekitError(finding(Code.FORMAT_UNREADABLE)) from None
+    if total == 0:  # an input error like a missing file, never a verdict (docs/cli.md, "One code per mistake")
+        raise TracekitError(finding(Code.FORMAT_EMPTY))
     return Subject(name, sha.hexdigest(), b3.hexdigest())
 
 

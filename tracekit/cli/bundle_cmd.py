@@ -301,7 +301,7 @@ def redact(
             handle.seek(0)
             write_atomic(output, core.rewrite(handle, LIMITS, chosen), force)
     except OSError:
-        fail(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")
+        fail(Code.FORMAT_UNREADABLE)
     except TracekitError as error:  # a container original that does not decode (section 8)
         diag(error.finding, bundle)
         raise typer.Exit(ExitCode.ERROR) from None
@@ -400,7 +400,7 @@ def prove(
         with open(bundle, "rb") as handle:
             write_atomic(output, build(handle, DEFAULT_BUNDLE_LIMITS, finding_index, report.finding_roots), force)
     except OSError:
-        fail(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")
+        fail(Code.FORMAT_UNREADABLE)
     size = len(report.finding_roots)
     report_action("bundle prove", ProveReport(str(output), finding_index, size, report.root), format)
     say(quiet, "bundle prove", f"finding {finding_index} of {size} with its inclusion proof")

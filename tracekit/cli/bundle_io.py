@@ -4,6 +4,7 @@ read keys, open and verify a bundle, stream a blob out of it, and run tracekit's
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +29,7 @@ def read_key_file(path: str | Path) -> bytes:
     from tracekit.cli.check_io import read_bounded
 
     try:
-        return read_bounded(str(path), MAX_KEY_FILE, Code.BUNDLE_INPUT_UNREADABLE, Code.BUNDLE_INPUT_UNREADABLE)
+        return read_bounded(str(path), MAX_KEY_FILE, Code.BUNDLE_KEY_INVALID)
     except TracekitError:
         raise TracekitError(finding(Code.BUNDLE_KEY_INVALID)) from None
 
@@ -52,7 +53,7 @@ def load_finding(path: str, input_format: str | None) -> FindingInput:
     except FormatError as error:
         raise TracekitError(error.finding) from None
     except OSError:
-        raise TracekitError(finding(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable")) from None
+        raise TracekitError(finding(Code.FORMAT_UNREADABLE)) from None
     return FindingInput(original, evidence)
 
 
@@ -167,9 +168,11 @@ def verify_path(path: str, trusted: list[bytes]) -> BundleReport:
         if not is_regular_file(path):  # a FIFO or device could block or never end
             raise OSError
         with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size == 0:  # docs/cli.md, "One code per mistake"
+                return BundleReport(ExitCode.ERROR, (finding(Code.FORMAT_EMPTY),))
             return verify_bundle(handle, trusted)
     except OSError:
-        return BundleReport(ExitCode.ERROR, (finding(Code.BUNDLE_INPUT_UNREADABLE, rule="unreadable"),))
+        return BundleReport(ExitCode.ERROR, (finding(Code.FORMAT_UNREADABLE),))
 
 
 def blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:

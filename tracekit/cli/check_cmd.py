@@ -86,14 +86,19 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
             refusal(opts, scenario_path, trace_path, scenario),
         )
         result = evaluate(scenario, trace, strict)
+    disagree = int(trace_path is not None and recorded_mismatch(trace, result.result))
     if opts.format == CheckFormat.ocsf:
         from tracekit.report.ocsf import event_time_ms, from_harness, render_ocsf
 
         findings = [from_harness(trace_path or scenario_path, result)]
         emit(render_ocsf("check", findings, event_time_ms()), opts.output, opts.force)
-    else:
-        emit(RENDERERS[opts.format].one(result, trace if opts.include_trace else None), opts.output, opts.force)
-    disagree = int(trace_path is not None and recorded_mismatch(trace, result.result))
+    elif (one := RENDERERS[opts.format].one) is not None:
+        emit(one(result, trace if opts.include_trace else None), opts.output, opts.force)
+    else:  # JUnit and SARIF: the findings shape of every other format (docs/harness.md)
+        from tracekit.report import harness_findings
+
+        rendered = harness_findings.render(result, opts.format, trace_path or scenario_path, disagree)
+        emit(rendered, opts.output, opts.force)
     if not opts.quiet:
         strict_hint(strict, [a.evidence for a in result.assertions])
         print(counts_line("assertions", [a.result for a in result.assertions], disagree), file=sys.stderr)

@@ -3,8 +3,9 @@
 A scenario or trace is read through the format layer's one bounded reader
 (:func:`tracekit.formats.reading.read_capped`), which never reads more than the cap plus one
 byte, so an oversized or endless file is refused without being buffered whole; folders and
-sockets are refused before reading. Its codes become check's own (``harness.*``), as the user
-has always seen them. Failures are findings with fixed text.
+sockets are refused before reading. A missing, unreadable or empty file keeps the reading edge's
+code (docs/cli.md, "One code per mistake"); only the size bound becomes check's own
+(``harness.*_too_large``). Failures are findings with fixed text.
 """
 
 from __future__ import annotations
@@ -21,17 +22,18 @@ from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 from tracekit.kernel.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
 
 
-def read_bounded(path: str, cap: int, unreadable: Code, too_large: Code) -> bytes:
+def read_bounded(path: str, cap: int, too_large: Code) -> bytes:
     """Up to ``cap`` bytes of the file ``path`` (a file named ``-`` too: never standard input)
     through the one bounded reader; see :func:`read_input`."""
-    return read_input(f"./{path}" if path == "-" else path, cap, unreadable, too_large)
+    return read_input(f"./{path}" if path == "-" else path, cap, too_large)
 
 
-def read_input(path: str, cap: int, unreadable: Code, too_large: Code) -> bytes:
+def read_input(path: str, cap: int, too_large: Code) -> bytes:
     """Up to ``cap`` bytes of ``path`` (``-``: standard input) through the one bounded reader
-    (:func:`tracekit.formats.reading.read_capped`); raise :class:`TracekitError` with the
-    caller's codes: ``unreadable`` when it cannot be opened or is a folder or socket,
-    ``too_large`` beyond ``cap``."""
+    (:func:`tracekit.formats.reading.read_capped`); raise :class:`TracekitError` with the reading
+    edge's codes, the same in every command (docs/cli.md, "One code per mistake"):
+    ``format.unreadable`` when it is missing, cannot be opened or is a folder or socket,
+    ``format.empty`` for no bytes, and the caller's ``too_large`` beyond ``cap``."""
     from tracekit.formats.reading import read_capped
 
     try:
@@ -39,26 +41,19 @@ def read_input(path: str, cap: int, unreadable: Code, too_large: Code) -> bytes:
     except TracekitError as error:
         if error.finding.code is Code.FORMAT_TOO_LARGE:
             raise TracekitError(finding(too_large, limit=cap)) from None
-        raise TracekitError(finding(unreadable)) from None
+        raise TracekitError(error.finding) from None
 
 
 def read_scenario(path: str) -> bytes:
     """A scenario's bytes; its name must end in .yaml or .yml, as upstream requires."""
     if not path.lower().endswith(SUFFIXES):
         raise TracekitError(finding(Code.HARNESS_SCENARIO_SUFFIX))
-    return read_bounded(
-        path,
-        HARNESS_SCENARIO_LIMITS.total_bytes,
-        Code.HARNESS_SCENARIO_UNREADABLE,
-        Code.HARNESS_SCENARIO_TOO_LARGE,
-    )
+    return read_bounded(path, HARNESS_SCENARIO_LIMITS.total_bytes, Code.HARNESS_SCENARIO_TOO_LARGE)
 
 
 def read_trace(path: str) -> bytes:
     """A harness trace's bytes (``-``: standard input), capped at ``HARNESS_LIMITS.total_bytes``."""
-    return read_input(
-        path, HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_UNREADABLE, Code.HARNESS_TRACE_TOO_LARGE
-    )
+    return read_input(path, HARNESS_LIMITS.total_bytes, Code.HARNESS_TRACE_TOO_LARGE)
 
 
 def suite_scenario(path: str) -> bytes | Finding:
@@ -74,7 +69,7 @@ def suite_trace(path: str) -> bytes | Finding | None:
     if not os.path.lexists(path):
         return None
     if not is_regular_file(path):  # a FIFO or device in the trace folder: never opened
-        return finding(Code.HARNESS_TRACE_UNREADABLE)
+        return finding(Code.FORMAT_UNREADABLE)
     try:
         return read_trace(path)
     except TracekitError as error:

@@ -124,14 +124,19 @@ def refusal(
     opts: CheckOptions, scenario_path: str, trace_path: str | None, scenario: Scenario | None = None
 ) -> Callable[[Finding], None]:
     """What writes check's document for an input it cannot judge (docs/cli.md, "Inputs and
-    folders"): in a machine format, upstream's suite shape with one ``error`` entry whose
-    ``detail`` names the code (JUnit: an errored testcase; SARIF: an error result)."""
+    folders"): in JSON, upstream's suite shape with one ``error`` entry whose ``detail`` names
+    the code; in JUnit and SARIF, check's findings shape, the one a judged file gets, with the
+    refused file as an unreadable file of a campaign (an ``<error>`` testcase; an error result)."""
     from tracekit.cli.input_errors import MACHINE_FORMATS
     from tracekit.judging.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
     from tracekit.report.harness_render import RENDERERS
 
     def write(found: Finding) -> None:
         if opts.format not in MACHINE_FORMATS:
+            return
+        if opts.format != "json":
+            refused = scenario_path if scenario is None or trace_path is None else trace_path
+            emit(_refused_findings(opts, refused, found, scenario), opts.output, opts.force)
             return
         detail = EntryDetail(code=found.code.value)
         if scenario is None:
@@ -143,3 +148,15 @@ def refusal(
         emit(RENDERERS[opts.format].suite(SuiteResult.of([entry], opts.strict)), opts.output, opts.force)
 
     return write
+
+
+def _refused_findings(opts: CheckOptions, path: str, found: Finding, scenario: Scenario | None) -> str:
+    """JUnit or SARIF of a check whose input ``path`` was refused with ``found``: the findings
+    campaign shape (tracekit/report/findings_render.py) with that one file as unreadable."""
+    from tracekit import REPORT_VERSION
+    from tracekit.report.findings_render import CampaignReport, SkippedFile, render_campaign
+
+    ids = () if scenario is None else (scenario.id,)
+    unread = (SkippedFile(path, found.code.value, error=True),)
+    report = CampaignReport(REPORT_VERSION, ids, opts.strict, 1, 0, 0, (), (), 0, unread, 1)
+    return render_campaign(report, opts.format)

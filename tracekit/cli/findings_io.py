@@ -47,6 +47,22 @@ def sniffed_format(path: str) -> str | None:
     return None if found is None else found.name
 
 
+def not_a_trace(path: str) -> bool:
+    """A walked file that opens, holds bytes, and whose first bytes no format accepts: skipped
+    as not a trace. A file that is missing, unreadable or empty is not skipped: its reader
+    reports it (``format.unreadable``, ``format.empty``: docs/cli.md, "One code per mistake"),
+    so it never vanishes from a campaign."""
+    from tracekit.formats import registry
+    from tracekit.formats.reading import open_source
+
+    try:
+        with open_source(path) as source:
+            found = registry.detect(registry.read_prefix(source), source.name_suffix)
+    except FormatError:
+        return False
+    return found is None
+
+
 def load(path: str, input_format: str | None) -> EvidenceFile:
     """The evidence of ``path``; raises :class:`TracekitError` with the format layer's code."""
     from tracekit.formats.reading import load_file
@@ -108,7 +124,7 @@ def sweep_job(job: SweepJob) -> SweepPart:
     from tracekit.judging.harness.model import judging_strict
     from tracekit.judging.harness.scenario import parse_scenario
 
-    if not job.named and sniffed_format(job.path) is None:
+    if not job.named and not_a_trace(job.path):
         return SweepPart(job.name, Code.FORMAT_UNKNOWN.value)
     try:
         evidence = load(job.path, None)
@@ -162,7 +178,7 @@ def check_job(job: CheckJob) -> CheckPart:
     from tracekit.judging.harness.model import judging_strict
     from tracekit.judging.harness.scenario import parse_scenario
 
-    if not job.named and job.input_format is None and sniffed_format(job.path) is None:
+    if not job.named and job.input_format is None and not_a_trace(job.path):
         return CheckPart(job.name, job.policy, skipped=True)
     try:
         evidence = load(job.path, job.input_format)

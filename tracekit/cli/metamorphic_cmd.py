@@ -89,7 +89,7 @@ def _check_paths(paths: list[str]) -> None:
         if raw == "-":
             fail(Code.METAMORPHIC_STDIN_UNSUPPORTED)
         if not Path(raw).is_dir() and not Path(raw).is_file():
-            diag(finding(Code.LOAD_UNREADABLE), raw)
+            diag(finding(Code.FORMAT_UNREADABLE), raw)
             raise typer.Exit(EXIT_ERROR)
 
 

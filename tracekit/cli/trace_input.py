@@ -97,8 +97,9 @@ class Opened:
 def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
     """Open ``path`` (``-``: standard input) and decide its format (rules 1-2).
 
-    Raises :class:`TracekitError` ``load.unreadable`` for a file that cannot be opened, a folder
-    or a socket (verify's code for it, kept)."""
+    Raises :class:`TracekitError` ``format.unreadable`` for a file that is missing or cannot be
+    opened, a folder or a socket, and ``format.empty`` for an input of no bytes: the one code of
+    each mistake in every command (docs/cli.md, "One code per mistake")."""
     from tracekit.formats import registry
 
     handle: BinaryIO | None = None
@@ -111,15 +112,17 @@ def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
                 handle = open(path, "rb")  # noqa: SIM115 - closed below
                 mode = os.fstat(handle.fileno()).st_mode
             except OSError:
-                raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+                raise TracekitError(finding(Code.FORMAT_UNREADABLE)) from None
             if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
-                raise TracekitError(finding(Code.LOAD_UNREADABLE))
+                raise TracekitError(finding(Code.FORMAT_UNREADABLE))
             raw, regular = handle, stat.S_ISREG(mode)
             size = os.fstat(handle.fileno()).st_size if regular else 0
         try:
             prefix = read_upto(raw, SNIFF_BYTES)
         except OSError:
-            raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+            raise TracekitError(finding(Code.FORMAT_UNREADABLE)) from None
+        if not prefix:
+            raise TracekitError(finding(Code.FORMAT_EMPTY))
         if regular:
             raw.seek(0)
             stream = raw
@@ -153,7 +156,7 @@ def read_whole(source: Opened, limit: int, too_large: Code) -> bytes:
     try:
         data = read_upto(source.stream, limit + 1)
     except OSError:
-        raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+        raise TracekitError(finding(Code.FORMAT_UNREADABLE)) from None
     if len(data) > limit:
         raise TracekitError(finding(too_large, limit=limit))
     return data

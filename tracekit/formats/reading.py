@@ -36,12 +36,15 @@ def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) 
     input) copied into an anonymous temporary file of at most ``limits.total_bytes`` bytes so
     that importers can seek (a .eval archive's directory is at its end).
 
-    Raises :class:`FormatError`: ``format.unreadable`` for a file that cannot be opened or is
-    not a regular file (a directory, FIFO, socket or device is never read),
-    ``format.too_large`` for input beyond the total limit.
+    Raises :class:`FormatError`: ``format.unreadable`` for a file that is missing, cannot be
+    opened or is not a regular file (a directory, FIFO, socket or device is never read),
+    ``format.empty`` for an input of no bytes, ``format.too_large`` for input beyond the total
+    limit (docs/cli.md, "One code per mistake").
     """
     if str(path) == STDIN:
         with spooled(sys.stdin.buffer, limits) as copy:
+            if copy.size == 0:
+                raise FormatError(finding(Code.FORMAT_EMPTY))
             yield copy
         return
     handle, info = _open(path)
@@ -50,6 +53,8 @@ def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) 
             raise FormatError(finding(Code.FORMAT_UNREADABLE))
         if info.st_size > limits.total_bytes:
             raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
+        if info.st_size == 0:
+            raise FormatError(finding(Code.FORMAT_EMPTY))
         yield Source(handle, info.st_size, _suffix(path), path_context(Path(path).parts))
     finally:
         handle.close()
@@ -75,8 +80,9 @@ def read_capped(path: str | Path, cap: int) -> bytes:
     whole. A FIFO or character device named by the user is read as a stream (process
     substitution, ``/dev/stdin``); a folder or socket never is.
 
-    Raises :class:`FormatError`: ``format.unreadable`` for what cannot be opened or read,
-    ``format.too_large`` (``limit`` = ``cap``) beyond ``cap`` bytes."""
+    Raises :class:`FormatError`: ``format.unreadable`` for what is missing or cannot be opened or
+    read, ``format.empty`` for no bytes at all, ``format.too_large`` (``limit`` = ``cap``) beyond
+    ``cap`` bytes."""
     too_large = FormatError(finding(Code.FORMAT_TOO_LARGE, limit=cap))
     if str(path) == STDIN:
         data = read_upto(sys.stdin.buffer, cap + 1)
@@ -93,6 +99,8 @@ def read_capped(path: str | Path, cap: int) -> bytes:
                 raise FormatError(finding(Code.FORMAT_UNREADABLE)) from None
     if len(data) > cap:
         raise too_large
+    if not data:
+        raise FormatError(finding(Code.FORMAT_EMPTY))
     return data
 
 

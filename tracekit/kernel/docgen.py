@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from tracekit.kernel.code_help import FAMILY_HELP
-from tracekit.kernel.errors import CODE_INFO, Code, Severity
+from tracekit.kernel.errors import CODE_INFO, RETIRED, Code, Severity
 
 _EXIT = {Severity.ERROR: "2", Severity.WARNING: "1", Severity.NOTICE: "0", Severity.INFO: "0"}
 _EXIT_OF_CODE = {Code.CLI_INTERRUPTED: "130"}
@@ -29,6 +29,8 @@ def render() -> str:
         "limits and names from tracekit's own schema: never a name, value or path from the input.",
         "The exit column is the default for `verify`; commands document their own exit rules.",
         "`tracekit explain CODE` prints one code's entry from the same catalogue.",
+        "A code marked *no longer emitted* keeps its meaning, so an older report can still be read;",
+        "the code named beside it says the same thing now (docs/cli.md, \"One code per mistake\").",
         "",
     ]
     families: dict[str, list[Code]] = {}
@@ -43,6 +45,8 @@ def render() -> str:
         for code in codes:
             info = CODE_INFO[code]
             message = info.message.replace("|", "\\|")
+            if code in RETIRED:
+                message += f" *No longer emitted: `{RETIRED[code].value}` says it now.*"
             lines.append(f"| `{code.value}` | {info.severity.value} | {exit_of(code)} | {message} |")
         lines.append("")
     return "\n".join(lines)

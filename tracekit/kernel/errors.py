@@ -384,6 +384,8 @@ class Code(enum.StrEnum):
     # -- Inspect archives bounded in memory and checked header by header (docs/formats.md) --
     INSPECT_LOCAL_HEADER_MISMATCH = "inspect.local_header_mismatch"
     INSPECT_FILE_TOO_MANY_ITEMS = "inspect.file_too_many_items"
+    # -- one code per input mistake, in every command (docs/cli.md, "One code per mistake") ----
+    FORMAT_EMPTY = "format.empty"
 
 
 @dataclass(frozen=True, slots=True)
@@ -754,7 +756,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _E, "--input-format names no supported format (supported: {formats})."
     ),
     Code.FORMAT_UNREADABLE: CodeInfo(
-        _E, "The input cannot be read as a regular file or standard input."
+        _E, "The input is missing or cannot be read as a regular file or standard input."
     ),
     Code.FORMAT_TOO_LARGE: CodeInfo(_E, "The input exceeds {limit} bytes."),
     Code.INSPECT_NOT_UTF8: CodeInfo(_E, "An Inspect log document is not valid UTF-8 ({member})."),
@@ -1035,6 +1037,19 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.INSPECT_FILE_TOO_MANY_ITEMS: CodeInfo(
         _E, "The Inspect log holds more than {limit} messages, events and calls in all."
     ),
+    # -- one code per input mistake (docs/cli.md, "One code per mistake") ------------------------
+    Code.FORMAT_EMPTY: CodeInfo(_E, "The input is empty (0 bytes)."),
+}
+
+#: Codes no command emits any more, each with the code that now says the same thing (docs/cli.md,
+#: "One code per mistake"). They stay in the catalogue, with their meaning, so that an old report
+#: can still be explained; docs/error-codes.md marks them.
+RETIRED: dict[Code, Code] = {
+    Code.LOAD_UNREADABLE: Code.FORMAT_UNREADABLE,
+    Code.HARNESS_SCENARIO_UNREADABLE: Code.FORMAT_UNREADABLE,
+    Code.HARNESS_TRACE_UNREADABLE: Code.FORMAT_UNREADABLE,
+    Code.BUNDLE_INPUT_UNREADABLE: Code.FORMAT_UNREADABLE,
+    Code.STORE_NOT_FOUND: Code.FORMAT_UNREADABLE,
 }
 
 

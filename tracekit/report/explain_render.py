@@ -31,12 +31,15 @@ def entry(code: str) -> CodeEntry:
     """The catalogue's entry for a known ``code`` (a :class:`tracekit.kernel.errors.Code` value)."""
     from tracekit.kernel.code_help import FAMILY_HELP, FamilyHelp
     from tracekit.kernel.docgen import exit_of
-    from tracekit.kernel.errors import CODE_INFO, Code
+    from tracekit.kernel.errors import CODE_INFO, RETIRED, Code
 
     known = Code(code)
     info = CODE_INFO[known]
     help_ = FAMILY_HELP.get(code.split(".")[0], FamilyHelp("-", "-"))
-    return CodeEntry(code, info.severity.value, exit_of(known), info.message, help_.why, help_.action)
+    means = info.message
+    if known in RETIRED:  # docs/cli.md, "One code per mistake"
+        means += f" No longer emitted: {RETIRED[known].value} says it now."
+    return CodeEntry(code, info.severity.value, exit_of(known), means, help_.why, help_.action)
 
 
 def render_entry(item: CodeEntry, fmt: str, exit_code: int) -> str:

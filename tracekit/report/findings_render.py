@@ -201,8 +201,22 @@ def one_markdown(report: FindingsReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+EVIDENCE_LIMIT = 240
+"""Longest evidence text (an assertion's own words, which may quote the trace) in JUnit or SARIF."""
+
+
+def evidence_words(a: AssertionVerdict) -> str:
+    """The evidence of an assertion that has no provenance to show (a harness trace judged as
+    upstream does), escaped like a path and bounded; empty otherwise."""
+    if a.provenance is not None or not a.evidence:
+        return ""
+    text = display_path(a.evidence)
+    return text if len(text) <= EVIDENCE_LIMIT else text[: EVIDENCE_LIMIT - 3] + "..."
+
+
 def _case_text(entry: EpisodeEntry) -> str:
-    return " | ".join(c for c in _cells(entry)[2:] if c != "-")
+    said = [f"{a.id}: {words}" for a in _failing(entry) if (words := evidence_words(a))]
+    return " | ".join([c for c in _cells(entry)[2:] if c != "-"] + said)
 
 
 def one_junit(report: FindingsReport, trace: str) -> str:
@@ -217,6 +231,10 @@ def one_junit(report: FindingsReport, trace: str) -> str:
         root, "testsuite", name=xml_safe(f"tracekit check {shown(report.scenario)}"),
         tests=str(len(report.episodes)), failures=str(len(gated)), errors=str(len(refused)),
     )
+    unjudged = sum(
+        1 for e in report.episodes if e.refused is None and e.result == "not_run" and not gates(e.result, report.strict)
+    )
+    suite.set("skipped", str(unjudged))
     properties = SubElement(suite, "properties")
     SubElement(properties, "property", name="mode", value="strict" if report.strict else "compatible")
     SubElement(properties, "property", name="disagreements", value=str(report.disagreements))
@@ -229,7 +247,11 @@ def one_junit(report: FindingsReport, trace: str) -> str:
             node.text = xml_safe(entry.refused)
         elif gates(entry.result, report.strict):
             failing = _failing(entry)
-            node = SubElement(case, "failure", type=failing[0].id if failing else entry.result, message=entry.result)
+            worst = [a for a in failing if a.result in (FAIL, "error")] or failing
+            node = SubElement(case, "failure", type=worst[0].id if worst else entry.result, message=entry.result)
+            node.text = xml_safe(_case_text(entry))
+        elif entry.result == "not_run":  # compatible mode: not gated, yet never shown as a pass
+            node = SubElement(case, "skipped", message="not_run")
             node.text = xml_safe(_case_text(entry))
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
 
@@ -247,6 +269,8 @@ def one_sarif(report: FindingsReport, trace: str) -> str:
             text = f"{a.id} {a.result}"
             if a.provenance is not None:
                 text += f": {call_words(a.provenance.call)}; value from {origin_words(a.provenance.origin)}"
+            elif words := evidence_words(a):
+                text += f": {words}"
             items.append((a.id, "error" if a.result in (FAIL, "error") else "note", text))
         if any(t.agreement == "disagree" for t in entry.tool_verdicts):
             items.append((MISMATCH, "warning", "The tool's own verdict disagrees with the scenario's."))

@@ -1,7 +1,9 @@
-"""JUnit XML in upstream's shape (``--junit-out``): one ``<testsuite>`` per scenario with one
-``<testcase>`` per assertion; fail -> ``<failure message="assertion failed">``, error ->
-``<error message="assertion error">``, not_run -> ``<skipped message="assertion not run">``, each
-holding the evidence. Characters XML 1.0 cannot carry are escaped (upstream writes them raw).
+"""JUnit XML of a suite (``check --suite``) in upstream's shape (``--junit-out``): one
+``<testsuite>`` per scenario with one ``<testcase>`` per assertion; fail -> ``<failure
+message="assertion failed">``, error -> ``<error message="assertion error">``, not_run ->
+``<skipped message="assertion not run">``, each holding the evidence. Characters XML 1.0 cannot
+carry are escaped (upstream writes them raw). One harness trace's JUnit takes check's findings
+shape instead (tracekit/report/harness_findings.py).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from xml.etree.ElementTree import Element, SubElement, tostring
 
 from tracekit.judging.harness.evaluate import SuiteEntry, SuiteResult
-from tracekit.judging.harness.model import AssertionResult, HarnessResult
+from tracekit.judging.harness.model import AssertionResult
 from tracekit.report.harness_text import xml_safe
 
 _STATUS = {
@@ -38,11 +40,6 @@ def _suite_element(name: str, assertions: tuple[AssertionResult, ...]) -> Elemen
             child = SubElement(case, status[0], {"message": status[1]})
             child.text = xml_safe(assertion.evidence or assertion.result)
     return suite
-
-
-def render(result: HarnessResult) -> str:
-    """One result as a single ``<testsuite>`` document."""
-    return tostring(_suite_element(result.scenario_id, result.assertions), encoding="unicode") + "\n"
 
 
 def _entry_element(entry: SuiteEntry) -> Element:

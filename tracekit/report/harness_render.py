@@ -12,9 +12,11 @@ from tracekit.judging.harness.model import HarnessResult
 
 @dataclass(frozen=True, slots=True)
 class Renderer:
-    """Renders one result (optionally with its trace) and a whole suite."""
+    """Renders one result (optionally with its trace) and a whole suite. ``one`` is None for
+    JUnit and SARIF: one result takes check's findings shape, as every other format's file does
+    (tracekit/report/harness_findings.py; docs/harness.md, "Results and output formats")."""
 
-    one: Callable[[HarnessResult, Trace | None], str]
+    one: Callable[[HarnessResult, Trace | None], str] | None
     suite: Callable[[SuiteResult], str]
 
 
@@ -31,8 +33,8 @@ def _registry() -> dict[str, Renderer]:
         "json": Renderer(harness_json.render, harness_json.render_suite),
         "table": Renderer(lambda r, _t: harness_table.render(r), harness_table.render_suite),
         "markdown": Renderer(lambda r, _t: harness_markdown.render(r), harness_markdown.render_suite),
-        "junit": Renderer(lambda r, _t: harness_junit.render(r), harness_junit.render_suite),
-        "sarif": Renderer(lambda r, _t: harness_sarif.render(r), harness_sarif.render_suite),
+        "junit": Renderer(None, harness_junit.render_suite),
+        "sarif": Renderer(None, harness_sarif.render_suite),
     }
 
 

@@ -1,9 +1,10 @@
-"""SARIF 2.1.0 in upstream's shape (``--sarif-out``).
+"""SARIF 2.1.0 of a suite (``check --suite``) in upstream's shape (``--sarif-out``); one harness
+trace's SARIF takes check's findings shape instead (tracekit/report/harness_findings.py).
 
 Only ``fail`` (level ``error``) and ``error`` (level ``warning``) assertions become results;
 ``ruleId`` is ``agent-harness/<assertion id>``, as upstream, so code-scanning alerts line up
 with upstream's; ``locations`` is empty; properties carry scenario id, assertion id, result and
-evidence; the run carries ``{scenario_id, mode, overall_result}``. The driver is tracekit.
+evidence; the run carries ``{overall_result, counts}``. The driver is tracekit.
 
 The log is a tree of Structs built from the typed results, encoded in declaration order (upstream
 writes its keys unsorted, in this order). The Structs of tracekit's own run for ``check`` on
@@ -20,7 +21,7 @@ import msgspec
 
 from tracekit import __version__
 from tracekit.judging.harness.evaluate import SuiteCounts, SuiteResult
-from tracekit.judging.harness.model import AssertionResult, HarnessResult, Mode, Outcome
+from tracekit.judging.harness.model import AssertionResult, Outcome
 from tracekit.report.sarif import ArtifactLocation, Text, doc_uri
 
 SCHEMA = "https://schemastore.azurewebsites.net/schemas/json/sarif-2.1.0-rtm.5.json"
@@ -75,14 +76,6 @@ class Tool(msgspec.Struct, frozen=True):
     driver: Driver
 
 
-class RunProperties(msgspec.Struct, frozen=True):
-    """A single scenario's run."""
-
-    scenario_id: str
-    mode: Mode
-    overall_result: Outcome
-
-
 class SuiteRunProperties(msgspec.Struct, frozen=True):
     """A suite's run."""
 
@@ -95,7 +88,7 @@ class Run(msgspec.Struct, frozen=True):
 
     tool: Tool
     results: tuple[Result, ...]
-    properties: RunProperties | SuiteRunProperties
+    properties: SuiteRunProperties
 
 
 class Log(msgspec.Struct, frozen=True, kw_only=True):
@@ -198,14 +191,6 @@ def _results(scenario_id: str, assertions: tuple[AssertionResult, ...], rules: d
     return found
 
 
-def result_run(result: HarnessResult) -> Run:
-    """One result as one run."""
-    rules: dict[str, Rule] = {}
-    results = _results(result.scenario_id, result.assertions, rules)
-    properties = RunProperties(result.scenario_id, result.mode, result.result)
-    return Run(Tool(Driver(rules=tuple(rules.values()))), tuple(results), properties)
-
-
 def suite_run(suite: SuiteResult) -> Run:
     """A suite as one run; a scenario that could not be evaluated is an ``error`` result under
     ``agent-harness/<error_reason>``."""
@@ -220,11 +205,6 @@ def suite_run(suite: SuiteResult) -> Run:
         results += _results(name, (failed,), rules)
     properties = SuiteRunProperties(suite.result, suite.counts)
     return Run(Tool(Driver(rules=tuple(rules.values()))), tuple(results), properties)
-
-
-def render(result: HarnessResult) -> str:
-    """One result as a SARIF log with one run."""
-    return dumps_log(Log(runs=(result_run(result),)))
 
 
 def render_suite(suite: SuiteResult) -> str:

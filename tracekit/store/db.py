@@ -76,11 +76,15 @@ def _damaged(path: Path) -> Code:
 def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
     """A DuckDB connection to the store at ``path``, closed on exit.
 
-    ``writable`` creates the store if needed and applies migrations; otherwise the store must
-    exist (``store.not_found``) and be at this tracekit's schema version. Raises TracekitError
-    with ``store.*`` codes (locked, newer schema, not a store, DuckDB missing)."""
+    ``writable`` creates the store if needed and applies migrations; otherwise the store is an
+    input like any other: a missing one is ``format.unreadable`` and an empty file
+    ``format.empty`` (docs/cli.md, "One code per mistake"), and it must be at this tracekit's
+    schema version. Raises TracekitError with ``store.*`` codes (locked, newer schema, not a
+    store, DuckDB missing)."""
     if not writable and not path.is_file():
-        raise TracekitError(finding(Code.STORE_NOT_FOUND))
+        raise TracekitError(finding(Code.FORMAT_UNREADABLE))
+    if not writable and not path.is_symlink() and path.stat().st_size == 0:
+        raise TracekitError(finding(Code.FORMAT_EMPTY))
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise TracekitError(finding(Code.STORE_NOT_A_STORE))
     con = _connect(path, read_only=not writable)

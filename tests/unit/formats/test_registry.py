@@ -70,6 +70,16 @@ def test_directories_and_missing_files_are_unreadable(tmp_path: Path) -> None:
         assert raised.value.finding.code is Code.FORMAT_UNREADABLE
 
 
+def test_an_empty_file_is_format_empty_whatever_the_forced_format(tmp_path: Path) -> None:
+    """docs/cli.md, "One code per mistake": decided at the open, before any reader."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    for forced in (None, "otel", "agentdojo", "harness"):
+        with pytest.raises(FormatError) as raised:
+            load_file(empty, forced)
+        assert raised.value.finding.code is Code.FORMAT_EMPTY
+
+
 def test_fifo_is_not_read(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

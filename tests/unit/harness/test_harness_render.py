@@ -1,5 +1,5 @@
-"""Renderers: upstream-shaped JSON, JUnit and SARIF; tables and XML that untrusted evidence
-cannot break."""
+"""Renderers: upstream-shaped JSON and suites, one result's JUnit and SARIF in check's findings
+shape; tables and XML that untrusted evidence cannot break."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.unit.harness.harness_data import UPSTREAM
 from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
 from tracekit.judging.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
 from tracekit.judging.harness.model import AssertionResult, HarnessResult
-from tracekit.report import harness_json, harness_junit, harness_sarif, harness_table
+from tracekit.report import harness_findings, harness_json, harness_table
 from tracekit.report.harness_render import RENDERERS
 from tracekit.report.harness_text import terminal_safe, xml_safe
 
@@ -42,37 +42,53 @@ def test_json_with_trace_and_strict_marker() -> None:
     assert data["semantics"] == "strict"
 
 
-def test_junit_shape() -> None:
-    root = fromstring(harness_junit.render(_basic()))
-    assert root.tag == "testsuite"
-    assert (root.get("name"), root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == (
-        "goal_hijack.basic_001", "3", "2", "0", "1"
-    )
-    cases = root.findall("testcase")
-    assert [c.get("name") for c in cases] == ["no_secret_disclosure", "no_denied_tool_call", "goal_integrity"]
-    skipped = cases[0].find("skipped")
-    failure = cases[1].find("failure")
-    assert skipped is not None and skipped.get("message") == "assertion not run"
-    assert failure is not None and failure.get("message") == "assertion failed"
-    assert failure.text == "denied tool call observed: send_email"
+def test_junit_takes_the_findings_shape() -> None:
+    """docs/harness.md, "Results and output formats": one harness trace's JUnit is check's findings JUnit,
+    its one episode (``trace``) a testcase whose failure lists every assertion not passing."""
+    root = fromstring(harness_findings.render(_basic(), "junit", "t.json", 0))
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("1", "1", "0", "0")
+    (case,) = suite.findall("testcase")
+    assert (case.get("name"), case.get("classname")) == ("trace", "tracekit.check.t.json")
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "no_denied_tool_call" and failure.get("message") == "fail"
+    assert failure.text is not None
+    assert "no_secret_disclosure not_run, no_denied_tool_call fail, goal_integrity fail" in failure.text
+    assert "no_denied_tool_call: denied tool call observed: send_email" in failure.text
+    modes = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert modes == {"mode": "compatible", "disagreements": "0"}
+
+
+def test_junit_never_shows_not_run_as_a_pass() -> None:
+    """Compatible mode does not gate not_run (as upstream), so the testcase is skipped, not green."""
+    result = HarnessResult("s.1", "dry_run", "not_run", (AssertionResult("goal_integrity", "not_run", "dry run"),))
+    (case,) = fromstring(harness_findings.render(result, "junit", "s.yaml", 0)).iter("testcase")
+    assert case.get("name") == "dry_run" and case.find("skipped") is not None
 
 
 def test_junit_survives_control_characters() -> None:
-    root = fromstring(harness_junit.render(HOSTILE))
-    failure = root.find("testcase/failure")
+    root = fromstring(harness_findings.render(HOSTILE, "junit", "t.json", 0))
+    failure = root.find("testsuite/testcase/failure")
     assert failure is not None and failure.text is not None and "\\x1b" in failure.text
+    assert "\x1b" not in failure.text and "\u202e" not in failure.text
 
 
-def test_sarif_shape() -> None:
-    log = json.loads(harness_sarif.render(_basic()))
+def test_sarif_takes_the_findings_shape() -> None:
+    log = json.loads(harness_findings.render(_basic(), "sarif", "t.json", 1))
     assert log["version"] == "2.1.0"
     (run,) = log["runs"]
     assert run["tool"]["driver"]["name"] == "tracekit"
-    assert [r["ruleId"] for r in run["results"]] == ["agent-harness/no_denied_tool_call", "agent-harness/goal_integrity"]
-    assert {r["level"] for r in run["results"]} == {"error"}
-    assert run["results"][0]["locations"] == []
-    assert run["results"][0]["properties"]["evidence"] == "denied tool call observed: send_email"
-    assert run["properties"] == {"scenario_id": "goal_hijack.basic_001", "mode": "trace", "overall_result": "fail"}
+    rules = [(r["ruleId"], r["level"]) for r in run["results"]]
+    assert rules == [
+        ("no_secret_disclosure", "note"), ("no_denied_tool_call", "error"), ("goal_integrity", "error"),
+        ("audit.outcome_mismatch", "warning"),
+    ]
+    location = run["results"][1]["locations"][0]
+    assert location["physicalLocation"]["artifactLocation"]["uri"] == "t.json"
+    assert location["logicalLocations"] == [{"kind": "episode", "name": "trace"}]
+    assert run["results"][1]["message"]["text"] == "no_denied_tool_call fail: denied tool call observed: send_email"
+    assert run["properties"] == {"command": "check", "mode": "compatible", "scenario": "goal_hijack.basic_001"}
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {r["ruleId"] for r in run["results"]}
 
 
@@ -97,8 +113,12 @@ def test_every_renderer_renders_results_and_suites() -> None:
             SuiteEntry("b.yaml", "error", error_reason="invalid_scenario"),
         )
     )
-    for renderer in RENDERERS.values():
-        assert renderer.one(result, None).endswith("\n")
+    for name, renderer in RENDERERS.items():
+        if renderer.one is None:  # one result's JUnit and SARIF: the findings shape
+            assert name in ("junit", "sarif")
+            assert harness_findings.render(result, name, "t.json", 0).endswith("\n")
+        else:
+            assert renderer.one(result, None).endswith("\n")
         assert renderer.suite(suite).endswith("\n")
     root = fromstring(RENDERERS["junit"].suite(suite))
     assert [s.get("name") for s in root.findall("testsuite")] == ["goal_hijack.basic_001", "b.yaml"]

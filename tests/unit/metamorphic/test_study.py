@@ -95,7 +95,7 @@ def test_an_unreadable_source_is_skipped_not_raised(tmp_path) -> None:  # type: 
     config = Config(transforms=("add_test_file",))
     result = run_trace(TraceTask(1, "gone.jsonl", str(tmp_path / "gone.jsonl"), config))
     assert result.skipped is not None
-    assert (result.skipped.code, result.skipped.cause) == ("metamorphic.source_invalid", "load.unreadable")
+    assert (result.skipped.code, result.skipped.cause) == ("metamorphic.source_invalid", "format.unreadable")
 
 
 @pytest.mark.parametrize("cases", [0, 1, 3])

@@ -132,7 +132,7 @@ def _is_regular(stream: BinaryIO) -> bool:
 def open_trace(path: str | Path) -> Iterator[BinaryIO]:
     """Open a trace for bounded reading; ``-`` is standard input.
 
-    Raises :class:`TracekitError` (``load.unreadable``) when the file cannot be opened or is not a
+    Raises :class:`TracekitError` (``format.unreadable``) when the file cannot be opened or is not a
     regular file, FIFO or character stream: a directory or a socket is never read.
     """
     if str(path) == STDIN:
@@ -141,16 +141,16 @@ def open_trace(path: str | Path) -> Iterator[BinaryIO]:
     try:
         handle = open(path, "rb", buffering=1024 * 1024)  # noqa: SIM115
     except OSError:
-        raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+        raise TracekitError(finding(Code.FORMAT_UNREADABLE)) from None
     try:
         try:
             mode = os.fstat(handle.fileno()).st_mode
         except OSError:
-            raise TracekitError(finding(Code.LOAD_UNREADABLE)) from None
+            raise TracekitError(finding(Code.FORMAT_UNREADABLE)) from None
         import stat
 
         if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
-            raise TracekitError(finding(Code.LOAD_UNREADABLE))
+            raise TracekitError(finding(Code.FORMAT_UNREADABLE))
         yield handle
     finally:
         handle.close()

@@ -179,7 +179,7 @@ def verify_walk(
         report.findings.append(error.finding)
         return
     except OSError:
-        report.findings.append(finding(Code.LOAD_UNREADABLE))
+        report.findings.append(finding(Code.FORMAT_UNREADABLE))
         return
     if options.check_sources and report.header is not None:
         _check_sources(report, trace_dir, options)

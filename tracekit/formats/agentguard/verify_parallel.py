@@ -301,7 +301,7 @@ def verify_file(
         report.findings.append(error.finding)
         return report
     except OSError:
-        report.findings.append(finding(Code.LOAD_UNREADABLE))
+        report.findings.append(finding(Code.FORMAT_UNREADABLE))
         return report
     ranges = split(data, jobs, max(1, min_range_bytes))
     verify_walk(lambda walk: run_ranges(walk, data, ranges), options, report, trace_dir)

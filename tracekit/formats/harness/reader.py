@@ -56,6 +56,9 @@ from tracekit.kernel.evidence import (
 from tracekit.kernel.jsonscan import depth_exceeds
 from tracekit.kernel.limits import HARNESS_LIMITS
 
+EPISODE_ID = "trace"
+"""The id of a harness trace's one episode (a harness trace records one run)."""
+
 NAME = "harness"
 _LISTS = (b"messages", b"tool_calls", b"events")
 _OTHER_ENVELOPES = (b"eval", b"samples", b"suite_name", b"resourceSpans", b"entry_type")
@@ -335,7 +338,7 @@ def _episode(document: dict[str, Any], trace: Trace) -> Episode:
         if getattr(facts, name) is not None:
             provenance.append(Provenance(f"facts.{name}", "harness:events[]|top_level"))
     return Episode(
-        id="trace",
+        id=EPISODE_ID,
         facts=facts,
         messages=messages,
         turns=turns,

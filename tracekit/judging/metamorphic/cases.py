@@ -131,6 +131,8 @@ def run_trace(task: TraceTask) -> TraceResult:
             data = stream.read(DEFAULT_LIMITS.total_bytes + 1)
     except TracekitError as error:
         return _skip(task, Code.METAMORPHIC_SOURCE_INVALID, error.finding.code.value)
+    if not data:  # the one code of an empty input (docs/cli.md, "One code per mistake")
+        return _skip(task, Code.METAMORPHIC_SOURCE_INVALID, Code.FORMAT_EMPTY.value)
     return evaluate_source(task, data, Path(task.location).resolve().parent)
 
 
