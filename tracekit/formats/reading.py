@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -111,6 +110,8 @@ def read_upto(stream: BinaryIO, most: int) -> bytes:
 def spooled(stream: BinaryIO, limits: FormatLimits) -> Iterator[Source]:
     """``stream`` (standard input, a FIFO: read once, not seekable) copied into a temporary
     file that importers can seek in, refused once it passes the total limit."""
+    import tempfile  # standard input only: off the start-up of a file's verify
+
     with tempfile.TemporaryFile() as spool:
         size = 0
         while chunk := stream.read(_CHUNK):
