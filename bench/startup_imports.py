@@ -24,7 +24,6 @@ sys.path.insert(0, str(HERE))
 from inputs import SMALL
 from timing import compile_bytecode
 
-
 CONSOLE_SCRIPT = "import sys; sys.argv[0] = 'tracekit'; from tracekit.cli.app import main; main()"
 
 
