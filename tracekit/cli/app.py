@@ -88,6 +88,9 @@ def build(command: str | None = None) -> typer.Typer:
     for name in modules:
         # Each command module adds its commands; heavy work is imported lazily inside.
         __import__(f"tracekit.cli.{name}", fromlist=["register"]).register(root)
+    if command in COMMANDS:  # and not the module's other commands: typer reads no other signature
+        root.registered_commands = [c for c in root.registered_commands if c.name == command]
+        root.registered_groups = [g for g in root.registered_groups if g.name == command]
     return root
 
 
