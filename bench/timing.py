@@ -50,6 +50,19 @@ def run_process(argv: list[str], cpu: int | None = None) -> tuple[float, float, 
     return wall, peak_kib / 1024, child.returncode
 
 
+def run_timed(argv: list[str], cpu: int | None = None) -> tuple[float, float, int]:
+    """Run ``argv`` (pinned to ``cpu`` through ``taskset``); return (wall seconds, CPU seconds
+    of the child and the children it waited for, exit status). On a machine other work keeps
+    busy, CPU seconds move much less than wall time."""
+    if cpu is not None and TASKSET:
+        argv = [TASKSET, "-c", str(cpu), *argv]
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+
+
 def cpu_times() -> tuple[int, int] | None:
     """(busy, total) jiffies of the whole machine, from /proc/stat (Linux only)."""
     try:
