@@ -115,6 +115,8 @@ def main() -> None:
     # "Start-up"); it runs again once the command starts.
     with collector.paused():
         _prepare()
+    # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
+    # to print, in the one error style.
     from typer import Abort
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
@@ -156,8 +158,6 @@ def _prepare() -> None:
     # typer turns KeyboardInterrupt into a silent exit 130; our own exception reaches us instead,
     # so an interrupt is reported with its code and nothing partial is written.
     signal.signal(signal.SIGINT, _on_sigint)
-    # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
-    # to print, in the one error style.
     from tracekit.report.jsonout import set_head
 
     if os.environ.get("_TRACEKIT_COMPLETE"):
