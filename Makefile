@@ -76,6 +76,7 @@ fuzz: install-test $(VENV)/.installed-fuzz
 
 bench: install-test
 	$(PY) bench/run.py
+	$(PY) bench/goals.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -2,7 +2,7 @@
 """Sealed-bundle speed and size (docs/bundle-format.md), run by ``make bench`` after the verify
 benchmark or alone: ``python bench/bundle_bench.py [--reps N]``.
 
-1. On the 16 MiB benchmark trace (bench/data, made by bench/run.py): ``tracekit verify`` of the
+1. On the 16 MiB benchmark trace (bench/data, made by bench/inputs.py): ``tracekit verify`` of the
    trace, ``tracekit seal`` of it and ``tracekit verify`` of the bundle, as whole processes, each
    several times; the medians, their ratios to verifying the trace, and each process's peak RSS.
 2. Agent loops of 10, 50 and 200 turns (harness-format traces: every turn adds an assistant
@@ -26,9 +26,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import run as verify_bench
+from inputs import TRACE, ensure_trace
+from timing import TRACEKIT as TK
+from timing import run_process
 
-TK = str(Path(sys.executable).parent / "tracekit")
 MIB = 1024 * 1024
 
 
@@ -43,19 +44,19 @@ def speed(reps: int, work: Path) -> dict[str, tuple[float, float]]:
     """Medians (seconds) and peak RSS (MiB) of verify-trace, seal and verify-bundle."""
     key = work / "bench"
     subprocess.run([TK, "keygen", "-o", str(key)], check=True, capture_output=True)
-    trace = str(verify_bench.TRACE)
+    trace = str(TRACE)
     runs: dict[str, list[tuple[float, float, int]]] = {"verify trace": [], "seal": [], "verify bundle": []}
     bundle = work / "trace.tkb"
     for rep in range(reps):
         out = work / f"seal-{rep}.tkb"
-        runs["verify trace"].append(verify_bench.run_process([TK, "verify", trace, "-q"]))
-        runs["seal"].append(verify_bench.run_process([TK, "seal", trace, "-o", str(out), "--key", f"{key}.key"]))
+        runs["verify trace"].append(run_process([TK, "verify", trace, "-q"]))
+        runs["seal"].append(run_process([TK, "seal", trace, "-o", str(out), "--key", f"{key}.key"]))
         if not bundle.exists():
             out.rename(bundle)
         else:
             out.unlink()
         runs["verify bundle"].append(
-            verify_bench.run_process([TK, "verify", str(bundle), "-q", "--trusted-key", f"{key}.pub"])
+            run_process([TK, "verify", str(bundle), "-q", "--trusted-key", f"{key}.pub"])
         )
     return {name: _median(samples, [name]) for name, samples in runs.items()}
 
@@ -109,11 +110,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
-    if not verify_bench.TRACE.exists():  # alone: only the 16 MiB trace (make bench makes all)
-        import tracegen
-
-        verify_bench.TRACE.parent.mkdir(parents=True, exist_ok=True)
-        verify_bench.TRACE.write_bytes(tracegen.build())
+    ensure_trace()  # alone: only the 16 MiB trace (make bench makes all)
     print(report(args.reps))
     return 0
 

@@ -139,46 +139,50 @@ def run_reader(reader: str, path: Path) -> dict[str, Any]:
     return result
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=1000, help="samples in the generated log")
-    parser.add_argument("--reps", type=int, default=5, help="runs per reader and file")
-    args = parser.parse_args()
-    DATA.mkdir(exist_ok=True)
-    ensure_venv()
-    files = ensure_logs(args.samples)
-    runs: dict[str, dict[str, list[dict[str, Any]]]] = {
-        p.suffix: {r: [] for r in READERS} for p in files
-    }
-    for rep in range(args.reps):
+Runs = dict[str, dict[str, list[dict[str, Any]]]]
+"""Per file suffix, per reader, the result of every run."""
+
+
+def measure(files: tuple[Path, Path], samples: int, reps: int) -> Runs:
+    """Every reader on every file, ``reps`` times, each a fresh process, the order alternating."""
+    runs: Runs = {p.suffix: {r: [] for r in READERS} for p in files}
+    for rep in range(reps):
         for path in files:
             order = list(READERS) if rep % 2 == 0 else list(reversed(READERS))
             for reader in order:
                 result = run_reader(reader, path)
-                if result["count"] != args.samples:
+                if result["count"] != samples:
                     raise SystemExit(f"{reader} read {result['count']} samples from {path.name}")
                 runs[path.suffix][reader].append(result)
+    return runs
 
-    def med(suffix: str, reader: str, key: str) -> float:
-        return statistics.median(r[key] for r in runs[suffix][reader])
 
-    def peak(suffix: str, reader: str) -> float:
-        return max(r["peak_rss_mib"] for r in runs[suffix][reader])
+def _med(runs: Runs, suffix: str, reader: str, key: str) -> float:
+    return float(statistics.median(r[key] for r in runs[suffix][reader]))
 
-    print(f"Inspect AI log of {args.samples} samples, inspect-ai {INSPECT_VERSION}, {args.reps} "
-          f"runs per reader and file, each a fresh process, interleaved")
+
+def _peak(runs: Runs, suffix: str, reader: str) -> float:
+    return float(max(r["peak_rss_mib"] for r in runs[suffix][reader]))
+
+
+def print_runs(files: tuple[Path, Path], runs: Runs) -> dict[str, float]:
+    """The table of medians per file and reader; returns the ratios."""
     print(f"{'file':6s} {'reader':9s} {'size MB':>8s} {'read s':>8s} {'min s':>7s} {'process s':>10s} "
           f"{'peak RSS MiB':>13s} {'imports MiB':>12s}")
     ratios: dict[str, float] = {}
     for path in files:
         s = path.suffix
         for reader in READERS:
-            print(f"{s:6s} {reader:9s} {path.stat().st_size / 1e6:8.1f} {med(s, reader, 'read_s'):8.3f} "
-                  f"{min(r['read_s'] for r in runs[s][reader]):7.3f} {med(s, reader, 'wall_s'):10.3f} "
-                  f"{peak(s, reader):13.1f} {med(s, reader, 'import_rss_mib'):12.1f}")
-        ratios[f"{s[1:]}_time_speedup"] = med(s, "inspect", "read_s") / med(s, "tracekit", "read_s")
-        ratios[f"{s[1:]}_process_speedup"] = med(s, "inspect", "wall_s") / med(s, "tracekit", "wall_s")
-        ratios[f"{s[1:]}_peak_rss_fraction"] = peak(s, "tracekit") / peak(s, "inspect")
+            print(f"{s:6s} {reader:9s} {path.stat().st_size / 1e6:8.1f} {_med(runs, s, reader, 'read_s'):8.3f} "
+                  f"{min(r['read_s'] for r in runs[s][reader]):7.3f} {_med(runs, s, reader, 'wall_s'):10.3f} "
+                  f"{_peak(runs, s, reader):13.1f} {_med(runs, s, reader, 'import_rss_mib'):12.1f}")
+        ratios[f"{s[1:]}_time_speedup"] = _med(runs, s, "inspect", "read_s") / _med(runs, s, "tracekit", "read_s")
+        ratios[f"{s[1:]}_process_speedup"] = _med(runs, s, "inspect", "wall_s") / _med(runs, s, "tracekit", "wall_s")
+        ratios[f"{s[1:]}_peak_rss_fraction"] = _peak(runs, s, "tracekit") / _peak(runs, s, "inspect")
+    return ratios
+
+
+def print_targets(files: tuple[Path, Path], ratios: dict[str, float]) -> None:
     print()
     print(f"{'target (ratios of medians from this run)':58s} {'measured':>9s}   target  met")
     for path in files:
@@ -196,6 +200,21 @@ def main() -> int:
             met = value <= target if lower else value >= target
             print(f"{label:58s} {value:8.2f}x {'<=' if lower else '>='} {target:g}x  "
                   f"{'yes' if met else 'NO'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=1000, help="samples in the generated log")
+    parser.add_argument("--reps", type=int, default=5, help="runs per reader and file")
+    args = parser.parse_args()
+    DATA.mkdir(exist_ok=True)
+    ensure_venv()
+    files = ensure_logs(args.samples)
+    runs = measure(files, args.samples, args.reps)
+    print(f"Inspect AI log of {args.samples} samples, inspect-ai {INSPECT_VERSION}, {args.reps} "
+          f"runs per reader and file, each a fresh process, interleaved")
+    ratios = print_runs(files, runs)
+    print_targets(files, ratios)
     RESULTS.write_text(json.dumps(
         {"samples": args.samples, "inspect_ai": INSPECT_VERSION, "runs": runs,
          "ratios": {k: round(v, 3) for k, v in ratios.items()}, "targets": TARGETS},

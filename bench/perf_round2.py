@@ -35,13 +35,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import reference
-import run as bench
+import timing
+from inputs import ROOT, SMALL, TRACE, generate
 
 from tracekit import verify_file
 from tracekit.formats.agentguard.verify_parallel import verify_file as verify_parallel
 
 RESULTS = HERE / "data" / "results-round2.json"
-SMALL = bench.ROOT / "corpus" / "valid" / "v2__clean_run.jsonl"
 COMMANDS = {
     "verify": ["verify", "--quiet"],
     "show": ["show"],
@@ -76,12 +76,12 @@ def _pinned(cpu: int | None) -> Any:
 
 
 def against_baseline(reps: int, cpu: int | None) -> dict[str, Any]:
-    trace = str(bench.TRACE)
+    trace = str(TRACE)
     exe = str(Path(sys.executable).parent / "tracekit")
     out: dict[str, list[float]] = {k: [] for k in ("base_in", "tk_in", "base_proc", "tk_proc")}
     for _ in range(reps):
-        out["base_proc"].append(bench.run_process([sys.executable, str(HERE / "reference.py"), trace], cpu)[0])
-        out["tk_proc"].append(bench.run_process([exe, "verify", "--quiet", trace], cpu)[0])
+        out["base_proc"].append(timing.run_process([sys.executable, str(HERE / "reference.py"), trace], cpu)[0])
+        out["tk_proc"].append(timing.run_process([exe, "verify", "--quiet", trace], cpu)[0])
     reference.verify_path(trace)
     verify_file(trace)
     with _pinned(cpu):
@@ -96,7 +96,7 @@ def against_baseline(reps: int, cpu: int | None) -> dict[str, Any]:
 
 
 def single_trace_jobs(reps: int) -> dict[str, Any]:
-    trace = str(bench.TRACE)
+    trace = str(TRACE)
     out: dict[str, list[float]] = {k: [] for k in (
         "in_j1", "in_j2", "proc_j1", "proc_j2", "busy_in", "busy_proc", "cpu_j1", "cpu_j2_parent",
         "cpu_j2_workers")}
@@ -104,12 +104,12 @@ def single_trace_jobs(reps: int) -> dict[str, Any]:
     verify_parallel(trace, jobs=2)
     out["busy_idle"] = []
     for _ in range(3):  # the machine without us: how much of a second CPU is there to take?
-        before = bench._cpu_times()
+        before = timing.cpu_times()
         time.sleep(0.5)
         if before is not None:
-            out["busy_idle"].append(bench._busy_share(before, bench._cpu_times()))
+            out["busy_idle"].append(timing.busy_share(before, timing.cpu_times()))
     for _ in range(reps):
-        before = bench._cpu_times()
+        before = timing.cpu_times()
         started, cpu = time.perf_counter(), time.process_time()
         assert verify_file(trace).intact
         out["in_j1"].append(time.perf_counter() - started)
@@ -122,26 +122,26 @@ def single_trace_jobs(reps: int) -> dict[str, Any]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         out["cpu_j2_workers"].append(after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime)
         if before is not None:
-            out["busy_in"].append(bench._busy_share(before, bench._cpu_times()))
-        before = bench._cpu_times()
+            out["busy_in"].append(timing.busy_share(before, timing.cpu_times()))
+        before = timing.cpu_times()
         for jobs in (1, 2):
-            wall, _, rc = bench.run_process([exe, "verify", "--quiet", "--jobs", str(jobs), trace])
+            wall, _, rc = timing.run_process([exe, "verify", "--quiet", "--jobs", str(jobs), trace])
             assert rc == 0
             out[f"proc_j{jobs}"].append(wall)
         if before is not None:
-            out["busy_proc"].append(bench._busy_share(before, bench._cpu_times()))
+            out["busy_proc"].append(timing.busy_share(before, timing.cpu_times()))
     return out
 
 
 def commands(reps: int) -> dict[str, Any]:
     exe = str(Path(sys.executable).parent / "tracekit")
-    trace = str(bench.TRACE)
+    trace = str(TRACE)
     times: dict[str, list[float]] = {name: [] for name in COMMANDS}
     rss: dict[str, float] = {}
     status: dict[str, int] = {}
     for _ in range(reps):
         for name, argv in COMMANDS.items():
-            wall, peak, rc = bench.run_process([exe, *argv, trace])
+            wall, peak, rc = timing.run_process([exe, *argv, trace])
             times[name].append(wall)
             rss[name] = max(rss.get(name, 0.0), peak)
             status[name] = rc
@@ -152,8 +152,8 @@ def startup(reps: int) -> dict[str, list[float]]:
     exe = str(Path(sys.executable).parent / "tracekit")
     out: dict[str, list[float]] = {"verify_small": [], "python": []}
     for _ in range(reps):
-        out["verify_small"].append(bench.run_process([exe, "verify", "--quiet", str(SMALL)])[0])
-        out["python"].append(bench.run_process([sys.executable, "-c", "pass"])[0])
+        out["verify_small"].append(timing.run_process([exe, "verify", "--quiet", str(SMALL)])[0])
+        out["python"].append(timing.run_process([sys.executable, "-c", "pass"])[0])
     return out
 
 
@@ -230,13 +230,13 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=5, help="repetitions per measurement")
     parser.add_argument("--no-pin", action="store_true", help="do not pin 1-CPU runs")
     args = parser.parse_args()
-    bench.generate(2.0, False)
+    generate(2.0, False)
     # Measure the tool as installed: with bytecode. Without it (a fresh clone run with
     # PYTHONDONTWRITEBYTECODE) every process compiles the modules it imports, which charges the
     # commands that import more (audit, replay) 0.1-0.2 s that an installed copy never pays.
     import compileall
 
-    compileall.compile_dir(str(bench.ROOT / "tracekit"), quiet=1)
+    compileall.compile_dir(str(ROOT / "tracekit"), quiet=1)
     cpu = None if args.no_pin else max(os.sched_getaffinity(0))
     load_before = os.getloadavg()[0]
     base = against_baseline(args.reps, cpu)
@@ -251,7 +251,7 @@ def main() -> int:
         "baseline": base, "single_trace_jobs": jobs, "commands": cmds, "startup": start,
         "ratios": ratios, "targets": TARGETS,
     }, indent=2, sort_keys=True) + "\n")
-    print(f"\nwrote {RESULTS.relative_to(bench.ROOT)}", file=sys.stderr)
+    print(f"\nwrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     return 0
 
 

@@ -25,37 +25,25 @@ Exit status: 0 when the baseline and tracekit agree (whatever the targets), 1 ot
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
-import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-DATA = HERE / "data"
-RESULTS = HERE / "results.json"
 sys.path.insert(0, str(HERE))
 
-import bundle_bench
 import reference
-import tracegen
+from inputs import CAMPAIGN, CAMPAIGN_TRACES, ROOT, TAMPERED, TRACE, describe, generate
+from timing import TRACEKIT, busy_share, cpu_times, one_cpu, run_process, stats
 
 from tracekit import __version__, verify_file
 
-TRACE = DATA / "trace-16mib.jsonl"
-CAMPAIGN = DATA / "campaign"
-TAMPERED = DATA / "tampered"
-CAMPAIGN_TRACES = 100
-MIB = 1024 * 1024
+RESULTS = HERE / "results.json"
 TARGETS = {
     "inprocess_speedup": 3.0,
     "process_speedup": 2.0,
@@ -63,70 +51,6 @@ TARGETS = {
     "peak_rss_mib": 100.0,
     "help_seconds": 0.25,
 }
-
-
-# ---------------------------------------------------------------------------- inputs
-
-
-def _stamp(campaign_mib: float) -> str:
-    source = (HERE / "tracegen.py").read_bytes() + (ROOT / "corpus" / "gen" / "base.py").read_bytes()
-    return hashlib.sha256(source + f"{campaign_mib}".encode()).hexdigest()
-
-
-def generate(campaign_mib: float, force: bool) -> None:
-    """Write the benchmark inputs unless they are current."""
-    stamp_file = DATA / "stamp"
-    stamp = _stamp(campaign_mib)
-    if not force and stamp_file.exists() and stamp_file.read_text() == stamp:
-        return
-    if DATA.exists():
-        shutil.rmtree(DATA)
-    CAMPAIGN.mkdir(parents=True)
-    TAMPERED.mkdir()
-    started = time.perf_counter()
-    data = tracegen.build()
-    TRACE.write_bytes(data)
-    events = max(50, int(10_000 * campaign_mib / 16))
-    for index in range(CAMPAIGN_TRACES):
-        trace = tracegen.build(events=events, target_bytes=int(campaign_mib * MIB),
-                               seed=1000 + index, name=f"campaign-{index:03d}")
-        (CAMPAIGN / f"trace-{index:03d}.jsonl").write_bytes(trace)
-    for name, changed in _tampered(data).items():
-        (TAMPERED / f"{name}.jsonl").write_bytes(changed)
-    stamp_file.write_text(stamp)
-    print(f"generated bench/data in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-
-
-def _tampered(data: bytes) -> dict[str, bytes]:
-    """Copies of the trace that must fail (or pass) identically under both verifiers."""
-    copies = tracegen.tampered_copies(data, "task-bench")
-    del copies["intact"]
-    return copies
-
-
-def describe(path: Path) -> dict[str, Any]:
-    """What the trace is made of, so the figures can be read against it."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")[1:-1]
-    by_type: Counter[str] = Counter()
-    bytes_by_type: Counter[str] = Counter()
-    escaped = escaped_bytes = 0
-    for line in lines:
-        kind = json.loads(line)["event_type"]
-        by_type[kind] += 1
-        bytes_by_type[kind] += len(line) + 1
-        if b"\\u" in line:
-            escaped += 1
-            escaped_bytes += len(line) + 1
-    return {
-        "bytes": len(data),
-        "mib": round(len(data) / MIB, 3),
-        "events": len(lines),
-        "events_by_type": dict(by_type.most_common()),
-        "bytes_by_type": dict(bytes_by_type.most_common()),
-        "lines_with_unicode_escapes": escaped,
-        "bytes_in_lines_with_unicode_escapes": escaped_bytes,
-    }
 
 
 # ---------------------------------------------------------------------------- agreement
@@ -149,68 +73,9 @@ def agreement() -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------- timing
 
 
-TASKSET = shutil.which("taskset")
-TIME = "/usr/bin/time" if Path("/usr/bin/time").exists() else None
-
-
-def run_process(argv: list[str], cpu: int | None = None) -> tuple[float, float, int]:
-    """Run ``argv``; return (wall seconds, peak RSS MiB, exit status).
-
-    Peak RSS comes from ``/usr/bin/time -f %M``, a small process that forks the command: Linux
-    charges a child the peak RSS of the process it was forked from, so a child forked from this
-    (large) benchmark would report this benchmark's size. It is the peak of the command and of
-    the children it waited for (the --jobs workers). Without /usr/bin/time, ``os.wait4`` is used
-    and the figure is an upper bound. Pinning goes through ``taskset``, which execs in place.
-    """
-    if cpu is not None and TASKSET:
-        argv = [TASKSET, "-c", str(cpu), *argv]
-    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_file:
-        if TIME:
-            argv = [TIME, "-f", "%M", "-o", rss_file.name, *argv]
-        started = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 cwd=ROOT)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        peak_kib = float(usage.ru_maxrss)
-        if TIME:
-            text = rss_file.read().strip().splitlines()
-            peak_kib = float(text[-1]) if text and text[-1].isdigit() else peak_kib
-    return wall, peak_kib / 1024, child.returncode
-
-
-def _cpu_times() -> tuple[int, int] | None:
-    """(busy, total) jiffies of the whole machine, from /proc/stat (Linux only)."""
-    try:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    except (OSError, ValueError):
-        return None
-    idle = fields[3] + fields[4]
-    return sum(fields) - idle, sum(fields)
-
-
-def _busy_share(before: tuple[int, int], after: tuple[int, int] | None) -> float:
-    """Share of all CPUs busy between two readings (a --jobs 2 run alone would be near 1.0;
-    anything another process used is included)."""
-    if after is None or after[1] == before[1]:
-        return 0.0
-    return round((after[0] - before[0]) / (after[1] - before[1]), 3)
-
-
-def stats(samples: list[float]) -> dict[str, Any]:
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
-            "samples": samples}
-
-
-def measure(reps: int, cpu: int | None) -> dict[str, Any]:
-    py = sys.executable
-    exe = str(Path(sys.executable).parent / "tracekit")
-    trace = str(TRACE)
-    out: dict[str, Any] = {}
-    rss: dict[str, float] = {}
-
-    # (a') and (c): whole processes, one core, interleaved; (e) peak RSS of each.
+def _processes(reps: int, cpu: int | None, rss: dict[str, float]) -> dict[str, Any]:
+    """(a') and (c): whole processes, one core, interleaved; (e) the peak RSS of each."""
+    py, trace = sys.executable, str(TRACE)
     ref_proc: list[float] = []
     tk_proc: list[float] = []
     for _ in range(reps):
@@ -218,18 +83,20 @@ def measure(reps: int, cpu: int | None) -> dict[str, Any]:
         assert rc == 0
         ref_proc.append(wall)
         rss["baseline_process"] = max(rss.get("baseline_process", 0.0), peak)
-        wall, peak, rc = run_process([exe, "verify", "--quiet", trace], cpu)
+        wall, peak, rc = run_process([TRACEKIT, "verify", "--quiet", trace], cpu)
         assert rc == 0
         tk_proc.append(wall)
         rss["tracekit_verify_process"] = max(rss.get("tracekit_verify_process", 0.0), peak)
-    out["baseline_process"] = stats(ref_proc)
-    out["tracekit_verify_process"] = stats(tk_proc)
     library = f"from tracekit import verify_file; assert verify_file({trace!r}).intact"
     _, rss["tracekit_library_child"], _ = run_process([py, "-c", library], cpu)
     _, rss["python_import_tracekit"], _ = run_process([py, "-c", "import tracekit"], cpu)
+    return {"baseline_process": stats(ref_proc), "tracekit_verify_process": stats(tk_proc)}
 
-    # (a) and (b): in-process, one core, interleaved (after the child processes, so that
-    # they are spawned from a small parent).
+
+def _inprocess(reps: int, cpu: int | None) -> dict[str, Any]:
+    """(a) and (b): in-process, one core, interleaved (after the child processes, so that they
+    are spawned from a small parent)."""
+    trace = str(TRACE)
     ref_in: list[float] = []
     tk_in: list[float] = []
     reference.verify_path(trace)
@@ -247,33 +114,42 @@ def measure(reps: int, cpu: int | None) -> dict[str, Any]:
             tk_in.append(time.perf_counter() - started)
     finally:
         os.sched_setaffinity(0, previous)
-    out["baseline_inprocess"] = stats(ref_in)
-    out["tracekit_inprocess"] = stats(tk_in)
+    return {"baseline_inprocess": stats(ref_in), "tracekit_inprocess": stats(tk_in)}
 
-    # (d): the campaign, all cores available, interleaved; how busy the machine was meanwhile.
+
+def _campaign(reps: int, rss: dict[str, float]) -> dict[str, Any]:
+    """(d): the campaign, all cores available, interleaved; how busy the machine was meanwhile."""
     jobs: dict[int, list[float]] = {1: [], 2: []}
     busy: list[float] = []
     for _ in range(max(3, reps // 2)):
         for n in (1, 2):
-            before = _cpu_times()
-            wall, peak, rc = run_process([exe, "verify", "--quiet", "--jobs", str(n), str(CAMPAIGN)])
+            before = cpu_times()
+            wall, peak, rc = run_process([TRACEKIT, "verify", "--quiet", "--jobs", str(n), str(CAMPAIGN)])
             assert rc == 0
             jobs[n].append(wall)
             rss[f"campaign_jobs{n}"] = max(rss.get(f"campaign_jobs{n}", 0.0), peak)
             if n == 2 and before is not None:
-                busy.append(_busy_share(before, _cpu_times()))
-    out["campaign_jobs1"] = stats(jobs[1])
-    out["campaign_jobs2"] = stats(jobs[2])
-    out["campaign_jobs2_machine_busy_share"] = busy
+                busy.append(busy_share(before, cpu_times()))
+    return {"campaign_jobs1": stats(jobs[1]), "campaign_jobs2": stats(jobs[2]),
+            "campaign_jobs2_machine_busy_share": busy}
 
-    # (f): start-up.
+
+def _startup(reps: int) -> dict[str, Any]:
+    """(f): ``tracekit --help`` against ``python -c pass``."""
     help_times = []
     python_times = []
     for _ in range(max(5, reps)):
-        help_times.append(run_process([exe, "--help"])[0])
-        python_times.append(run_process([py, "-c", "pass"])[0])
-    out["tracekit_help"] = stats(help_times)
-    out["python_startup"] = stats(python_times)
+        help_times.append(run_process([TRACEKIT, "--help"])[0])
+        python_times.append(run_process([sys.executable, "-c", "pass"])[0])
+    return {"tracekit_help": stats(help_times), "python_startup": stats(python_times)}
+
+
+def measure(reps: int, cpu: int | None) -> dict[str, Any]:
+    rss: dict[str, float] = {}
+    out = _processes(reps, cpu, rss)
+    out |= _inprocess(reps, cpu)
+    out |= _campaign(reps, rss)
+    out |= _startup(reps)
     out["peak_rss_mib"] = {k: round(v, 1) for k, v in rss.items()}
     return out
 
@@ -351,7 +227,7 @@ def table(m: dict[str, Any], r: dict[str, float], v: dict[str, Any], info: dict[
     return "\n".join(lines)
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="repetitions per measurement")
     parser.add_argument("--campaign-mib", type=float, default=2.0, help="size of a campaign trace")
@@ -364,24 +240,13 @@ def main() -> int:
     parser.add_argument("--no-inspect", action="store_true",
                         help="skip bench/inspect_reader.py (it makes a venv with inspect-ai once)")
     parser.add_argument("--no-scaling", action="store_true", help="skip bench/scaling.py")
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    generate(args.campaign_mib, args.regenerate)
-    rows = agreement()
-    disagreements = [row for row in rows if not row["agree"]]
-    print(f"agreement: baseline and tracekit agree on {len(rows) - len(disagreements)} of "
-          f"{len(rows)} inputs", file=sys.stderr)
-    cpu = None if args.no_pin else max(os.sched_getaffinity(0))
-    load_before = os.getloadavg()
-    m = measure(args.reps, cpu)
-    r = ratios(m)
-    v = verdicts(m, r)
-    info = {
-        "trace": describe(TRACE),
-        "campaign": {"traces": CAMPAIGN_TRACES, "mib_each": args.campaign_mib,
-                     "bytes": sum(p.stat().st_size for p in CAMPAIGN.glob("*.jsonl"))},
-    }
-    print(table(m, r, v, info))
+
+def _others(args: argparse.Namespace) -> None:
+    """The benchmarks that run after the table, each in its own process."""
+    import bundle_bench
+
     print("\n" + bundle_bench.report(args.reps))  # sealed bundles: seal/verify speed, growth
     if not args.no_round2:  # verify against the baseline again, one trace on two cores, commands
         print("\n== performance, round 2 (bench/perf_round2.py)", flush=True)
@@ -394,29 +259,48 @@ def main() -> int:
     if not args.no_scaling:  # time and memory per MiB, 1 MiB to the bounds, every format
         print("\n== importers and bundles, per MiB (bench/scaling.py)", flush=True)
         subprocess.run([sys.executable, str(HERE / "scaling.py")], check=False)
-    result = {
-        "tracekit_version": __version__,
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-            "pinned_cpu": cpu,
-            "loadavg_before": load_before,
-            "loadavg_after": os.getloadavg(),
-        },
-        "reps": args.reps,
-        "inputs": info,
-        "agreement": rows,
-        "measurements": m,
-        "ratios": {k: round(x, 3) for k, x in r.items()},
-        "targets": v,
+
+
+def _machine(cpu: int | None, load_before: tuple[float, float, float]) -> dict[str, Any]:
+    machine: dict[str, Any] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "pinned_cpu": cpu,
+        "loadavg_before": load_before,
+        "loadavg_after": os.getloadavg(),
     }
     try:
         import msgspec
 
-        result["machine"]["msgspec"] = msgspec.__version__
+        machine["msgspec"] = msgspec.__version__
     except ImportError:  # pragma: no cover
         pass
+    return machine
+
+
+def main() -> int:
+    args = _arguments()
+    generate(args.campaign_mib, args.regenerate)
+    rows = agreement()
+    disagreements = [row for row in rows if not row["agree"]]
+    print(f"agreement: baseline and tracekit agree on {len(rows) - len(disagreements)} of "
+          f"{len(rows)} inputs", file=sys.stderr)
+    cpu = None if args.no_pin else one_cpu()
+    load_before = os.getloadavg()
+    m = measure(args.reps, cpu)
+    r = ratios(m)
+    v = verdicts(m, r)
+    info = {
+        "trace": describe(TRACE),
+        "campaign": {"traces": CAMPAIGN_TRACES, "mib_each": args.campaign_mib,
+                     "bytes": sum(p.stat().st_size for p in CAMPAIGN.glob("*.jsonl"))},
+    }
+    print(table(m, r, v, info))
+    _others(args)
+    result = {"tracekit_version": __version__, "machine": _machine(cpu, load_before),
+              "reps": args.reps, "inputs": info, "agreement": rows, "measurements": m,
+              "ratios": {k: round(x, 3) for k, x in r.items()}, "targets": v}
     if not args.no_worst_case:
         import worst_case
 
@@ -427,11 +311,9 @@ def main() -> int:
         print("\n== campaign store (bench/store_bench.py)", flush=True)
         if subprocess.run([sys.executable, str(HERE / "store_bench.py")], check=False).returncode:
             return 1
-    if disagreements:
-        for row in disagreements:
-            print(f"DISAGREEMENT: {row}", file=sys.stderr)
-        return 1
-    return 0
+    for row in disagreements:
+        print(f"DISAGREEMENT: {row}", file=sys.stderr)
+    return 1 if disagreements else 0
 
 
 if __name__ == "__main__":

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from tracekit.bundle.limits import BundleLimits
+from tracekit.bundle.magic import (
+    MAGIC as MAGIC,  # re-exported: the bundle modules take it from here
+)
 from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 
-MAGIC = b"\x89TKB\r\n\x1a\n"
 HEADER = struct.Struct(">cQ")
 CHUNK = 1024 * 1024
 DIGEST_BYTES = 32

@@ -8,11 +8,13 @@ verdict (docs/threat-model.md).
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
-
-import typer
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn
 
 from tracekit import __version__
+
+if TYPE_CHECKING:
+    import typer
 
 #: Every command, in ``--help`` order, and the module that registers it (``register(app)``).
 COMMANDS: dict[str, str] = {
@@ -36,17 +38,25 @@ COMMANDS: dict[str, str] = {
 
 
 def _version(value: bool) -> None:
+    import typer
+
     if value:
         print(f"tracekit {__version__}")
         raise typer.Exit(0)
 
 
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """Independent verifier and forensic workbench for AI-agent execution traces."""
+def _root_callback() -> Callable[..., None]:
+    """The root's ``--version`` option (typer reads it from the signature's default)."""
+    import typer
+
+    def _root(
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ) -> None:
+        """Independent verifier and forensic workbench for AI-agent execution traces."""
+
+    return _root
 
 
 def build(command: str | None = None) -> typer.Typer:
@@ -57,6 +67,8 @@ def build(command: str | None = None) -> typer.Typer:
     command does, prints and exits with is the same either way, since its module registers it
     exactly as in the full app.
     """
+    import typer
+
     root = typer.Typer(
         name="tracekit",
         help="Independent verifier and forensic workbench for AI-agent execution traces.",
@@ -71,11 +83,14 @@ def build(command: str | None = None) -> typer.Typer:
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    root.callback()(_root)
+    root.callback()(_root_callback())
     modules = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for name in modules:
         # Each command module adds its commands; heavy work is imported lazily inside.
         __import__(f"tracekit.cli.{name}", fromlist=["register"]).register(root)
+    if command in COMMANDS:  # and not the module's other commands: typer reads no other signature
+        root.registered_commands = [c for c in root.registered_commands if c.name == command]
+        root.registered_groups = [g for g in root.registered_groups if g.name == command]
     return root
 
 
@@ -93,9 +108,49 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main() -> None:
     """Run the CLI; map every exception that escapes a command to a documented exit code."""
-    import signal
+    from tracekit.kernel import collector
+
+    # Start-up only allocates what lives as long as the process (modules, the app), so the
+    # cyclic collector would rescan it dozens of times for nothing (docs/performance.md,
+    # "Start-up"); it runs again once the command starts.
+    with collector.paused():
+        _prepare()
+    # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
+    # to print, in the one error style.
+    from typer import Abort
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
     from tracekit.cli.common import Interrupted, fail_internal, interrupted
+
+    named = _named_command()
+    try:
+        with collector.paused():
+            app = build(sys.argv[1] if len(sys.argv) > 1 else None)
+        code = app(standalone_mode=False)
+    except NoArgsIsHelpError as error:
+        error.show()  # the help text a bare group prints; exit 2 as click does
+        sys.exit(2)
+    except UsageError as error:
+        usage_error(error)
+    except Abort:
+        interrupted()
+    except SystemExit:
+        raise
+    except (KeyboardInterrupt, Interrupted):
+        interrupted()
+    except BaseException as error:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
+        _debug_report(error, named)
+        fail_internal()
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _prepare() -> None:
+    """What every command line needs before its command is built: the SIGINT handler, the
+    completion callback, ``--debug`` taken off the arguments, the JSON head's command name."""
+    import os
+    import signal
+
+    from tracekit.cli.common import Interrupted
 
     def _on_sigint(_signum: int, _frame: object) -> None:
         raise Interrupted
@@ -103,12 +158,6 @@ def main() -> None:
     # typer turns KeyboardInterrupt into a silent exit 130; our own exception reaches us instead,
     # so an interrupt is reported with its code and nothing partial is written.
     signal.signal(signal.SIGINT, _on_sigint)
-    # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
-    # to print, in the one error style.
-    import os
-
-    from typer._click.exceptions import NoArgsIsHelpError, UsageError
-
     from tracekit.report.jsonout import set_head
 
     if os.environ.get("_TRACEKIT_COMPLETE"):
@@ -122,23 +171,6 @@ def main() -> None:
     named = _named_command()
     if named != "tracekit":
         set_head(command=named.removeprefix("tracekit "))
-    try:
-        code = build(sys.argv[1] if len(sys.argv) > 1 else None)(standalone_mode=False)
-    except NoArgsIsHelpError as error:
-        error.show()  # the help text a bare group prints; exit 2 as click does
-        sys.exit(2)
-    except UsageError as error:
-        usage_error(error)
-    except typer.Abort:
-        interrupted()
-    except SystemExit:
-        raise
-    except (KeyboardInterrupt, Interrupted):
-        interrupted()
-    except BaseException as error:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
-        _debug_report(error, named)
-        fail_internal()
-    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _debug_report(error: BaseException, named: str) -> None:

@@ -128,7 +128,7 @@ def _check_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
 
 def is_bundle(path: str) -> bool:
     """True when ``path`` is a regular file that starts with the bundle magic."""
-    from tracekit.bundle.container import MAGIC
+    from tracekit.bundle.magic import MAGIC
 
     if path == "-" or not is_regular_file(path):
         return False

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -172,6 +171,8 @@ class _Staged:
         except OSError:
             self.fd = -1
         if self.fd < 0:
+            import tempfile  # only where O_TMPFILE is refused: off every command's start-up
+
             self.fd, self.tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=folder)
             os.fchmod(self.fd, mode)
         for chunk in [data] if isinstance(data, bytes) else data:
@@ -197,6 +198,8 @@ class _Staged:
         return self.tmp
 
     def _copy_to_named(self, folder: Path) -> None:
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=".tracekit-", suffix=".tmp", dir=folder)
         self.tmp = tmp
         try:

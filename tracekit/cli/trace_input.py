@@ -141,7 +141,7 @@ def opened(path: str, input_format: str | None = None) -> Iterator[Opened]:
 
 def _sealed(prefix: bytes) -> bool:
     """The first bytes are a sealed bundle's (rule 4): pointed to the bundle commands."""
-    from tracekit.bundle.container import MAGIC
+    from tracekit.bundle.magic import MAGIC
 
     return prefix.startswith(MAGIC)
 

@@ -44,7 +44,7 @@ from tracekit.kernel.errors import Code, Finding, Severity, TracekitError
 if TYPE_CHECKING:
     from tracekit.formats.agentguard.verify import VerifyReport
     from tracekit.kernel.evidence import EvidenceFile
-    from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.skipped import SkippedFile
     from tracekit.report.verify_render import VerifyTrace
 
 
@@ -73,7 +73,7 @@ def verify(
     ),
 ) -> None:
     """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
-    from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.skipped import SkippedFile
     from tracekit.report.verify_render import (
         as_findings,
         render_json,
@@ -151,7 +151,7 @@ def _split_bundles(found: list[str], named: set[str]) -> tuple[list[str], list[S
     """The traces to verify, and the walked bundles left out beside them (``cli.bundle_input``:
     a folder of bundles alone is verified as bundles). A bundle named with traces is refused."""
     from tracekit.cli.bundle_io import is_bundle
-    from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.skipped import SkippedFile
 
     bundles = {p for p in found if is_bundle(p)}
     if bundles and bundles & named and len(bundles) != len(found):

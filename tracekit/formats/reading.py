@@ -10,14 +10,12 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
 from tracekit.formats import registry
-from tracekit.formats.agentdojo import path_context
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
 from tracekit.kernel.errors import Code, finding
 from tracekit.kernel.evidence import EvidenceFile
@@ -41,6 +39,8 @@ def open_source(path: str | Path, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) 
     ``format.empty`` for an input of no bytes, ``format.too_large`` for input beyond the total
     limit (docs/cli.md, "One code per mistake").
     """
+    from tracekit.formats.agentdojo import path_context  # an importer's: off verify's start-up
+
     if str(path) == STDIN:
         with spooled(sys.stdin.buffer, limits) as copy:
             if copy.size == 0:
@@ -119,6 +119,8 @@ def read_upto(stream: BinaryIO, most: int) -> bytes:
 def spooled(stream: BinaryIO, limits: FormatLimits) -> Iterator[Source]:
     """``stream`` (standard input, a FIFO: read once, not seekable) copied into a temporary
     file that importers can seek in, refused once it passes the total limit."""
+    import tempfile  # standard input only: off the start-up of a file's verify
+
     with tempfile.TemporaryFile() as spool:
         size = 0
         while chunk := stream.read(_CHUNK):

@@ -38,6 +38,7 @@ from tracekit.report.harness_sarif import (
 )
 from tracekit.report.harness_text import xml_safe
 from tracekit.report.sarif import ArtifactLocation, Text, rule_text
+from tracekit.report.skipped import SkippedFile
 from tracekit.report.text import display_path, md_table, table
 
 if TYPE_CHECKING:
@@ -91,17 +92,6 @@ class FindingsReport(msgspec.Struct, frozen=True):
     episodes: tuple[EpisodeEntry, ...]
     disagreements: int = 0
     """Episodes where the tool's own verdict disagrees with ours (``audit.outcome_mismatch``)."""
-
-
-class SkippedFile(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A file of a campaign that was not judged, and why (a stable code)."""
-
-    trace: str
-    code: str
-    error: bool = False
-    """True for a file that could not be read (exit 2), not a walked non-trace file: JUnit
-    shows it as an ``<error>`` testcase, SARIF as an error result (docs/cli.md, "Inputs and
-    folders")."""
 
 
 class CampaignReport(msgspec.Struct, frozen=True):

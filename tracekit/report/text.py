@@ -49,9 +49,13 @@ def table(
     """A plain-text table. Number parsing is off: a column mixing ``False`` and ``1.5`` (or
     text that looks like a number) is shown as given, never re-parsed or re-formatted.
     ``widths`` wraps the columns given a width at word boundaries."""
+    cells = [list(row) for row in rows]
+    if not widths:
+        quick = _plain_table(cells, headers, tablefmt)
+        if quick is not None:
+            return quick
     from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
-    cells = [list(row) for row in rows]
     wrap = list(widths) if widths and cells else None
     return str(
         tabulate(
@@ -62,6 +66,46 @@ def table(
             maxcolwidths=wrap,
         )
     )
+
+
+def _plain_cell(value: object) -> str | None:
+    """A cell :func:`_plain_table` lays out as tabulate would: text that is printable ASCII
+    with no surrounding blanks (tabulate strips those), or an int; None for anything else."""
+    if type(value) is int:
+        return str(value)
+    if type(value) is str and value.isascii() and value.isprintable() and value == value.strip():
+        return value
+    return None
+
+
+def _plain_table(cells: list[list[object]], headers: Sequence[str], tablefmt: str) -> str | None:
+    """tabulate's ``simple`` and ``plain`` layouts, for the common table whose every cell and
+    header is a :func:`_plain_cell` and whose rows all have one length; None otherwise (the
+    caller asks tabulate). Importing tabulate costs about as much as a whole small verify
+    (docs/performance.md, "Start-up"); tests/unit/test_report_text.py checks this against
+    tabulate on generated tables. Each column is as wide as its widest cell, and at least two
+    more than its header; cells are left-aligned, two blanks apart, rows right-stripped; the
+    ``simple`` layout rules the header off with dashes (a table without headers is ruled
+    above and below)."""
+    if tablefmt not in ("simple", "plain") or not cells:
+        return None
+    count = len(headers) if headers else len(cells[0])
+    texts: list[list[str]] = []
+    table_rows: list[Sequence[object]] = [headers, *cells] if headers else list(cells)
+    for row in table_rows:
+        text = [_plain_cell(value) for value in row]
+        if len(text) != count or None in text:
+            return None
+        texts.append([cell for cell in text if cell is not None])
+    extra = 2 if headers else 0
+    widths = [max(len(row[i]) + (extra if headers and n == 0 else 0) for n, row in enumerate(texts))
+              for i in range(count)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+             for row in texts]
+    if tablefmt == "simple":
+        rule = "  ".join("-" * width for width in widths).rstrip()
+        lines = [lines[0], rule, *lines[1:]] if headers else [rule, *lines, rule]
+    return "\n".join(lines)
 
 
 # One look for the reports of one trace (show, replayability, replay): a head of `label  value`

@@ -21,7 +21,7 @@ from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import blocks, display_path, fields, md_report, md_table, table
 
 if TYPE_CHECKING:
-    from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.skipped import SkippedFile
 
 Status = Literal["intact", "source_changed", "source_missing", "no_integrity", "invalid"]
 

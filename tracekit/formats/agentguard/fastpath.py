@@ -257,6 +257,23 @@ _DECODE_LINE: list[Any] = []
 """The decoder of a whole line, once built."""
 
 
+SMALL_TRACE_BYTES = 64 * 1024
+"""A trace read whole and smaller than this takes the exact path for every line, until the
+process has verified this many bytes that way (docs/performance.md, "Start-up")."""
+_EXACT_BYTES: list[int] = [0]
+
+
+def worth_building(size: int | None) -> bool:
+    """Whether a trace of ``size`` bytes (None: a stream of unknown size) should try the fast
+    path. Building its decoder costs about as much as the exact path spends on 100 KiB of
+    lines, so a small trace skips it, unless it is built already or this process has verified
+    ``SMALL_TRACE_BYTES`` of small traces (a campaign of small files builds it once)."""
+    if _DECODE_LINE or size is None or size >= SMALL_TRACE_BYTES:
+        return True
+    _EXACT_BYTES[0] += size
+    return _EXACT_BYTES[0] > SMALL_TRACE_BYTES
+
+
 def line_decoder() -> Any:
     """The decoder of a whole event line into its tagged line Struct (built on first use).
 

@@ -38,10 +38,15 @@ def iter_lines(stream: BinaryIO, limits: Limits) -> Iterator[RawLine]:
     Order per line (step 1.1-1.6): total bytes, line count, line length, final newline, then the
     terminator is stripped (``\\n`` and one optional ``\\r``) and an empty line is refused.
     """
+    return read_lines(stream, limits)[1]
+
+
+def read_lines(stream: BinaryIO, limits: Limits) -> tuple[int | None, Iterator[RawLine]]:
+    """:func:`iter_lines`, with the size of a regular file (read whole); None for a stream."""
     data = read_regular(stream, limits)
     if data is not None:
-        return iter_buffer(data, limits)
-    return _framed(_stream_chunks(stream, limits.line_bytes + 1), limits, 1, 0)
+        return len(data), iter_buffer(data, limits)
+    return None, _framed(_stream_chunks(stream, limits.line_bytes + 1), limits, 1, 0)
 
 
 def read_regular(stream: BinaryIO, limits: Limits) -> bytes | None:

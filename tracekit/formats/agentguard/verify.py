@@ -17,7 +17,8 @@ from typing import BinaryIO, NoReturn, Protocol
 from msgspec.structs import astuple
 
 from tracekit.formats.agentguard.chain import header_identity, policy_snapshot_hash, root_hash
-from tracekit.formats.agentguard.loader import STDIN, RawLine, iter_lines, open_trace
+from tracekit.formats.agentguard.fastpath import worth_building
+from tracekit.formats.agentguard.loader import STDIN, RawLine, open_trace, read_lines
 from tracekit.formats.agentguard.records import (
     EventRecord,
     HeaderRecord,
@@ -159,7 +160,12 @@ class _Stop(Exception):
 def _verify_stream(
     stream: BinaryIO, options: VerifyOptions, report: VerifyReport, trace_dir: Path | None
 ) -> None:
-    verify_walk(lambda walk: walk.run(iter_lines(stream, options.limits)), options, report, trace_dir)
+    def run(walk: Walk) -> None:
+        size, lines = read_lines(stream, options.limits)
+        walk.fast = worth_building(size)  # docs/performance.md, "Start-up": same verdict either way
+        walk.run(lines)
+
+    verify_walk(run, options, report, trace_dir)
 
 
 def verify_walk(
@@ -229,6 +235,7 @@ class Walk:
         self.non_canonical: list[int] = []
         self.paths: set[str] = set()
         self.crlf: list[int] = []
+        self.fast = True  # try the fast path (step 3) on each event line; False: the exact path
 
     def fail(self, found: Finding) -> NoReturn:
         self.report.findings.append(found)
@@ -263,11 +270,11 @@ class Walk:
         limits = self.limits
         report = self.report
         counts = report.counts
-        ranks = ag.EVENT_RANK
+        ranks, fast = ag.EVENT_RANK, self.fast
         for raw in lines:
             position += 1
             report.event_count = position
-            event = decode_fast(raw.raw, raw.number, version, previous, limits)
+            event = decode_fast(raw.raw, raw.number, version, previous, limits) if fast else None
             # A fast-path record has no negative zero in a plain float field: the payload rules
             # of the types whose only rule is that one are proved (records.decode_fast).
             zero_rule = event is None
