@@ -94,6 +94,7 @@ class AgentDojoFormat:
 def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits) -> Episode:
     provenance: list[Provenance] = []
     fields: dict[str, str | None] = {}
+    recorded: dict[str, str | None] = {}  # the log's own fields only: they name the episode
     for ours, key in (
         ("suite", "suite_name"),
         ("pipeline", "pipeline_name"),
@@ -105,6 +106,7 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
         if value is None and key == "user_task_id" and doc.get("task_id") is not None:
             key = "task_id"  # a fork's run archive
             value = opt_str(doc.get(key), CODES, key)
+        recorded[ours] = value
         if value is None and ours in context:
             value = context[ours]
             provenance.append(Provenance(f"episode.{ours}", f"agentdojo:path.{ours}"))
@@ -159,8 +161,9 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
     messages, turns, calls = _conversation(as_list(doc.get("messages"), CODES, "messages"), limits)
     errors: tuple[EpisodeError, ...] = (EpisodeError("crash"),) if error is not None else ()
     errors += tuple(EpisodeError("tool_error", f"calls[{c.index}]") for c in calls if c.result and c.result.is_error)
-    ident = "/".join(fields[k] or "none" for k in ("pipeline", "suite", "user_task", "attack", "injection_task"))
-    if fields["pipeline"] is None and isinstance(doc.get("run_id"), str):
+    # The id comes from the file's content, never its path (docs/cli.md, "Episode ids").
+    ident = "/".join(recorded[k] or "none" for k in _CONTEXT_KEYS)
+    if recorded["pipeline"] is None and isinstance(doc.get("run_id"), str):
         ident = f"{doc['run_id']}/{ident}"  # a fork's run archive names the run, not the pipeline
     return Episode(
         id=ident,

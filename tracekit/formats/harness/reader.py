@@ -36,6 +36,7 @@ from tracekit.formats.harness.view import (
     scopes,
 )
 from tracekit.formats.truncation import FLAG, truncation_reason
+from tracekit.kernel.episode_id import UNNAMED
 from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.kernel.evidence import (
     Arguments,
@@ -335,7 +336,7 @@ def _episode(document: dict[str, Any], trace: Trace) -> Episode:
         if getattr(facts, name) is not None:
             provenance.append(Provenance(f"facts.{name}", "harness:events[]|top_level"))
     return Episode(
-        id="trace",
+        id=UNNAMED,
         facts=facts,
         messages=messages,
         turns=turns,
