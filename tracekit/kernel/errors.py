@@ -384,6 +384,8 @@ class Code(enum.StrEnum):
     # -- Inspect archives bounded in memory and checked header by header (docs/formats.md) --
     INSPECT_LOCAL_HEADER_MISMATCH = "inspect.local_header_mismatch"
     INSPECT_FILE_TOO_MANY_ITEMS = "inspect.file_too_many_items"
+    # -- one episode id everywhere (docs/cli.md, "Episode ids") --
+    STORE_OLDER_SCHEMA = "store.older_schema"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1034,6 +1036,11 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     Code.INSPECT_FILE_TOO_MANY_ITEMS: CodeInfo(
         _E, "The Inspect log holds more than {limit} messages, events and calls in all."
+    ),
+    Code.STORE_OLDER_SCHEMA: CodeInfo(
+        _E,
+        "The campaign store was written by an older tracekit (schema version {found}; this "
+        "tracekit reads {supported}); run `tracekit audit DIR --db FILE` once to upgrade it.",
     ),
 }
 

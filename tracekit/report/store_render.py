@@ -116,9 +116,9 @@ def _findings(report: Findings, fmt: str) -> str:
     title = f"findings of run {report.run_id}: {report.total}"
     if len(report.rows) < report.total:
         title += f" (first {len(report.rows)} shown)"
-    rows = [[display_path(r.path), r.format, r.episode, r.severity, r.code, r.policy,
-             r.line if r.line is not None else "", r.where or ""] for r in report.rows]
-    headers = ["path", "format", "episode", "severity", "code", "policy", "line", "where"]
+    rows = [[display_path(r.path), r.format, r.episode, r.episode_id or "-", r.severity, r.code,
+             r.policy, r.line if r.line is not None else "", r.where or ""] for r in report.rows]
+    headers = ["path", "format", "episode", "episode id", "severity", "code", "policy", "line", "where"]
     return "\n".join([_title(title, fmt), "", *_grid(rows, headers, fmt)]) + "\n"
 
 
