@@ -16,7 +16,9 @@ import pytest
 from tests.helpers import CORPUS, run_cli
 
 SCENARIO = CORPUS / "harness" / "s1_every_name_counts" / "scenario.yaml"
-AGENTDOJO = CORPUS / "third_party" / "agentdojo" / "runs" / "scripted-model" / "workspace" / "user_task_14"
+AGENTDOJO = (
+    CORPUS / "third_party" / "agentdojo" / "runs" / "scripted-model" / "workspace" / "user_task_14"
+)
 INSPECT = CORPUS / "third_party" / "inspect" / "0.3.130" / "tracekit_corpus_epochs.json"
 AGENTGUARD = CORPUS / "valid" / "v2__clean_run.jsonl"
 HARNESS = CORPUS / "harness" / "s1_every_name_counts" / "pass.json"
@@ -44,7 +46,9 @@ def _inputs() -> dict[str, bytes]:
 _SUFFIX = {"agentguard": ".jsonl"}
 
 
-def _lay_out(root: Path, inputs: dict[str, bytes], deep: tuple[str, ...], prefix: str) -> dict[str, Path]:
+def _lay_out(
+    root: Path, inputs: dict[str, bytes], deep: tuple[str, ...], prefix: str
+) -> dict[str, Path]:
     """Each input under ``root/<deep...>/<key>/`` with a file name of ``prefix``; AgentDojo logs
     are named as the path context expects (``attack/injection_task.json``), so the folder
     names are what a path-derived id would read."""
@@ -66,7 +70,9 @@ def _json(*args: str) -> Any:
     return json.loads(result.stdout)
 
 
-def _ids_everywhere(root: Path, files: dict[str, Path], tmp: Path) -> dict[str, dict[str, list[str]]]:
+def _ids_everywhere(
+    root: Path, files: dict[str, Path], tmp: Path
+) -> dict[str, dict[str, list[str]]]:
     """key -> command -> the ids that command prints for the file."""
     by_digest = {hashlib.sha256(p.read_bytes()).hexdigest(): key for key, p in files.items()}
     by_path = {str(p): key for key, p in files.items()}
@@ -74,7 +80,9 @@ def _ids_everywhere(root: Path, files: dict[str, Path], tmp: Path) -> dict[str, 
     for key, path in files.items():
         out[key]["show"] = [e["id"] for e in _json("show", str(path))["episodes"]]
         if key != "harness":  # a harness trace's check output is upstream's document
-            out[key]["check"] = [e["episode"] for e in _json("check", str(SCENARIO), str(path))["episodes"]]
+            out[key]["check"] = [
+                e["episode"] for e in _json("check", str(SCENARIO), str(path))["episodes"]
+            ]
     for trace in _json("audit", str(root))["traces"]:
         out[by_path[trace["path"]]]["audit"] = [e["id"] for e in trace["episodes"]]
     db = tmp / f"{root.name}.duckdb"
@@ -92,7 +100,9 @@ def _ids_everywhere(root: Path, files: dict[str, Path], tmp: Path) -> dict[str, 
     bundle = tmp / f"{root.name}.tkb"
     assert run_cli("seal", str(root), "-o", str(bundle), "-q").returncode == 0
     statement = _json("bundle", "show", str(bundle))["statement"]
-    originals = [s["digest"]["sha256"] for s in statement["subject"] if s["name"].startswith("original-")]
+    originals = [
+        s["digest"]["sha256"] for s in statement["subject"] if s["name"].startswith("original-")
+    ]
     for digest, ids in zip(originals, statement["predicate"]["episodes"], strict=True):
         out[by_digest[digest]]["bundle"] = ids
     return out
@@ -120,9 +130,16 @@ def test_same_files_under_other_names_give_the_same_ids_in_every_output(tmp_path
 
 
 @pytest.mark.parametrize(
-    ("source", "kind"), [(INSPECT, "inspect"), (AGENTDOJO / "injecagent" / "injection_task_4.json", "dojo"), (AGENTGUARD, "agentguard")]
+    ("source", "kind"),
+    [
+        (INSPECT, "inspect"),
+        (AGENTDOJO / "injecagent" / "injection_task_4.json", "dojo"),
+        (AGENTGUARD, "agentguard"),
+    ],
 )
-def test_episode_takes_shows_id_in_check_audit_and_report(source: Path, kind: str, tmp_path: Path) -> None:
+def test_episode_takes_shows_id_in_check_audit_and_report(
+    source: Path, kind: str, tmp_path: Path
+) -> None:
     ids = [e["id"] for e in _json("show", str(source))["episodes"]]
     wanted = ids[-1]
     if kind != "agentguard":
@@ -139,7 +156,9 @@ def test_episode_takes_shows_id_in_check_audit_and_report(source: Path, kind: st
 
 def test_an_unknown_episode_says_how_to_list_ids_and_never_echoes_it(tmp_path: Path) -> None:
     for args in (
-        ("check", str(SCENARIO), str(INSPECT)), ("audit", str(INSPECT)), ("audit", str(AGENTGUARD)),
+        ("check", str(SCENARIO), str(INSPECT)),
+        ("audit", str(INSPECT)),
+        ("audit", str(AGENTGUARD)),
         ("report", str(INSPECT), "-o", str(tmp_path / "r.html")),
     ):
         result = run_cli(*args, "--episode", CANARY)
