@@ -179,3 +179,24 @@ def test_a_folder_copy_keeps_ids(tmp_path: Path) -> None:
     after = _json("check", str(SCENARIO), str(copy))["distinct"]
     assert [d["first_episode"] for d in before] == [d["first_episode"] for d in after]
     assert all(d["first_episode"].startswith("sha256:") for d in before)
+
+
+def test_store_lists_ids_and_an_older_store_is_named_then_upgraded(tmp_path: Path) -> None:
+    root = tmp_path / "campaign"
+    root.mkdir()
+    shutil.copy(INSPECT, root / "log.json")
+    db = tmp_path / "c.duckdb"
+    assert run_cli("audit", str(root), "--db", str(db), "-q").returncode in (0, 1)
+    shown = [e["id"] for e in _json("show", str(INSPECT))["episodes"]]
+    rows = _json("db", "findings", str(db))["rows"]
+    assert rows and {r["episode_id"] for r in rows} <= set(shown)
+    assert {r["episode_id"] for r in rows if r["episode"] == 0} == {shown[0]}
+    con = duckdb.connect(str(db))  # as a version 2 store left it: no version 3 row yet
+    con.execute("DELETE FROM schema_version WHERE version = 3")
+    con.close()
+    older = run_cli("db", "findings", str(db))
+    assert older.returncode == 2 and b"store.older_schema" in older.stderr
+    assert b"tracekit audit DIR --db FILE" in older.stderr
+    upgraded = run_cli("audit", str(root), "--db", str(db))
+    assert upgraded.returncode in (0, 1) and b"store.seal_mismatch" in upgraded.stderr
+    assert {r["episode_id"] for r in _json("db", "findings", str(db))["rows"]} <= set(shown)
