@@ -200,3 +200,17 @@ def test_store_lists_ids_and_an_older_store_is_named_then_upgraded(tmp_path: Pat
     upgraded = run_cli("audit", str(root), "--db", str(db))
     assert upgraded.returncode in (0, 1) and b"store.seal_mismatch" in upgraded.stderr
     assert {r["episode_id"] for r in _json("db", "findings", str(db))["rows"]} <= set(shown)
+
+
+def test_tables_print_a_64_character_id_whole() -> None:
+    """An AgentGuard trace id is the longest plain id (64 hex digits): every table prints it on
+    one line, never wrapped."""
+    ident = _json("show", str(AGENTGUARD))["episodes"][0]["id"]
+    assert len(ident) == 64
+    for args in (
+        ("show", str(AGENTGUARD)),
+        ("replay", str(AGENTGUARD)),
+        ("check", str(SCENARIO), str(AGENTGUARD)),
+    ):
+        table = run_cli(*args, "-q").stdout.decode()
+        assert any(ident in line for line in table.splitlines()), args
