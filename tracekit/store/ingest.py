@@ -113,7 +113,8 @@ def episodes_of(report: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
 def episode_id(report: Mapping[str, Any], episode: Mapping[str, Any]) -> str | None:
     """The id every report prints for the stored episode (docs/cli.md, "Episode ids"): an
     imported episode's own (already in that form), an AgentGuard trace's ``trace_id`` in that
-    form, ``trace`` for a readable harness trace; None for a file that holds no episode."""
+    form, ``trace`` for a readable harness trace; None for a row that is no episode (an
+    unreadable file, an imported file with none). A trace that is not intact keeps its id."""
     if episode.get("episode_id") is not None:
         return str(episode["episode_id"])
     trace_id = episode.get("trace_id")
