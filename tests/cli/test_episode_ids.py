@@ -135,6 +135,7 @@ def test_same_files_under_other_names_give_the_same_ids_in_every_output(tmp_path
         (INSPECT, "inspect"),
         (AGENTDOJO / "injecagent" / "injection_task_4.json", "dojo"),
         (AGENTGUARD, "agentguard"),
+        (HARNESS, "harness"),
     ],
 )
 def test_episode_takes_shows_id_in_check_audit_and_report(
@@ -142,9 +143,8 @@ def test_episode_takes_shows_id_in_check_audit_and_report(
 ) -> None:
     ids = [e["id"] for e in _json("show", str(source))["episodes"]]
     wanted = ids[-1]
-    if kind != "agentguard":
-        checked = _json("check", str(SCENARIO), str(source), "--episode", wanted)
-        assert [e["episode"] for e in checked["episodes"]] == [wanted]
+    checked = _json("check", str(SCENARIO), str(source), "--episode", wanted)
+    assert [e["episode"] for e in checked["episodes"]] == [wanted]
     audited = _json("audit", str(source), "--episode", wanted)
     assert [e["id"] for t in audited["traces"] for e in t["episodes"]] == [wanted]
     page = tmp_path / "r.html"
