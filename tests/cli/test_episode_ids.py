@@ -214,3 +214,22 @@ def test_tables_print_a_64_character_id_whole() -> None:
     ):
         table = run_cli(*args, "-q").stdout.decode()
         assert any(ident in line for line in table.splitlines()), args
+
+
+def test_db_diff_names_each_findings_episode_by_its_id(tmp_path: Path) -> None:
+    root = tmp_path / "campaign"
+    root.mkdir()
+    log = json.loads(INSPECT.read_bytes())
+    (root / "log.json").write_text(json.dumps(log))
+    db = tmp_path / "c.duckdb"
+    assert run_cli("audit", str(root), "--db", str(db), "-q").returncode in (0, 1)
+    log["samples"][1]["scores"] = {}  # that episode now misses its outcome and scorer
+    (root / "log.json").write_text(json.dumps(log))
+    assert run_cli("audit", str(root), "--db", str(db), "-q").returncode in (0, 1)
+    shown = [e["id"] for e in _json("show", str(root / "log.json"))["episodes"]]
+    new = _json("db", "diff", str(db))["files"][0]["new"]
+    assert new and {(r["episode"], r["episode_id"]) for r in new} == {
+        (r["episode"], shown[r["episode"]]) for r in new
+    }
+    table = run_cli("db", "diff", str(db), "-q").stdout.decode()
+    assert f"({new[0]['episode_id']})" in table

@@ -74,7 +74,8 @@ def _summary(report: Summary, fmt: str) -> str:
 def _ref(ref: FindingRef) -> str:
     line = f" line {ref.line}" if ref.line is not None else ""
     where = f" at {ref.where}" if ref.where else ""
-    return f"{ref.severity}[{ref.code}] episode {ref.episode}{where}{line}"
+    named = f" ({ref.episode_id})" if ref.episode_id else ""
+    return f"{ref.severity}[{ref.code}] episode {ref.episode}{named}{where}{line}"
 
 
 _STATE = {"absent": "absent", "not_a_trace": "not a trace"}
