@@ -163,10 +163,11 @@ def test_show_replayability_and_replay_tables_share_one_look() -> None:
     shown = _head(run_cli("show", str(SEMANTIC), "-q").stdout.decode())
     able = _head(run_cli("replayability", str(SEMANTIC), "-q").stdout.decode())
     replayed = _head(run_cli("replay", str(SEMANTIC), "-q").stdout.decode())
-    first = ["trace id", "schema version"]
-    assert list(shown)[:2] == list(able)[:2] == list(replayed)[:2] == first
+    first = ["trace id", "episode", "schema version"]
+    assert list(shown)[:3] == list(able)[:3] == list(replayed)[:3] == first
     assert shown["trace id"] == able["trace id"] == replayed["trace id"]
-    assert list(able)[2:4] == list(replayed)[2:4] == ["replayable", "missing inputs"]
+    assert shown["episode"] == able["episode"] == replayed["episode"]  # docs/cli.md, "Episode ids"
+    assert list(able)[3:5] == list(replayed)[3:5] == ["replayable", "missing inputs"]
     for head in (shown, able, replayed):
         assert all(label == label.lower() for label in head)
     not_replayable = REPLAY / "not_replayable__missing_severity.jsonl"

@@ -1,5 +1,6 @@
-"""Nothing read from inside a trace reaches the store: a canary planted in trace values, ids and
-outcomes is absent from every table (the store is exported and shared as is)."""
+"""Nothing read from inside a trace reaches the store but the episode ids every report prints
+(docs/cli.md, "Episode ids": plain and short, else a digest): a canary planted in trace values,
+non-plain ids and outcomes is absent from every table (the store is exported and shared as is)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import duckdb
 
 from tests.helpers import CORPUS, run_cli
 from tracekit.judging.audit.imported import audit_evidence
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode, EvidenceFile, RunFacts
 from tracekit.store.episodes import evidence_result
 from tracekit.store.schema import TABLES
@@ -18,16 +20,18 @@ from tracekit.store.schema import TABLES
 CANARY = "CANARY-b5c1d2"
 
 
-def test_imported_episode_ids_and_outcomes_are_not_kept() -> None:
+def test_imported_episode_ids_are_kept_as_reports_print_them_and_outcomes_are_not_kept() -> None:
+    hostile = f"{CANARY} \x1b[2J/../{CANARY}"
     evidence = EvidenceFile(
         format="inspect", format_version=None,
-        episodes=(Episode(id=CANARY, facts=RunFacts(tool="inspect_ai", outcome=CANARY)),
+        episodes=(Episode(id=hostile, facts=RunFacts(tool="inspect_ai", outcome=CANARY)),
                   Episode(id="sample-2", facts=RunFacts(tool="inspect_ai", outcome="fail"))),
     )
     result = evidence_result(evidence, audit_evidence("x", evidence))
     assert CANARY not in json.dumps(result)
     assert [e["outcome"] for e in result["episodes"]] == [None, "fail"]
-    assert len({e["episode_id"] for e in result["episodes"]}) == 2
+    assert [e["episode_id"] for e in result["episodes"]] == [episode_label(hostile), "sample-2"]
+    assert episode_label(hostile).startswith("sha256:")
 
 
 def test_no_table_holds_trace_content(tmp_path: Path) -> None:

@@ -102,3 +102,25 @@ def test_finding_diff_new_fixed_changed_with_repeats() -> None:
     assert [r.code for r in new] == ["d"]
     assert sorted(r.code for r in fixed) == ["a", "c"]
     assert [(c.before.severity, c.after.severity) for c in changed] == [("warning", "error")]
+
+
+def test_a_version_2_store_is_named_older_and_upgraded_by_a_writer(tmp_path: Path) -> None:
+    from tracekit.store.schema import MIGRATIONS
+
+    path = tmp_path / "v2.duckdb"
+    con = duckdb.connect(str(path))
+    assert migrate(con, MIGRATIONS[:2]) == 2
+    con.execute("INSERT INTO episodes VALUES ('r', 0, ?, 'inspect', 0, true, NULL, true, NULL, NULL)", ["ab" * 16])
+    con.execute("INSERT INTO episodes VALUES ('t', 0, ?, 'agentguard', 0, true, true, true, NULL, NULL)", ["cd" * 32])
+    con.close()
+    with pytest.raises(TracekitError) as raised, open_store(path, writable=False):
+        pass
+    assert raised.value.finding.code is Code.STORE_OLDER_SCHEMA
+    assert "version 2" in raised.value.finding.message and "tracekit audit DIR --db FILE" in raised.value.finding.message
+    with open_store(path, writable=True) as con:
+        assert current_version(con) == SCHEMA_VERSION == 3
+        # An old digest is no id any report prints: cleared; an AgentGuard trace id already is one.
+        ids = dict(con.execute("SELECT result_id, episode_id FROM episodes").fetchall())
+    assert ids == {"r": None, "t": "cd" * 32}
+    with open_store(path, writable=False) as con:
+        assert current_version(con) == 3

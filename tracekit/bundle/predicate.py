@@ -9,9 +9,13 @@ from typing import Annotated, Literal
 from msgspec import Meta, Struct
 
 from tracekit.bundle.records import Count, FormatName, VersionText
+from tracekit.kernel.episode_id import ID_PATTERN
 
 CodeName = Annotated[str, Meta(pattern="^[a-z0-9_]{1,40}\\.[a-z0-9_]{1,60}$")]
 ExitCode = Annotated[int, Meta(ge=0, le=255)]
+EpisodeId = Annotated[str, Meta(pattern=ID_PATTERN)]
+"""An episode id as every report prints it (docs/cli.md, "Episode ids")."""
+EpisodeIds = Annotated[tuple[EpisodeId, ...], Meta(max_length=1_000_000)]
 
 
 class CheckResult(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
@@ -48,3 +52,6 @@ class Predicate(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=T
     findings: Count
     format: FormatName | None
     results: Results | None = None
+    episodes: Annotated[tuple[EpisodeIds, ...], Meta(max_length=100_000)] | None = None
+    """Per finding, the ids of its episodes, as every report prints them (section 6); absent in
+    bundles sealed before episode ids were recorded."""

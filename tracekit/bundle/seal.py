@@ -35,6 +35,7 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode, EvidenceFile, clip_runs
 
 BUNDLE_VERSION = 2
@@ -205,7 +206,8 @@ def campaign_root(roots: Sequence[bytes], h: merkle.Hash = merkle.b3) -> bytes:
 def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFinding], results: Results | None) -> Predicate:
     """The statement's predicate (section 6): the same Struct ``bundle verify`` decodes."""
     fmt = findings[0].format if kind == "finding" else None
-    return Predicate(__version__, kind, len(findings), fmt, results)
+    episodes = tuple(tuple(episode_label(e.id) for e in f.item.evidence.episodes) for f in findings)
+    return Predicate(__version__, kind, len(findings), fmt, results, episodes)
 
 
 def signature_frame(

@@ -86,6 +86,8 @@ def _statement(
         raise invalid("predicate") from None
     if typed.bundle_kind != ("campaign" if kind == "proof" else kind):
         raise invalid("predicate")
+    if typed.episodes is not None and len(typed.episodes) != typed.findings:
+        raise invalid("episodes")  # one list of ids per finding (section 6)
     predicate = value["predicate"]
     if not isinstance(subject, list) or not subject or len(subject) > limits.findings + 1:
         raise invalid("subject")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
+from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file, only_episode
 from tracekit.cli.common import (
     CONNECT_TIMEOUT,
     EXECUTOR,
@@ -126,6 +126,7 @@ def audit(
         False, "--new-root", help="With --db: record this folder in a store that holds runs of "
         "another campaign folder (refused otherwise)."
     ),
+    episode: str = typer.Option(None, "--episode", metavar="ID", help="Audit only this episode of TRACE (ids: tracekit show TRACE)."),
 ) -> None:
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
 
@@ -140,7 +141,9 @@ def audit(
     forced = None if input_format is None else input_format.value
     if strict and scenario is None:
         fail(Code.CLI_OPTION_NEEDS, option="--strict", other="--scenario")
-    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario), forced, strict)
+    if episode is not None and (len(paths) != 1 or Path(paths[0]).is_dir() or db is not None):
+        fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file, without --db")
+    opts = AuditOptions(strict_sources, roots, _scenario_bytes(scenario), forced, strict, episode)
     if new_root and db is None:
         fail(Code.CLI_OPTION_NEEDS, option="--new-root", other="--db")
     if db is not None:
@@ -176,6 +179,8 @@ def audit(
                     left_out.append(SkippedFile(job.path, Code.FORMAT_UNKNOWN.value))
                     continue
                 result = with_episodes(result)
+                if episode is not None and not only_episode(result, episode):
+                    fail(Code.FINDINGS_NO_EPISODE)
                 spool.add(result)
                 tally.add(result)
         except TracekitError as error:

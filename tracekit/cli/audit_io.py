@@ -34,6 +34,8 @@ class AuditOptions:
     """``--input-format``: every file read as this format (no detection)."""
     strict: bool = False
     """``--strict``: harness traces judged in strict mode too (docs/cli.md, "Verdicts and modes")."""
+    episode: str | None = None
+    """``--episode``: audit only the episode of this id (docs/cli.md, "Episode ids")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +162,29 @@ def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditR
         evidence = load_evidence(path, source)
     except TracekitError as error:
         return unreadable(path, _FORMATS.get(fmt, "unknown"), error.finding)
+    if opts.episode is not None:
+        import msgspec
+
+        from tracekit.kernel.episode_id import names
+
+        kept = tuple(e for e in evidence.episodes if names(opts.episode, e.id))
+        evidence = msgspec.structs.replace(evidence, episodes=kept)
     scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
     return audit_evidence(path, evidence, scenario, strict=judging_strict(opts.strict, evidence.format))
+
+
+def only_episode(report: AuditReport, wanted: str) -> bool:
+    """Whether ``report`` (with its episodes: ``with_episodes``) holds the episode ``--episode
+    wanted`` names (docs/cli.md, "Episode ids"). An imported file's episodes were chosen as it
+    was read (:func:`_imported`); an unreadable or not intact trace is reported as it is, since
+    its exit code says why it shows no episode."""
+    from tracekit.kernel.episode_id import UNNAMED, names
+
+    if not report.readable or report.intact is False:
+        return True
+    if report.format in ("agentguard", "harness"):
+        return names(wanted, report.trace_id or UNNAMED)
+    return bool(report.episodes)
 
 
 _FORMATS: dict[str, Format] = {"inspect": "inspect", "otel": "otel", "agentdojo": "agentdojo", "garak": "garak",

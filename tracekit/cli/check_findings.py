@@ -44,10 +44,10 @@ WORKER_MODULES = (
 
 def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
     """One episode's row, under the id ``show`` and ``audit`` print for it
-    (:func:`tracekit.judging.audit.model.episode_label`)."""
+    (:func:`tracekit.kernel.episode_id.episode_label`)."""
     import msgspec
 
-    from tracekit.judging.audit.model import episode_label
+    from tracekit.kernel.episode_id import episode_label
     from tracekit.report.findings_render import EpisodeEntry
 
     if isinstance(judged, Code):
@@ -57,9 +57,9 @@ def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
 
 def selected(episode: Episode, wanted: str | None) -> bool:
     """Whether ``--episode`` names this episode: by the id reports print, or the format's own."""
-    from tracekit.judging.audit.model import episode_label
+    from tracekit.kernel.episode_id import names
 
-    return wanted is None or wanted in (episode.id, episode_label(episode.id))
+    return wanted is None or names(wanted, episode.id)
 
 
 def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int:

@@ -82,15 +82,18 @@ def _trace(page: PageBuilder, path: str, named: bool, opts: AuditOptions, scenar
     """One trace file: audited, its evidence read and judged, folded into the page."""
     import msgspec
 
-    from tracekit.cli.audit_io import AuditJob, audit_file
+    from tracekit.cli.audit_io import AuditJob, audit_file, only_episode
     from tracekit.cli.findings_io import load
     from tracekit.judging.audit import with_episodes
+    from tracekit.kernel.episode_id import names
 
     audit = audit_file(AuditJob(path, absolute(path), named, opts))
     if audit is None:
         page.skipped(path)
         return
     audit = with_episodes(audit)
+    if opts.episode is not None and not only_episode(audit, opts.episode):
+        fail(Code.FINDINGS_NO_EPISODE)
     evidence = None
     if audit.readable and audit.intact is not False:
         try:
@@ -98,6 +101,9 @@ def _trace(page: PageBuilder, path: str, named: bool, opts: AuditOptions, scenar
         except TracekitError as error:  # audit read it; a second read failing is still reported
             audit = msgspec.structs.replace(audit, readable=False, exit_code=EXIT_ERROR)
             diag(error.finding, "trace")
+    if evidence is not None and opts.episode is not None:  # docs/cli.md, "Episode ids"
+        chosen = tuple(e for e in evidence.episodes if names(opts.episode, e.id))
+        evidence = msgspec.structs.replace(evidence, episodes=chosen)
     page.trace(audit, evidence, _judged(scenario, evidence.episodes if evidence else (), strict))
 
 
@@ -124,6 +130,7 @@ def report(
     trusted_root: list[str] = TRUSTED_ROOT,
     force: bool = FORCE,
     quiet: bool = QUIET,
+    episode: str = typer.Option(None, "--episode", metavar="ID", help="Report only this episode of TRACE (ids: tracekit show TRACE)."),
 ) -> None:
     """Write one self-contained HTML report: exit 0 clean, 1 findings, 2 an input unusable."""
     from tracekit.cli.audit_io import AuditOptions
@@ -138,7 +145,9 @@ def report(
     trusted = trusted_keys(trusted_key)
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
     forced = None if input_format is None else input_format.value
-    opts = AuditOptions(False, roots, data, forced)
+    if episode is not None and (len(paths) != 1 or Path(paths[0]).is_dir() or paths[0].endswith(BUNDLE_SUFFIX)):
+        fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file")
+    opts = AuditOptions(False, roots, data, forced, episode=episode)
     inputs = collect_inputs(paths, (*TRACE_SUFFIXES, BUNDLE_SUFFIX))
     if not inputs.files:
         inputs.note()

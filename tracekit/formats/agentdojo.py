@@ -91,11 +91,16 @@ class AgentDojoFormat:
         return EvidenceFile("agentdojo", None, (episode,), problems)
 
 
-def _named_fields(doc: dict[str, Any], context: dict[str, str]) -> tuple[dict[str, str | None], list[Provenance]]:
-    """The episode's suite, pipeline, tasks and attack, from the document or, when it does not
-    say, from the archive's folder layout (recorded as such in the provenance)."""
+Named = dict[str, str | None]
+
+
+def _named_fields(doc: dict[str, Any], context: dict[str, str]) -> tuple[Named, Named, list[Provenance]]:
+    """The episode's suite, pipeline, tasks and attack: as the run facts use them (from the
+    document or, when it does not say, from the archive's folder layout, recorded as such in the
+    provenance), and as the document alone records them (they name the episode)."""
     provenance: list[Provenance] = []
     fields: dict[str, str | None] = {}
+    recorded: dict[str, str | None] = {}  # the log's own fields only: they name the episode
     for ours, key in (
         ("suite", "suite_name"),
         ("pipeline", "pipeline_name"),
@@ -107,13 +112,14 @@ def _named_fields(doc: dict[str, Any], context: dict[str, str]) -> tuple[dict[st
         if value is None and key == "user_task_id" and doc.get("task_id") is not None:
             key = "task_id"  # a fork's run archive
             value = opt_str(doc.get(key), CODES, key)
+        recorded[ours] = value
         if value is None and ours in context:
             value = context[ours]
             provenance.append(Provenance(f"episode.{ours}", f"agentdojo:path.{ours}"))
         elif value is not None:
             provenance.append(Provenance(f"episode.{ours}", f"agentdojo:{key}"))
         fields[ours] = value
-    return fields, provenance
+    return fields, recorded, provenance
 
 
 def _injections(doc: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +172,7 @@ def _facts(doc: dict[str, Any], fields: dict[str, str | None], injections: dict[
 
 
 def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits) -> Episode:
-    fields, provenance = _named_fields(doc, context)
+    fields, recorded, provenance = _named_fields(doc, context)
     injections = _injections(doc)
     facts = _facts(doc, fields, injections)
     for name, present in (
@@ -181,8 +187,9 @@ def _episode(doc: dict[str, Any], context: dict[str, str], limits: FormatLimits)
     crashed = opt_str(doc.get("error"), CODES, "error") is not None
     errors: tuple[EpisodeError, ...] = (EpisodeError("crash"),) if crashed else ()
     errors += tuple(EpisodeError("tool_error", f"calls[{c.index}]") for c in calls if c.result and c.result.is_error)
-    ident = "/".join(fields[k] or "none" for k in ("pipeline", "suite", "user_task", "attack", "injection_task"))
-    if fields["pipeline"] is None and isinstance(doc.get("run_id"), str):
+    # The id comes from the file's content, never its path (docs/cli.md, "Episode ids").
+    ident = "/".join(recorded[k] or "none" for k in _CONTEXT_KEYS)
+    if recorded["pipeline"] is None and isinstance(doc.get("run_id"), str):
         ident = f"{doc['run_id']}/{ident}"  # a fork's run archive names the run, not the pipeline
     return Episode(
         id=ident,

@@ -386,6 +386,8 @@ class Code(enum.StrEnum):
     INSPECT_FILE_TOO_MANY_ITEMS = "inspect.file_too_many_items"
     # -- one code per input mistake, in every command (docs/cli.md, "One code per mistake") ----
     FORMAT_EMPTY = "format.empty"
+    # -- one episode id everywhere (docs/cli.md, "Episode ids") --
+    STORE_OLDER_SCHEMA = "store.older_schema"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1039,6 +1041,11 @@ CODE_INFO: dict[Code, CodeInfo] = {
     ),
     # -- one code per input mistake (docs/cli.md, "One code per mistake") ------------------------
     Code.FORMAT_EMPTY: CodeInfo(_E, "The input is empty (0 bytes)."),
+    Code.STORE_OLDER_SCHEMA: CodeInfo(
+        _E,
+        "The campaign store was written by an older tracekit (schema version {found}; this "
+        "tracekit reads {supported}); run `tracekit audit DIR --db FILE` once to upgrade it.",
+    ),
 }
 
 #: Codes no command emits any more, each with the code that now says the same thing (docs/cli.md,

@@ -270,11 +270,32 @@ def _statement_facts(report: BundleShow) -> list[tuple[str, str]]:
             facts += [
                 ("sealed by tracekit", predicate.tracekit_version),
                 ("predicate results", ", ".join(_result_names(predicate)) or "-"),
+                *_episode_facts(predicate),
             ]
     if report.envelope is not None:
         facts += [("payload type", report.envelope.payload_type)]
         facts += [("signature", s.keyid) for s in report.envelope.signatures]
     return facts
+
+
+EPISODES_SHOWN = 20
+"""The episode ids a table lists before it counts the rest (``-f json`` lists every one)."""
+
+
+def _episode_facts(predicate: Predicate) -> list[tuple[str, str]]:
+    """One row per episode id the statement names (docs/bundle-format.md section 6), each id
+    whole on its row; a campaign's rows name their finding."""
+    if predicate.episodes is None:
+        return [("episodes", "not recorded (sealed before episode ids)")]
+    named = [
+        (f"finding {f} episode" if predicate.bundle_kind == "campaign" else "episode", ident)
+        for f, ids in enumerate(predicate.episodes)
+        for ident in ids
+    ]
+    if len(named) > EPISODES_SHOWN:
+        more = len(named) - EPISODES_SHOWN
+        named = [*named[:EPISODES_SHOWN], ("episodes", f"{more} more (-f json lists every id)")]
+    return named or [("episodes", "none")]
 
 
 def _result_names(predicate: Predicate) -> list[str]:

@@ -317,7 +317,7 @@ def _demo_rows(report: CampaignReport) -> list[list[object]]:
     return [
         [d.format, shown(d.policy), d.assertion, shown(d.tool), (d.arguments_sha256 or "-")[:16],
          ORIGIN_WORDS.get(d.origin, "-") if d.origin is not None else "-", d.episodes,
-         f"{display_path(d.first_trace)} {shown(d.first_episode)}"]
+         f"{display_path(d.first_trace)} {d.first_episode}"]
         for d in report.distinct
     ]
 

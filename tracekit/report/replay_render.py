@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from tracekit.judging.replay import ReplayReport, replay_document, replayability_document
 from tracekit.judging.replay.results import CheckOutcome, Verdict
+from tracekit.kernel.episode_id import episode_label
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import (
     FINDING_HEADERS,
@@ -141,6 +142,7 @@ def _common_head(report: ReplayReport) -> list[tuple[str, str]]:
     """The first rows of replayability's and replay's heads."""
     return [
         ("trace id", report.trace_id),
+        ("episode", episode_label(report.trace_id)),
         ("schema version", str(report.schema_version)),
         ("replayable", "yes" if report.replayable else "no"),
         ("missing inputs", ", ".join(report.replayability.missing_inputs) or "-"),

@@ -18,8 +18,8 @@ from collections import Counter
 import msgspec
 
 from tracekit import REPORT_VERSION
-from tracekit.judging.audit.model import episode_label
 from tracekit.kernel.canonical import jcs_bytes
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import blocks, fields, md_report, md_section, md_table, table

@@ -74,7 +74,8 @@ def _summary(report: Summary, fmt: str) -> str:
 def _ref(ref: FindingRef) -> str:
     line = f" line {ref.line}" if ref.line is not None else ""
     where = f" at {ref.where}" if ref.where else ""
-    return f"{ref.severity}[{ref.code}] episode {ref.episode}{where}{line}"
+    named = f" ({ref.episode_id})" if ref.episode_id else ""
+    return f"{ref.severity}[{ref.code}] episode {ref.episode}{named}{where}{line}"
 
 
 _STATE = {"absent": "absent", "not_a_trace": "not a trace"}
@@ -116,9 +117,9 @@ def _findings(report: Findings, fmt: str) -> str:
     title = f"findings of run {report.run_id}: {report.total}"
     if len(report.rows) < report.total:
         title += f" (first {len(report.rows)} shown)"
-    rows = [[display_path(r.path), r.format, r.episode, r.severity, r.code, r.policy,
-             r.line if r.line is not None else "", r.where or ""] for r in report.rows]
-    headers = ["path", "format", "episode", "severity", "code", "policy", "line", "where"]
+    rows = [[display_path(r.path), r.format, r.episode, r.episode_id or "-", r.severity, r.code,
+             r.policy, r.line if r.line is not None else "", r.where or ""] for r in report.rows]
+    headers = ["path", "format", "episode", "episode id", "severity", "code", "policy", "line", "where"]
     return "\n".join([_title(title, fmt), "", *_grid(rows, headers, fmt)]) + "\n"
 
 

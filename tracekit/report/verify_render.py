@@ -15,6 +15,7 @@ import msgspec
 
 from tracekit import REPORT_VERSION
 from tracekit.formats.agentguard.verify import VerifyReport
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code, Finding, finding, worst
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import dumps_struct
@@ -260,6 +261,7 @@ def show_rows(report: VerifyReport) -> list[tuple[str, str]]:
     )
     rows = [
         ("trace id", h.trace_id),
+        ("episode", episode_label(h.trace_id)),
         ("schema version", str(h.schema_version)),
         ("execution", shown(h.execution_id)),
         ("task", shown(h.task_id)),
@@ -329,12 +331,20 @@ def show_summary(report: VerifyReport) -> ShowSummary:
     )
 
 
+class EpisodeName(msgspec.Struct, frozen=True):
+    """An episode as ``show -f json`` lists it for every format (``episodes[].id``)."""
+
+    id: str
+    """The id every report prints (docs/cli.md, "Episode ids")."""
+
+
 class ShowDocument(VerifyTrace, frozen=True, kw_only=True):
     """``tracekit show --format json`` for an AgentGuard trace: the trace's verify report, its
-    typed summary, and the events counted by type."""
+    typed summary, its one episode, and the events counted by type."""
 
     report_version: int = REPORT_VERSION
     summary: ShowSummary
+    episodes: tuple[EpisodeName, ...]
     counts: dict[str, int]
     """Events by type, sorted by type."""
 
@@ -346,6 +356,7 @@ def render_show_json(report: VerifyReport) -> str:
         ShowDocument(
             **msgspec.structs.asdict(trace),
             summary=show_summary(report),
+            episodes=(EpisodeName(episode_label(report.header.trace_id)),) if report.header else (),
             counts=dict(sorted(report.counts.items())),
         )
     )

@@ -25,11 +25,14 @@ from tracekit.store.queries import _known, complete_runs
 
 class FindingRef(msgspec.Struct, frozen=True):
     episode: int
+    """The episode's 0-based position in the file: what identifies the finding."""
     code: str
     severity: str
     policy: str
     line: int | None
     where: str | None
+    episode_id: str | None = None
+    """The episode's id as every report prints it (docs/cli.md, "Episode ids"), shown only."""
 
 
 class FindingChange(msgspec.Struct, frozen=True):
@@ -100,8 +103,10 @@ def _result(con: Any, rid: str | None) -> Judged:
     refs = [
         FindingRef(*r)
         for r in con.execute(
-            'SELECT episode, code, severity, policy, line, "where" FROM findings '
-            "WHERE result_id = ? ORDER BY episode, seq",
+            'SELECT f.episode, f.code, f.severity, f.policy, f.line, f."where", e.episode_id '
+            "FROM findings f LEFT JOIN episodes e "
+            "ON e.result_id = f.result_id AND e.episode = f.episode "
+            "WHERE f.result_id = ? ORDER BY f.episode, f.seq",
             [rid],
         ).fetchall()
     ]

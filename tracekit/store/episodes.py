@@ -15,8 +15,9 @@ scenario), and returns the plain result shape workers send back, with an ``episo
   exporter loss, the format note) is kept on the episode it is located at (``episodes[i]``),
   else on episode 0, so the store holds every code plain ``audit`` reports.
 
-Nothing read from the file is kept as text: the episode's own id is stored as its BLAKE3 digest
-(an auditor who knows the id can compute it), and an outcome only when it is one of the audit's
+Nothing read from the file is kept as free text: the episode's id is the one every report prints
+(docs/cli.md, "Episode ids": the format's own id only when it is at most 64 characters of
+``[A-Za-z0-9._:-]``, else a short digest of it), and an outcome only when it is one of the audit's
 fixed verdict words.
 """
 
@@ -35,16 +36,11 @@ from tracekit.judging.audit.model import (
     audit_report,
     note,
 )
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code
 from tracekit.kernel.evidence import Episode, EvidenceFile
 
 _EPISODE_AT = re.compile(r"episodes\[(\d+)\]")
-
-
-def _id_digest(text: str) -> str:
-    from blake3 import blake3
-
-    return blake3(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _plain(value: object) -> list[Any]:
@@ -62,7 +58,7 @@ def _episode(
         completeness=audited.completeness,
     )
     out = {
-        "episode_id": _id_digest(episode.id),
+        "episode_id": episode_label(episode.id),
         "format": fmt,
         "exit_code": report.exit_code,
         "readable": True,

@@ -18,6 +18,7 @@ import msgspec
 
 from tracekit.judging.audit.consistency import CONSISTENCY_CODES
 from tracekit.judging.audit.model import FAILURE_MODE_CODES
+from tracekit.kernel.episode_id import UNNAMED, episode_label
 from tracekit.kernel.errors import Code
 from tracekit.store.schema import insert_rows
 
@@ -109,6 +110,21 @@ def episodes_of(report: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
     return episodes if isinstance(episodes, list) and episodes else [report]
 
 
+def episode_id(report: Mapping[str, Any], episode: Mapping[str, Any]) -> str | None:
+    """The id every report prints for the stored episode (docs/cli.md, "Episode ids"): an
+    imported episode's own (already in that form), an AgentGuard trace's ``trace_id`` in that
+    form, ``trace`` for a readable harness trace; None for a row that is no episode (an
+    unreadable file, an imported file with none). A trace that is not intact keeps its id."""
+    if episode.get("episode_id") is not None:
+        return str(episode["episode_id"])
+    trace_id = episode.get("trace_id")
+    if isinstance(trace_id, str) and trace_id:
+        return episode_label(trace_id)
+    if report.get("format") == "harness" and report.get("readable"):
+        return UNNAMED
+    return None
+
+
 def rows_for(
     rid: str, digest: str, key: str, size: int, run_id: int, report: Mapping[str, Any] | None
 ) -> FileRows:
@@ -130,7 +146,7 @@ def rows_for(
     verdicts: list[tuple[Any, ...]] = []
     for index, episode in enumerate(episodes):
         ep_rows.append((
-            rid, index, episode.get("episode_id") or episode.get("trace_id"),
+            rid, index, episode_id(report, episode),
             str(episode.get("format", report["format"])), int(episode["exit_code"]),
             bool(episode["readable"]), episode["intact"], bool(episode["rerunnable"]),
             episode.get("outcome"), episode.get("demonstration"),

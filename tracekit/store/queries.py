@@ -181,6 +181,10 @@ class FindingRow(msgspec.Struct, frozen=True):
     path: str
     format: str
     episode: int
+    """The episode's 0-based position in the file."""
+    episode_id: str | None
+    """The episode's id as every report prints it (docs/cli.md, "Episode ids"); None for a file
+    that holds no episode."""
     code: str
     severity: str
     policy: str
@@ -219,7 +223,7 @@ def findings(
     )
     total = con.execute("SELECT count(*) " + body, params).fetchone()
     rows = con.execute(
-        "SELECT f.path, e.format, e.episode, fi.code, fi.severity, fi.policy, fi.line, "
+        "SELECT f.path, e.format, e.episode, e.episode_id, fi.code, fi.severity, fi.policy, fi.line, "
         'fi."where", fi.message ' + body + " ORDER BY CASE fi.severity WHEN 'error' THEN 0 "
         "WHEN 'warning' THEN 1 WHEN 'notice' THEN 2 ELSE 3 END, f.path, e.episode, fi.seq "
         "LIMIT ?",

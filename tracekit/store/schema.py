@@ -17,7 +17,7 @@ from typing import Any
 
 from tracekit.kernel.errors import Code, TracekitError, finding
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _V1 = (
     """CREATE TABLE runs (
@@ -60,7 +60,7 @@ _V1 = (
     """CREATE TABLE episodes (
         result_id VARCHAR NOT NULL,
         episode INTEGER NOT NULL,           -- 0-based position in the file
-        episode_id VARCHAR,                 -- the format's id (a trace id, a sample id)
+        episode_id VARCHAR,                 -- the id every report prints (version 3; docs/cli.md)
         format VARCHAR NOT NULL,
         exit_code INTEGER NOT NULL,
         readable BOOLEAN NOT NULL,
@@ -106,7 +106,15 @@ _V2 = (
     "ALTER TABLE results ADD COLUMN seal VARCHAR",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2))
+_V3 = (
+    # episodes.episode_id holds the id every report prints (docs/cli.md, "Episode ids"); before,
+    # an imported episode's was a digest no report shows, so it is cleared, and every seal is
+    # cleared so that the next run reads every file again and stores its ids.
+    "UPDATE episodes SET episode_id = NULL WHERE format <> 'agentguard'",
+    "UPDATE results SET seal = NULL",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2), (3, _V3))
 """(version, statements) in order; a new schema appends a migration, never edits one."""
 
 TABLES = ("runs", "files", "results", "episodes", "findings", "completeness", "verdicts")
@@ -126,12 +134,15 @@ def current_version(con: Any) -> int:
 
 def check_version(con: Any, writable: bool, supported: int = SCHEMA_VERSION) -> int:
     """The version, after refusing a newer schema (``store.newer_schema``) and, for a read-only
-    open, a store that still needs a migration or is empty (``store.not_a_store``)."""
+    open, a store that still needs a migration (``store.older_schema``) or is empty
+    (``store.not_a_store``)."""
     version = current_version(con)
     if version > supported:
         raise TracekitError(finding(Code.STORE_NEWER_SCHEMA, found=version, supported=supported))
-    if not writable and version < supported:
+    if not writable and version == 0:
         raise TracekitError(finding(Code.STORE_NOT_A_STORE))
+    if not writable and version < supported:
+        raise TracekitError(finding(Code.STORE_OLDER_SCHEMA, found=version, supported=supported))
     return version
 
 

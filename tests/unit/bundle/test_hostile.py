@@ -333,3 +333,38 @@ def test_turn_records_are_checked() -> None:
     assert _turn_changed(touching) == "bundle.record_invalid"
     assert _turn_changed(empty_run) == "bundle.record_invalid"
     assert _turn_changed(out_of_order) == "bundle.record_invalid"
+
+
+@pytest.mark.parametrize(
+    ("ids", "refused"),
+    [
+        ([[f"{CANARY} \x1b[2J"]], True),  # not an id any report prints
+        ([["x" * 65]], True),  # longer than any id
+        ([[], []], True),  # two findings' lists in a bundle of one finding
+        ([["sample_1_epoch_1", "sha256:0123456789abcdef"]], False),
+    ],
+)
+def test_a_signed_statement_names_only_ids_as_reports_print_them(
+    ids: list[list[str]], refused: bool
+) -> None:
+    """docs/bundle-format.md section 6: ``episodes`` holds ids of ``[A-Za-z0-9._:-]{1,64}``
+    only, so ``bundle show`` cannot print free text through them."""
+    signing = nacl.signing.SigningKey(key_pair()[0])
+
+    def rewrite(frames: Frames) -> Frames:
+        at, signed = _signed_frame(frames)
+        envelope = signed["envelope"]
+        assert isinstance(envelope, dict)
+        statement = fr.doc(base64.b64decode(envelope["payload"]))
+        assert statement["predicate"]["episodes"]  # sealed with its ids
+        statement["predicate"]["episodes"] = ids
+        payload = fr.canon(statement)
+        envelope["payload"] = base64.b64encode(payload).decode()
+        sig = signing.sign(_pae("application/vnd.in-toto+json", payload)).signature
+        envelope["signatures"][0]["sig"] = base64.b64encode(sig).decode()
+        frames[at] = (b"S", fr.canon(signed))
+        return frames
+
+    report = check(_mutated(rewrite))
+    assert all(CANARY not in f.message for f in report.findings)
+    assert ("bundle.statement_invalid" in codes(report)) is refused

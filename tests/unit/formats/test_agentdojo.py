@@ -116,7 +116,10 @@ def test_path_context_fills_what_the_file_does_not_say() -> None:
     episode = FORMAT.load(_source(doc, context), DEFAULT_FORMAT_LIMITS).episodes[0]
     assert episode.facts.task == "task_3" and episode.facts.model == "pipe"
     assert ("episode.user_task", "agentdojo:path.user_task") in [(p.field, p.source) for p in episode.provenance]
-    assert episode.id == "pipe/suite/task_3/none/none"
+    # The facts may come from the path; the episode id never does (docs/cli.md, "Episode ids").
+    assert episode.id == "none/none/none/none/none"
+    elsewhere = path_context(("other", "p2", "s2", "task_9", "none", "none.json"))
+    assert FORMAT.load(_source(doc, elsewhere), DEFAULT_FORMAT_LIMITS).episodes[0].id == episode.id
 
 
 def test_string_content_and_missing_verdicts() -> None:

@@ -36,6 +36,7 @@ from tracekit.formats.harness.view import (
     scopes,
 )
 from tracekit.formats.truncation import FLAG, truncation_reason
+from tracekit.kernel.episode_id import UNNAMED
 from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.kernel.evidence import (
     Arguments,
@@ -56,7 +57,7 @@ from tracekit.kernel.evidence import (
 from tracekit.kernel.jsonscan import depth_exceeds
 from tracekit.kernel.limits import HARNESS_LIMITS
 
-EPISODE_ID = "trace"
+EPISODE_ID = UNNAMED
 """The id of a harness trace's one episode (a harness trace records one run)."""
 
 NAME = "harness"

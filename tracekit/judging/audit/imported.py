@@ -27,7 +27,6 @@ from tracekit.judging.audit.model import (
     ScenarioSummary,
     audit_report,
     by_severity,
-    episode_label,
     gap_findings,
     located,
     note,
@@ -36,6 +35,7 @@ from tracekit.judging.findings.consistency import check_episode
 from tracekit.judging.findings.judge import judge_file
 from tracekit.judging.harness.model import FAIL, aggregate
 from tracekit.judging.harness.scenario import Scenario
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code, Finding
 from tracekit.kernel.evidence import Episode, EvidenceFile, RunProblem, Status
 

@@ -14,6 +14,7 @@ from typing import Literal
 import msgspec
 
 from tracekit.judging.replay.document import ReplaySummary
+from tracekit.kernel.episode_id import UNNAMED, episode_label
 from tracekit.kernel.errors import CODE_INFO, Code, Finding, Severity, finding
 from tracekit.kernel.evidence import Status
 
@@ -95,23 +96,6 @@ def gap_findings(rows: Iterable[FieldStatus]) -> list[AuditFinding]:
         severity = Severity.WARNING if row.needed_to_rerun else Severity.NOTICE
         out.append(note(code, where=row.where, severity=severity, field=row.field))
     return out
-
-
-_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-")
-LABEL_MAX = 64
-
-
-def episode_label(episode_id: str) -> str:
-    """An episode id as reports show it (docs/formats.md, "Using it from the command line"): the
-    id itself when it is at most 64 characters of ``[A-Za-z0-9._:-]`` (sample ids, epochs, trace
-    ids, uuids), else ``sha256:`` and the first 16 hex digits of its UTF-8 digest, so a hostile id
-    never reaches a terminal and two reports can still be matched."""
-    if 0 < len(episode_id) <= LABEL_MAX and all(ch in _LABEL_CHARS for ch in episode_id):
-        return episode_id
-    import hashlib
-
-    digest = hashlib.sha256(episode_id.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"sha256:{digest[:16]}"
 
 
 class EpisodeAudit(msgspec.Struct, frozen=True):
@@ -269,6 +253,6 @@ def with_episodes(report: AuditReport) -> AuditReport:
     never counted as an episode (docs/formats.md, "Run status")."""
     if report.episodes or not report.readable or report.intact is False or report.format in _IMPORTED:
         return report
-    label = episode_label(report.trace_id) if report.trace_id else "0"
+    label = episode_label(report.trace_id) if report.trace_id else UNNAMED
     return msgspec.structs.replace(report, episodes=(EpisodeAudit(label, report.completeness),))
 

@@ -20,6 +20,7 @@ from tracekit.judging.findings.view import EpisodeView, harness_view
 from tracekit.judging.harness.assertions import evaluate_one
 from tracekit.judging.harness.model import FAIL, PASS, Outcome, aggregate
 from tracekit.judging.harness.scenario import Scenario
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode, EvidenceFile, Score
 
 Agreement = Literal["agree", "disagree", "no_verdict"]
@@ -57,6 +58,7 @@ class EpisodeVerdict(Struct, frozen=True):
     """Every assertion of a scenario on one episode."""
 
     episode: str
+    """The episode's id as every report prints it (docs/cli.md, "Episode ids")."""
     result: Outcome
     assertions: tuple[AssertionVerdict, ...]
     tool_verdicts: tuple[ToolVerdict, ...] = ()
@@ -145,7 +147,7 @@ def judge_episode(scenario: Scenario, episode: Episode, strict: bool = False) ->
         verdicts.append(AssertionVerdict(result.id, result.result, result.evidence, chain))
     overall = aggregate(v.result for v in verdicts)
     tools = tuple(compare(score, overall) for score in episode.facts.scores)
-    return EpisodeVerdict(episode.id, overall, tuple(verdicts), tools)
+    return EpisodeVerdict(episode_label(episode.id), overall, tuple(verdicts), tools)
 
 
 def judge_file(

@@ -25,6 +25,7 @@ from tracekit.judging.findings.transforms import BY_NAME, TRANSFORMS, EvidenceTr
 from tracekit.judging.harness.model import FAIL, NOT_RUN
 from tracekit.judging.harness.scenario import Scenario
 from tracekit.judging.metamorphic.report import StudyHead
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode
 
 SAMPLE_LIMIT = 1000
@@ -35,6 +36,7 @@ class SweepCase(Struct, frozen=True):
 
     trace: str
     episode: str
+    """The episode's id as every report prints it (docs/cli.md, "Episode ids")."""
     transform: str
     klass: Klass = field(name="class")
     trial: int
@@ -89,11 +91,11 @@ def sweep_episode(
         for trial in range(1, trials + 1):
             changed = transform.edit(episode, trial)
             if changed is None:
-                yield SweepCase(trace, episode.id, transform.name, transform.klass, trial, None,
+                yield SweepCase(trace, episode_label(episode.id), transform.name, transform.klass, trial, None,
                                 "not applicable: nothing to act on")
                 continue
             passed, reason = _case_reason(transform, source, changed, scenario, strict)
-            yield SweepCase(trace, episode.id, transform.name, transform.klass, trial, passed, reason)
+            yield SweepCase(trace, episode_label(episode.id), transform.name, transform.klass, trial, passed, reason)
 
 
 class ClassCount(Struct):
@@ -167,7 +169,7 @@ def sweep_file(
     for episode in episodes:
         refused = check_episode(episode)
         if refused:
-            tally.skip(trace, episode.id, refused[0].code.value)
+            tally.skip(trace, episode_label(episode.id), refused[0].code.value)
             continue
         tally.episodes += 1
         for case in sweep_episode(trace, episode, scenario, transforms, trials, strict):

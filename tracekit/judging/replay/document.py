@@ -17,6 +17,7 @@ from tracekit.judging.replay.containment import ContainmentSummary
 from tracekit.judging.replay.engine import ReplayReport
 from tracekit.judging.replay.equivalence import CheckComparison, Classification, Difference
 from tracekit.judging.replay.results import Verdict
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code, Finding
 
 
@@ -25,6 +26,8 @@ class ReplayabilityDocument(msgspec.Struct, frozen=True, kw_only=True):
 
     report_version: int = REPORT_VERSION
     trace_id: str
+    episodes: tuple[str, ...]
+    """The trace's one episode, by the id every report prints (docs/cli.md, "Episode ids")."""
     schema_version: int
     replayable: bool
     supported_checks: tuple[str, ...]
@@ -80,6 +83,7 @@ def replayability_document(report: ReplayReport) -> ReplayabilityDocument:
     status = report.replayability
     return ReplayabilityDocument(
         trace_id=report.trace_id,
+        episodes=(episode_label(report.trace_id),),
         schema_version=report.schema_version,
         replayable=status.replayable,
         supported_checks=status.supported_checks,

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from tracekit.judging.audit.model import AuditReport, EpisodeAudit, episode_label
+from tracekit.judging.audit.model import AuditReport, EpisodeAudit
 from tracekit.judging.findings.judge import EpisodeVerdict
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code
 from tracekit.kernel.evidence import Episode, EvidenceFile
 from tracekit.report.bundle_render import BundleCheck
