@@ -162,3 +162,40 @@ def test_bundles_and_attestations(tmp_path: Path, keypair: tuple[Path, Path]) ->
         records = _records(_parsed(stdout))
         assert code == 1 and expected in [_attributes(r)["gen_ai.security.verdict.code"] for r in records]
         assert len(records) == len(_ocsf(*args))
+
+
+CANARY = "CANARY-7f3a-otlp"
+
+
+@pytest.mark.parametrize("command", ["verify", "audit"])
+def test_no_trace_content_reaches_a_record(command: str, tmp_path: Path) -> None:
+    """Hostile input: the canary in a value the writer names, in an unknown key and in a value the
+    chain commits to (so the trace fails); no byte of it reaches the request."""
+    lines = [json.loads(line) for line in GOOD.read_text().splitlines()]
+    lines[0]["agent_name"] = CANARY
+    lines[0][CANARY] = CANARY
+    lines[-1][CANARY] = {CANARY: [CANARY]}
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run_cli(command, str(trace), "-f", "otlp")
+    assert result.returncode in (1, 2) and b"Traceback" not in result.stderr
+    assert _records(_parsed(result.stdout))
+    assert CANARY.encode() not in result.stdout + result.stderr
+
+
+def test_identical_findings_keep_distinct_ids_and_order() -> None:
+    """Pure renderer: two identical findings in one trace get the OCSF output's two uids."""
+    from tracekit.report.findings import FindingRow, TraceFindings
+    from tracekit.report.ocsf import event_time_ms, render_ocsf
+    from tracekit.report.otlp import render_otlp
+
+    row = FindingRow("chain.event_hash_mismatch", "error", 3, "fixed text")
+    traces = [TraceFindings("a.jsonl", 1, (row, row, FindingRow("x.y", "notice", None, "other")))]
+    records = _records(_parsed(render_otlp("verify", traces).encode()))
+    ids = [_attributes(r)["gen_ai.security.external_finding_id"] for r in records]
+    ocsf = [json.loads(line)["finding_info"]["uid"] for line in render_ocsf("verify", traces, event_time_ms()).splitlines()]
+    assert ids == ocsf and len(set(ids)) == 3
+    assert [r.severity_number for r in records] == [17, 17, 10]
+    assert _attributes(records[0])["gen_ai.security.finding.evidence"] == ["line:3"]
+    assert "gen_ai.security.finding.evidence" not in _attributes(records[2])
+    assert _records(_parsed(render_otlp("verify", []).encode())) == []
