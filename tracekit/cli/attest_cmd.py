@@ -181,8 +181,14 @@ def _sarif(traces: list[TraceFindings]) -> str:
     return render_sarif("verify", traces)
 
 
-FINDINGS_RENDERERS: dict[str, Callable[[list[TraceFindings]], str]] = {"ocsf": _ocsf, "junit": _junit, "sarif": _sarif}
-"""``verify -f junit|sarif|ocsf`` on attestation files: each file's findings, as for traces."""
+def _otlp(traces: list[TraceFindings]) -> str:
+    from tracekit.report.otlp import render_otlp
+
+    return render_otlp("verify", traces)
+
+
+FINDINGS_RENDERERS: dict[str, Callable[[list[TraceFindings]], str]] = {"ocsf": _ocsf, "junit": _junit, "sarif": _sarif, "otlp": _otlp}
+"""``verify -f junit|sarif|ocsf|otlp`` on attestation files: each file's findings, as for traces."""
 
 
 def register(app: typer.Typer) -> None:

@@ -197,6 +197,11 @@ def audit(
 
             wheres = [[f.where for f in t.findings] for t in spool.read()]
             emit(render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms(), wheres), output, force)
+        elif format is FindingsFormat.otlp:
+            from tracekit.report.otlp import render_otlp
+
+            wheres = [[f.where for f in t.findings] for t in spool.read()]
+            emit(render_otlp("audit", audit_render.as_findings(spool.read()), wheres), output, force)
         elif format in (FindingsFormat.junit, FindingsFormat.sarif):
             from tracekit.report import findings
 

@@ -92,6 +92,11 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
 
         findings = [from_harness(trace_path or scenario_path, result)]
         emit(render_ocsf("check", findings, event_time_ms()), opts.output, opts.force)
+    elif opts.format == CheckFormat.otlp:
+        from tracekit.report.ocsf import from_harness
+        from tracekit.report.otlp import render_otlp
+
+        emit(render_otlp("check", [from_harness(trace_path or scenario_path, result)]), opts.output, opts.force)
     elif (one := RENDERERS[opts.format].one) is not None:
         emit(one(result, trace if opts.include_trace else None), opts.output, opts.force)
     else:  # JUnit and SARIF: the findings shape of every other format (docs/harness.md)
@@ -118,8 +123,8 @@ def _check_usage(
         fail(Code.FORMAT_UNKNOWN_NAME, formats=supported())
     if episode is not None and (len(traces) != 1 or os.path.isdir(traces[0])):
         fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file")
-    if format is CheckFormat.ocsf and suite_mode:
-        fail(Code.CLI_OPTION_CONFLICT, option="--format ocsf", other="--suite")
+    if format in (CheckFormat.ocsf, CheckFormat.otlp) and suite_mode:
+        fail(Code.CLI_OPTION_CONFLICT, option=f"--format {format.value}", other="--suite")
     if suite_mode:
         if input_format is not None:
             fail(Code.CLI_OPTION_CONFLICT, option="--input-format", other="--suite")

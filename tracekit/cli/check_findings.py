@@ -107,6 +107,11 @@ def _rendered_one(report: FindingsReport, fmt: str, trace_path: str, exit_code: 
     "OCSF findings")."""
     from tracekit.report.findings_render import render_one
 
+    if fmt == "otlp":
+        from tracekit.report.ocsf import from_episodes
+        from tracekit.report.otlp import render_otlp
+
+        return render_otlp("check", [from_episodes(trace_path, report, exit_code)])
     if fmt != "ocsf":
         return render_one(report, fmt, trace_path)
     from tracekit.report.ocsf import event_time_ms, from_episodes, render_ocsf
@@ -118,6 +123,11 @@ def _rendered_campaign(report: CampaignReport, fmt: str) -> str:
     """A campaign's report in ``fmt``, OCSF included."""
     from tracekit.report.findings_render import render_campaign
 
+    if fmt == "otlp":
+        from tracekit.report.ocsf import from_campaign
+        from tracekit.report.otlp import render_otlp
+
+        return render_otlp("check", from_campaign(report))
     if fmt != "ocsf":
         return render_campaign(report, fmt)
     from tracekit.report.ocsf import event_time_ms, from_campaign, render_ocsf

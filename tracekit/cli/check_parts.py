@@ -57,6 +57,7 @@ class CheckFormat(enum.StrEnum):
     junit = "junit"
     sarif = "sarif"
     ocsf = "ocsf"
+    otlp = "otlp"
 
 
 def counts_line(noun: str, results: Iterable[Outcome], disagree: int = 0) -> str:

@@ -52,6 +52,7 @@ class FindingsFormat(enum.StrEnum):
     junit = "junit"
     sarif = "sarif"
     ocsf = "ocsf"
+    otlp = "otlp"
 
 
 

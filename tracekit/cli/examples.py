@@ -27,6 +27,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "tracekit audit campaign/",
         "tracekit audit campaign/ --verbose",
         "tracekit audit campaign/ --db campaign.duckdb",
+        "tracekit audit campaign/ -f otlp -o findings.otlp.json",
     ),
     "keygen": ("tracekit keygen -o signer",),
     "seal": (

@@ -123,6 +123,10 @@ def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int
         from tracekit.report.ocsf import event_time_ms, render_ocsf
 
         return render_ocsf("replay", rows, event_time_ms())
+    if format is FindingsFormat.otlp:
+        from tracekit.report.otlp import render_otlp
+
+        return render_otlp("replay", rows)
     if format is FindingsFormat.junit:
         return findings.render_junit("replay", rows)
     return findings.render_sarif("replay", rows)
@@ -207,7 +211,7 @@ def replay(
         set_head(exit_code=EXIT_ERROR)
         if format is FindingsFormat.json:
             emit(render_json(report), output, force)
-        elif format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf):
+        elif format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf, FindingsFormat.otlp):
             emit(_findings(format, path, report, EXIT_ERROR), output, force)
         for reason in report.reasons:
             diag(reason, path)
@@ -218,7 +222,7 @@ def replay(
     allowed = allow_divergence or no_require_equivalence
     code = EXIT_OK if exact or allowed else EXIT_FAIL
     set_head(exit_code=code)
-    if format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf):
+    if format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf, FindingsFormat.otlp):
         emit(_findings(format, path, report, code), output, force)
     else:
         renderers = {

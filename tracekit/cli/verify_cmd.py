@@ -130,6 +130,7 @@ def verify(
         fail(Code.CLI_NO_INPUT)
     from tracekit.report import findings
     from tracekit.report.ocsf import event_time_ms, render_ocsf
+    from tracekit.report.otlp import render_otlp
 
     pairs = [(s.trace, s.code) for s in left_out]
     renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
@@ -139,6 +140,7 @@ def verify(
         FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t), pairs),
         FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t), pairs),
         FindingsFormat.ocsf: lambda t: render_ocsf("verify", as_findings(t), event_time_ms()),
+        FindingsFormat.otlp: lambda t: render_otlp("verify", as_findings(t)),
     }
     emit(renderers[format](traces), output, force)
     if not quiet:

@@ -25,7 +25,7 @@ from tracekit.report.jsonout import dumps_struct
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 FORMATS = ("table", "json", "markdown")
-FINDINGS_FORMATS = (*FORMATS, "junit", "sarif", "ocsf")
+FINDINGS_FORMATS = (*FORMATS, "junit", "sarif", "ocsf", "otlp")
 
 
 class Original(msgspec.Struct, frozen=True):
@@ -252,7 +252,14 @@ VERIFY_RENDERERS: dict[str, Callable[[BundleVerify], str]] = {
     "junit": lambda r: render_junit("verify", _as_findings(r)),
     "sarif": lambda r: render_sarif("verify", _as_findings(r)),
     "ocsf": lambda r: _ocsf(_as_findings(r)),
+    "otlp": lambda r: _otlp(_as_findings(r)),
 }
+
+
+def _otlp(traces: list[TraceFindings]) -> str:
+    from tracekit.report.otlp import render_otlp
+
+    return render_otlp("verify", traces)
 
 
 def _ocsf(traces: list[TraceFindings]) -> str:

@@ -108,14 +108,22 @@ def events(
     wheres: Sequence[Sequence[str | None]] | None = None,
 ) -> Iterator[dict[str, Any]]:
     for number, trace in enumerate(traces):
-        seen: dict[str, int] = {}
-        for position, row in enumerate(trace.findings):
-            base = finding_uid(command, trace.path, row, 0)
-            occurrence = seen.get(base, 0)
-            seen[base] = occurrence + 1
-            uid = base if occurrence == 0 else finding_uid(command, trace.path, row, occurrence)
+        for position, (row, uid) in enumerate(zip(trace.findings, finding_uids(command, trace), strict=True)):
             where = wheres[number][position] if wheres is not None else None
             yield event(command, trace, row, uid, time_ms, where)
+
+
+def finding_uids(command: str, trace: TraceFindings) -> list[str]:
+    """Each finding's uid, in order; identical findings numbered by occurrence (shared with the
+    OTLP output, so the two correlate)."""
+    seen: dict[str, int] = {}
+    uids = []
+    for row in trace.findings:
+        base = finding_uid(command, trace.path, row, 0)
+        occurrence = seen.get(base, 0)
+        seen[base] = occurrence + 1
+        uids.append(base if occurrence == 0 else finding_uid(command, trace.path, row, occurrence))
+    return uids
 
 
 _ASSERTION: dict[str, tuple[str, str]] = {
