@@ -169,10 +169,14 @@ class Tally:
         row["intact"] += report.intact is True
         row["readable"] += report.readable
         row["rerunnable"] += report.rerunnable
+        gaps, rerun, fmt = self._gaps, self._rerun, report.format
         for field in report.completeness:
-            key = (report.format, field.field)
-            self._gaps.setdefault(key, Counter())[field.status] += 1
-            self._rerun[key] = field.needed_to_rerun
+            key = (fmt, field.field)
+            row = gaps.get(key)
+            if row is None:
+                row = gaps[key] = Counter()
+            row[field.status] += 1
+            rerun[key] = field.needed_to_rerun
         self._policy(report)
         if report.outcome in HIT_OUTCOMES and report.demonstration:
             self._hits[report.demonstration] += 1
