@@ -172,10 +172,10 @@ class Tally:
         gaps, rerun, fmt = self._gaps, self._rerun, report.format
         for field in report.completeness:
             key = (fmt, field.field)
-            row = gaps.get(key)
-            if row is None:
-                row = gaps[key] = Counter()
-            row[field.status] += 1
+            counts = gaps.get(key)
+            if counts is None:
+                counts = gaps[key] = Counter()
+            counts[field.status] += 1
             rerun[key] = field.needed_to_rerun
         self._policy(report)
         if report.outcome in HIT_OUTCOMES and report.demonstration:

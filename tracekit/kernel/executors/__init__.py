@@ -31,15 +31,16 @@ class Executor(Protocol):
         ...
 
     def map_ordered(
-        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] = ...
+        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
     ) -> Iterator[R]:
         """Yield ``work(task)`` for each task, in task order; ``weigh`` gives a task's bytes
-        (batches.file_bytes of its file) for cutting batches. Raises TracekitError when the
-        execution backend is unavailable."""
+        (batches.file_bytes of its file) for cutting batches, one task per batch without it
+        (tasks of unknown cost). Raises TracekitError when the execution backend is
+        unavailable."""
         ...
 
     def map_batches(
-        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] = ...
+        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
     ) -> Iterator[R]:
         """Yield ``work(batch)`` for consecutive batches of ``tasks``, in order."""
         ...

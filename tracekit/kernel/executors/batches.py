@@ -39,10 +39,13 @@ def file_bytes(path: str) -> int:
         return 0
 
 
-def limits(tasks: Iterable[T], weigh: Callable[[T], int], workers: int) -> tuple[int, int]:
-    """The (bytes, tasks) bounds of a batch for ``tasks`` on ``workers`` workers: the defaults,
-    made smaller when ``tasks`` is a sequence too short to give each worker
+def limits(tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int) -> tuple[int, int]:
+    """The (bytes, tasks) bounds of a batch for ``tasks`` on ``workers`` workers: one task per
+    batch without ``weigh`` (tasks of unknown cost, a metamorphic study's traces); else the
+    defaults, made smaller when ``tasks`` is a sequence too short to give each worker
     :data:`BATCHES_PER_WORKER` batches."""
+    if weigh is None:
+        return 1, 1
     if not isinstance(tasks, Sequence) or not tasks:
         return BATCH_BYTES, BATCH_TASKS
     parts = max(1, workers) * BATCHES_PER_WORKER
@@ -53,7 +56,7 @@ def limits(tasks: Iterable[T], weigh: Callable[[T], int], workers: int) -> tuple
 
 
 def batched(
-    tasks: Iterable[T], weigh: Callable[[T], int], max_bytes: int, max_tasks: int
+    tasks: Iterable[T], weigh: Callable[[T], int] | None, max_bytes: int, max_tasks: int
 ) -> Iterator[list[T]]:
     """Consecutive runs of ``tasks``, each closed once it holds ``max_bytes`` (by ``weigh``) or
     ``max_tasks`` tasks; lazy, so a generator of tasks is never held whole."""
@@ -61,7 +64,7 @@ def batched(
     held = 0
     for task in tasks:
         batch.append(task)
-        held += weigh(task)
+        held += 1 if weigh is None else weigh(task)
         if held >= max_bytes or len(batch) >= max_tasks:
             yield batch
             batch, held = [], 0
@@ -76,6 +79,6 @@ def run_each(work: Callable[[T], R], batch: list[T]) -> list[R]:
 
 
 def one(task: object) -> int:
-    """The weight of a task without a file: every task counts as one byte, so only
-    :data:`BATCH_TASKS` (or the campaign's share) bounds its batches."""
+    """A weight for many light tasks without a file: each counts as one byte, so only
+    :data:`BATCH_TASKS` (or the campaign's share) bounds their batches."""
     return 1

@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from tracekit.kernel.errors import Code, TracekitError, finding
-from tracekit.kernel.executors.batches import batched, limits, one, run_each
+from tracekit.kernel.executors.batches import batched, limits, run_each
 from tracekit.kernel.executors.window import ordered
 
 T = TypeVar("T")
@@ -63,7 +63,7 @@ class DaskExecutor:
         return stack.enter_context(client)
 
     def map_ordered(
-        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] = one
+        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
     ) -> Iterator[R]:
         """Run ``work`` over ``tasks`` on the cluster, in batches by ``weigh``, yielding each
         result in task order."""
@@ -71,7 +71,7 @@ class DaskExecutor:
             yield from results
 
     def map_batches(
-        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] = one
+        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
     ) -> Iterator[R]:
         """Run ``work`` over batches of ``tasks`` (batches.py) on the cluster, yielding each
         batch's result in order."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from tracekit.kernel.executors.batches import batched, limits, one, run_each
+from tracekit.kernel.executors.batches import batched, limits, run_each
 from tracekit.kernel.executors.window import ordered
 
 if TYPE_CHECKING:  # imported when a pool is started: --jobs 1 never needs it
@@ -56,10 +56,11 @@ class LocalExecutor:
         return context
 
     def map_ordered(
-        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] = one
+        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
     ) -> Iterator[R]:
         """Run ``work`` over ``tasks`` here (jobs 1) or in ``jobs`` worker processes, in
-        batches by ``weigh``; yield each result in task order."""
+        batches by ``weigh`` (one task per batch without it); yield each result in task
+        order."""
         if self.jobs <= 1:
             yield from (work(task) for task in tasks)
             return
@@ -67,7 +68,7 @@ class LocalExecutor:
             yield from results
 
     def map_batches(
-        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] = one
+        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
     ) -> Iterator[R]:
         """Run ``work`` over batches of ``tasks`` (batches.py) and yield each batch's result in
         order: for a worker that sums its batch up (an audit's tally) so that only the summary
