@@ -82,11 +82,11 @@ def verify(
 
         verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
         raise typer.Exit(worst(verdict, inputs.note()))
-    campaign = verify_run.verified(verify_run.request(files, named, left_out, inputs, opts), opts)
-    emit(verify_run.render(campaign, format), output, force)
+    with verify_run.verified(verify_run.request(files, named, left_out, inputs, opts), opts) as campaign:
+        emit(verify_run.render(campaign, format), output, force)
     if not quiet:
         print(verify_run.summary(campaign), file=sys.stderr)
-    raise typer.Exit(worst(*(t.exit_code for t in campaign.traces), inputs.note()))
+    raise typer.Exit(worst(campaign.tally.exit_code, inputs.note()))
 
 
 def _other_inputs(

@@ -4,8 +4,10 @@ campaign -> the renderer of the chosen format."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from tracekit.cli.common import (
@@ -24,8 +26,10 @@ from tracekit.cli.verify_job import VerifyJob, verify_job
 from tracekit.kernel.errors import Code, TracekitError
 
 if TYPE_CHECKING:
+    from tracekit.cli.spool import Spool
     from tracekit.report.findings_render import SkippedFile
     from tracekit.report.verify_render import VerifyTrace
+    from tracekit.report.verify_stream import VerifyTally
 
 WORKER_MODULES = (
     "tracekit.cli.verify_job", "tracekit.cli.trace_input", "tracekit.formats.agentguard.verify",
@@ -61,9 +65,10 @@ class VerifyRequest:
 
 @dataclass(frozen=True, slots=True)
 class VerifyCampaign:
-    """Every trace's typed report, in input order, and the files left out."""
+    """Every trace's typed report spooled in input order, their counts, the files left out."""
 
-    traces: list[VerifyTrace]
+    spool: Spool[VerifyTrace]
+    tally: VerifyTally
     left_out: list[SkippedFile]
 
 
@@ -95,60 +100,79 @@ def _weight(job: VerifyJob) -> int:
     return file_bytes(job.source)
 
 
-def verified(req: VerifyRequest, opts: VerifyOptions) -> VerifyCampaign:
-    """Verify every job on the executor; exits 2 when the executor is unavailable or no file
-    is a trace."""
+@contextmanager
+def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign]:
+    """Verify every job on the executor, spooling each trace's report (memory flat in the
+    campaign's size); the campaign, whose spool is closed when the block ends. Exits 2 when the
+    executor is unavailable or no file is a trace."""
     import typer
 
     from tracekit.cli.progress import tracked
+    from tracekit.cli.spool import Spool
     from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.verify_render import VerifyTrace
+    from tracekit.report.verify_stream import VerifyTally
 
     work = req.work
     chosen = opts.run.make(1 if req.one_trace_jobs else len(work), stdin="-" in req.inputs.files,
                            preload=WORKER_MODULES)
+    spool: Spool[VerifyTrace] = Spool(VerifyTrace)
+    tally = VerifyTally()
+    skipped: list[SkippedFile] = []
     try:
-        results = list(tracked(chosen.map_ordered(verify_job, work, _weight), len(work), "verify", opts.quiet))
+        done = tracked(chosen.map_ordered(verify_job, work, _weight), len(work), "verify", opts.quiet)
+        for job, trace in zip(work, done, strict=True):
+            if trace is None:
+                skipped.append(SkippedFile(job.path, Code.FORMAT_UNKNOWN.value))
+            else:
+                spool.add(trace)
+                tally.add(trace)
     except TracekitError as error:
+        spool.close()
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
-    traces = [trace for trace in results if trace is not None]
-    skipped = [SkippedFile(job.path, Code.FORMAT_UNKNOWN.value) for job, r in zip(work, results, strict=True) if r is None]
-    if not traces:
-        req.inputs.note()
-        fail(Code.CLI_NO_INPUT)
-    return VerifyCampaign(traces, req.left_out + skipped)
+    try:
+        if not tally.total:
+            req.inputs.note()
+            fail(Code.CLI_NO_INPUT)
+        yield VerifyCampaign(spool, tally, req.left_out + skipped)
+    finally:
+        spool.close()
 
 
-def render(campaign: VerifyCampaign, format: FindingsFormat) -> str:
-    """The report of ``campaign`` in ``format``."""
+def render(campaign: VerifyCampaign, format: FindingsFormat) -> Iterable[str]:
+    """The report of ``campaign`` in ``format``, as chunks for the sink: JSON and the table
+    stream from the spool (tracekit/report/verify_stream.py); the other formats take the list."""
     from tracekit.report import findings
     from tracekit.report.ocsf import event_time_ms, render_ocsf
     from tracekit.report.verify_render import (
         as_findings,
-        render_json,
         render_markdown,
-        render_table,
         skipped_markdown,
         skipped_table,
     )
+    from tracekit.report.verify_stream import json_chunks, table_chunks
 
-    left_out = campaign.left_out
+    spool, left_out = campaign.spool, campaign.left_out
+    if format is FindingsFormat.json:
+        return json_chunks(spool.read(), campaign.tally, left_out)
+    if format is FindingsFormat.table:
+        return chain(table_chunks(spool.read, campaign.tally), [skipped_table(left_out)])
+    traces = list(spool.read())
     pairs = [(s.trace, s.code) for s in left_out]
     renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
-        FindingsFormat.json: lambda t: render_json(t, left_out),
-        FindingsFormat.table: lambda t: render_table(t) + skipped_table(left_out),
         FindingsFormat.markdown: lambda t: render_markdown(t) + skipped_markdown(left_out),
         FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t), pairs),
         FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t), pairs),
         FindingsFormat.ocsf: lambda t: render_ocsf("verify", as_findings(t), event_time_ms()),
     }
-    return renderers[format](campaign.traces)
+    return [renderers[format](traces)]
 
 
 def summary(campaign: VerifyCampaign) -> str:
     """The one-line summary for stderr."""
-    from tracekit.report.verify_render import summary_line
+    from tracekit.report.verify_render import summary_text
 
     left_out = campaign.left_out
     note = f"; {len(left_out)} non-trace file(s) skipped" if left_out else ""
-    return summary_line(campaign.traces) + note
+    return summary_text(campaign.tally.summary()) + note
