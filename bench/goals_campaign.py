@@ -74,10 +74,11 @@ def run(args: list[str]) -> dict[str, float]:
     return result
 
 
-def medians(sides: dict[str, list[str]], reps: int) -> dict[str, dict[str, float]]:
-    """Each side run ``reps`` times, the sides alternating (one warm-up run each first)."""
+def medians(sides: dict[str, list[str]], reps: int, warm: bool = True) -> dict[str, dict[str, float]]:
+    """Each side run ``reps`` times, the sides alternating (after one warm-up run each when
+    ``warm``)."""
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
-    for args in sides.values():
+    for args in sides.values() if warm else ():
         run(args)
     for _ in range(reps):
         for name, args in sides.items():
@@ -140,7 +141,7 @@ def memory_row(small: Path, large: Path, reps: int) -> tuple[Row, dict[str, dict
     m = medians({
         "verify_small": ["verify", str(small), "-q"], "verify_large": ["verify", str(large), "-q"],
         "audit_small": ["audit", str(small), "-q"], "audit_large": ["audit", str(large), "-q"],
-    }, reps)
+    }, reps, warm=False)
     ratios = {c: m[f"{c}_large"]["rss"] / m[f"{c}_small"]["rss"] for c in ("verify", "audit")}
     worst = max(ratios, key=ratios.__getitem__)
     detail = (f"{worst}: {m[f'{worst}_large']['rss'] / 1024:.0f} MiB vs {m[f'{worst}_small']['rss'] / 1024:.0f} MiB; "
@@ -149,23 +150,28 @@ def memory_row(small: Path, large: Path, reps: int) -> tuple[Row, dict[str, dict
     return _ratio_row("peak RSS at 10,000 files vs at 1,000", "<= 1.2x", value, value <= 1.2, detail), m
 
 
-def measure(quick: bool) -> tuple[list[Row], dict[str, dict[str, float]]]:
-    """Every campaign row, and the medians behind them."""
+PARTS = ("speed", "dask", "memory")
+
+
+def measure(quick: bool, parts: tuple[str, ...] = PARTS) -> tuple[list[Row], dict[str, dict[str, float]]]:
+    """The campaign rows of ``parts``, and the medians behind them."""
     reps = 3 if quick else 5
+    rows: list[Row] = []
     raw: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="tracekit-campaign-") as tmp:
         campaign = build(Path(tmp) / "campaign", FILES)
-        rows, found = speedup_rows(campaign, reps)
-        raw.update(found)
-        done = dask_row(campaign, reps)
+        if "speed" in parts:
+            found_rows, found = speedup_rows(campaign, reps)
+            rows += found_rows
+            raw.update(found)
+        done = dask_row(campaign, reps) if "dask" in parts else None
         if done is not None:
             rows.append(done[0])
             raw.update(done[1])
-        small = build(Path(tmp) / "small", SMALL)
-        large = build(Path(tmp) / "large", LARGE)
-        row, found = memory_row(small, large, 1 if quick else 3)
-        rows.append(row)
-        raw.update(found)
+        if "memory" in parts:
+            row, found = memory_row(build(Path(tmp) / "small", SMALL), build(Path(tmp) / "large", LARGE), 1 if quick else 3)
+            rows.append(row)
+            raw.update(found)
     return rows, raw
 
 
@@ -177,8 +183,9 @@ def rows(quick: bool) -> list[Row]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--only", choices=PARTS, action="append", help="measure only these rows (repeatable)")
     args = parser.parse_args()
-    table, raw = measure(args.quick)
+    table, raw = measure(args.quick, tuple(args.only or PARTS))
     for work, measured, goal, met in table:
         print(f"| {work} | {measured} | {goal} | {'yes' if met else 'NO'} |")
     for name, m in raw.items():
