@@ -1,10 +1,12 @@
 """The ``local`` executor: in-process for ``--jobs 1``, a process pool otherwise.
 
 Tasks travel in batches cut by bytes (batches.py): one round trip carries many small files.
-Workers are forked from the parent when it is single-threaded (they start with every module the
-parent imported, plus ``preload``: nothing is imported per worker); otherwise, and where fork
-does not exist, they come from a fork server that imported ``preload`` once
-(docs/performance.md, "Campaigns").
+A command that names the modules its workers need (``preload``: verify, audit, check) gets
+workers forked from its own process when that process is single-threaded, with those modules
+imported once before the fork (nothing is imported per worker); otherwise, and where fork does
+not exist, workers come from a fork server (that imported ``preload`` once). A command without
+``preload`` may hold native threads a fork would not carry (the store's database), so it always
+gets the fork server (docs/performance.md, "Campaigns").
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ class LocalExecutor:
         import multiprocessing
         import threading
 
-        if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        if self.preload and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
             for module in self.preload:
                 __import__(module)
             return multiprocessing.get_context("fork")
