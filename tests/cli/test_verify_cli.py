@@ -152,7 +152,7 @@ def test_symlink_escaping_the_run_folder_is_malformed(tmp_path: Path) -> None:
 
 def test_unexpected_exception_maps_to_internal_error(tmp_path: Path) -> None:
     script = (
-        "import tracekit.cli.verify_cmd as v\n"
+        "import tracekit.cli.verify_run as v\n"
         "def boom(*a, **k):\n    raise RuntimeError('secret detail')\n"
         "v.verify_job = boom\n"
         "import sys; sys.argv = ['tracekit', 'verify', sys.argv[1]]\n"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tracekit.cli.trace_input import Opened
+    from tracekit.judging.audit.campaign import Tally
     from tracekit.judging.audit.model import AuditReport, Format
     from tracekit.kernel.errors import Finding
 
@@ -60,6 +61,64 @@ def audit_file(job: AuditJob) -> AuditReport | None:
 
     result = _audit(job.source, job.named, job.opts)
     return None if result is None else msgspec.structs.replace(result, path=job.path)
+
+
+def jobs_for(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
+    """One job per file (files named on the command line are ``named``), each file once
+    (overlapping inputs, docs/cli.md "Inputs and folders"); and the folders too deep."""
+    from tracekit.cli.common import TRACE_SUFFIXES, absolute, collect_inputs, fail, real_key
+    from tracekit.kernel.errors import Code
+
+    jobs: list[AuditJob] = []
+    too_deep = 0
+    for raw in paths:
+        if raw != STDIN and Path(raw).is_dir():
+            found = collect_inputs([raw], TRACE_SUFFIXES)
+            too_deep += found.too_deep
+            jobs += [AuditJob(path, absolute(path), False, opts) for path in found.files]
+        else:
+            jobs.append(AuditJob(raw, absolute(raw), True, opts))
+    if sum(1 for job in jobs if job.path == STDIN) > 1:
+        fail(Code.CLI_STDIN_TWICE)
+    once: dict[str, AuditJob] = {}
+    for job in jobs:
+        once.setdefault(real_key(job.path), job)
+    return list(once.values()), too_deep
+
+
+@dataclass(frozen=True, slots=True)
+class AuditBatch:
+    """What a worker sends back for a batch of files: only what the parent keeps (docs/cli.md,
+    "Executors"). Each file's report travels as the spool line the renderer reads back (None
+    for a walked file that is not a trace), and the campaign counts as one tally to merge."""
+
+    lines: list[bytes | None]
+    tally: Tally
+
+
+def audit_batch(jobs: list[AuditJob]) -> AuditBatch:
+    """Audit a batch of files in order: the reports with their episodes
+    (:func:`~tracekit.judging.audit.model.with_episodes`) encoded as spool lines, and counted."""
+    import msgspec
+
+    from tracekit.judging.audit.campaign import Tally
+    from tracekit.judging.audit.model import with_episodes
+    from tracekit.kernel.errors import Code, TracekitError, finding
+
+    encode = msgspec.json.Encoder().encode
+    tally = Tally()
+    lines: list[bytes | None] = []
+    for job in jobs:
+        report = audit_file(job)
+        if report is None:
+            lines.append(None)
+            continue
+        report = with_episodes(report)
+        if job.opts.episode is not None and not only_episode(report, job.opts.episode):
+            raise TracekitError(finding(Code.FINDINGS_NO_EPISODE))
+        tally.add(report)
+        lines.append(encode(report))
+    return AuditBatch(lines, tally)
 
 
 def audit_job(job: AuditJob) -> dict[str, Any] | None:

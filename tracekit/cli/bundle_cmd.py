@@ -48,7 +48,10 @@ from tracekit.kernel.errors import Code, TracekitError
 from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
+    from tracekit.bundle.predicate import FindingResults
+    from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
+    from tracekit.report.bundle_render import SealReport
 
 SEAL_SUFFIXES = (".jsonl", ".json", ".eval")
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -159,10 +162,6 @@ def seal(
     quiet: bool = QUIET,
 ) -> None:
     """Seal a trace (or a folder of traces) into a signed evidence bundle."""
-    from tracekit.bundle.seal import seal_with_root
-    from tracekit.report.bundle_render import SealReport
-    from tracekit.report.findings_render import SkippedFile
-
     opts = SealOptions.parse(input, output, key, predicate, input_format, scenario, force)
     check_target(opts.output, opts.force)
     seed = read_seed(opts.key) if opts.key is not None else None
@@ -170,27 +169,49 @@ def seal(
     paths = collect_inputs([opts.input], SEAL_SUFFIXES).files if campaign else [opts.input]
     if not paths:
         fail(Code.CLI_NO_INPUT)
-    scenario_bytes = None
-    if opts.scenario is not None:
-        from tracekit.cli.check_io import read_scenario
-        from tracekit.judging.harness.scenario import parse_scenario
-
-        try:
-            scenario_bytes = read_scenario(str(opts.scenario))
-            parse_scenario(scenario_bytes)  # an unusable scenario fails the seal up front
-        except TracekitError as error:
-            diag(error.finding, str(opts.scenario))
-            raise typer.Exit(ExitCode.ERROR) from None
+    scenario_bytes = _seal_scenario(opts.scenario)
     try:
         items, results, left_out = load_all(paths, opts.input_format, campaign, list(opts.predicate), scenario_bytes)
     except InputRefused as error:  # the first file that does not import fails the seal, named
         _refused(error, format)
     if not items:
         fail(Code.CLI_NO_INPUT)
+    report = _sealed(opts, items, seed, campaign, results, left_out)
+    report_action("seal", report, format)
+    note = f"; {len(report.skipped)} non-trace file(s) skipped" if report.skipped else ""
+    say(quiet, "seal", f"sealed {len(items)} finding(s) as a {report.kind}, {'signed' if report.signed_by else 'unsigned'}{note}")
+
+
+def _seal_scenario(path: Path | None) -> bytes | None:
+    """The scenario's bytes; an unusable scenario fails the seal up front (exit 2)."""
+    if path is None:
+        return None
+    from tracekit.cli.check_io import read_scenario
+    from tracekit.judging.harness.scenario import parse_scenario
+
+    try:
+        data = read_scenario(str(path))
+        parse_scenario(data)
+    except TracekitError as error:
+        diag(error.finding, str(path))
+        raise typer.Exit(ExitCode.ERROR) from None
+    return data
+
+
+def _sealed(
+    opts: SealOptions, items: list[FindingInput], seed: bytes | None, campaign: bool,
+    results: list[FindingResults] | None, left_out: list[tuple[str, str]],
+) -> SealReport:
+    """Write the bundle (every frame planned against the verifier's limits before a byte is
+    written, the record frames spooled between planning and writing); its report."""
     import tempfile
 
-    with tempfile.TemporaryFile() as spool:  # the record frames, between planning and writing
-        try:  # every frame is planned against the verifier's limits before a byte is written
+    from tracekit.bundle.seal import seal_with_root
+    from tracekit.report.bundle_render import SealReport
+    from tracekit.report.skipped import SkippedFile
+
+    with tempfile.TemporaryFile() as spool:
+        try:
             root, chunks = seal_with_root(items, seed, campaign, results, spool=spool)
         except TracekitError as error:
             diag(error.finding, None)
@@ -204,10 +225,7 @@ def seal(
     formats = tuple(sorted({i.evidence.format for i in items}))
     kind = "campaign" if campaign else "finding"
     skipped = tuple(SkippedFile(path, code) for path, code in left_out)
-    report = SealReport(str(opts.output), kind, len(items), root.hex(), signer, formats, opts.predicate, skipped)
-    report_action("seal", report, format)
-    note = f"; {len(skipped)} non-trace file(s) skipped" if skipped else ""
-    say(quiet, "seal", f"sealed {len(items)} finding(s) as a {kind}, {'signed' if signer else 'unsigned'}{note}")
+    return SealReport(str(opts.output), kind, len(items), root.hex(), signer, formats, opts.predicate, skipped)
 
 
 def _refused(error: InputRefused, format: Format) -> NoReturn:

@@ -151,7 +151,7 @@ class Campaign:
 
     def __init__(self, opts: CheckOptions) -> None:
         from tracekit.judging.findings.campaign import FindingsTally
-        from tracekit.report.findings_render import SkippedFile
+        from tracekit.report.skipped import SkippedFile
 
         self.opts = opts
         self.tally = FindingsTally()
@@ -223,14 +223,24 @@ class Campaign:
         return worst(self.code, EXIT_FAIL if self.opts.exit_on_fail and self.gated else EXIT_OK)
 
 
-def stream(opts: CheckOptions, work: Callable[[T], R], tasks: list[T], stdin: bool = False) -> Iterator[R]:
+def _weight(job: CheckJob) -> int:
+    from tracekit.kernel.executors.batches import file_bytes
+
+    return file_bytes(job.path)
+
+
+def stream(
+    opts: CheckOptions, work: Callable[[T], R], tasks: list[T], stdin: bool = False,
+    weigh: Callable[[T], int] | None = None,
+) -> Iterator[R]:
     """``work`` over ``tasks`` on the executor the command line chose (docs/cli.md,
-    "Executors"), results in task order; an unavailable executor is a diagnostic and exit 2."""
+    "Executors"), results in task order, in batches by ``weigh`` (a task's bytes) when given;
+    an unavailable executor is a diagnostic and exit 2."""
     executor = opts.run.make(len(tasks), stdin=stdin, preload=WORKER_MODULES)
     try:
         from tracekit.cli.progress import tracked
 
-        yield from tracked(executor.map_ordered(work, tasks), len(tasks), "check", opts.quiet)
+        yield from tracked(executor.map_ordered(work, tasks, weigh), len(tasks), "check", opts.quiet)
     except TracekitError as error:
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
@@ -256,7 +266,7 @@ def campaign(scenario_path: str, paths: list[str], opts: CheckOptions) -> int:
         fail(Code.CLI_NO_INPUT)
     campaign = Campaign(opts)
     jobs = list(campaign.jobs(scenario, data, inputs.files, named))
-    for part in stream(opts, findings_io.check_job, jobs, stdin="-" in inputs.files):
+    for part in stream(opts, findings_io.check_job, jobs, stdin="-" in inputs.files, weigh=_weight):
         campaign.fold(part)
     report = campaign.report()
     set_head(exit_code=worst(campaign.exit_code(), EXIT_FAIL if inputs.too_deep else EXIT_OK))

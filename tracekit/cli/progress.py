@@ -5,7 +5,7 @@ pipes, files and CI logs see the summary line alone."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -26,13 +26,15 @@ def bar(total: int, label: str, unit: str = "file") -> Any:
     )
 
 
-def tracked(items: Iterable[T], total: int, label: str, quiet: bool) -> Iterator[T]:
+def tracked(
+    items: Iterable[T], total: int, label: str, quiet: bool, files: Callable[[T], int] | None = None
+) -> Iterator[T]:
     """``items`` unchanged, counting them on a progress bar when :func:`wanted` and there is
-    more than one."""
+    more than one file; ``files`` gives the files an item stands for (a batch's), else 1."""
     if total < 2 or not wanted(quiet):
         yield from items
         return
     with bar(total, label) as shown:
         for item in items:
             yield item
-            shown.update(1)
+            shown.update(1 if files is None else files(item))

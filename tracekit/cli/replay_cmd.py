@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -195,54 +195,70 @@ def replay(
     quiet: bool = QUIET,
 ) -> None:
     """Recompute the policy verdict from the trace alone and compare it with the recorded one."""
-    from tracekit.report.replay_render import (
-        render_json,
-        render_markdown,
-        render_table,
-        summary_line,
-    )
-
     if output is not None:
         check_target(output, force)
     if output_dir is not None:
         check_folder(output_dir, OUTPUT_NAMES, force)
     report = _checked_report(path, strict_sources, trusted_root, input_format, ("replay", format.value, output, force))
     if not report.replayable:
-        set_head(exit_code=EXIT_ERROR)
-        if format is FindingsFormat.json:
-            emit(render_json(report), output, force)
-        elif format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf, FindingsFormat.otlp):
-            emit(_findings(format, path, report, EXIT_ERROR), output, force)
-        for reason in report.reasons:
-            diag(reason, path)
-        if not quiet:
-            print(summary_line(report, EXIT_ERROR), file=sys.stderr)
-        raise typer.Exit(EXIT_ERROR)
+        _not_replayable(path, report, format, output, force, quiet)
     exact = report.equivalence == "exact"
-    allowed = allow_divergence or no_require_equivalence
-    code = EXIT_OK if exact or allowed else EXIT_FAIL
+    code = EXIT_OK if exact or allow_divergence or no_require_equivalence else EXIT_FAIL
     set_head(exit_code=code)
-    if format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf, FindingsFormat.otlp):
-        emit(_findings(format, path, report, code), output, force)
-    else:
-        renderers = {
-            FindingsFormat.json: render_json,
-            FindingsFormat.table: render_table,
-            FindingsFormat.markdown: render_markdown,
-        }
-        emit(renderers[format](report), output, force)
+    emit(_rendered(path, report, format, code), output, force)
     if output_dir is not None:
-        make_folder(output_dir)
-        write_files(
-            [
-                (output_dir / "replay.json", render_json(report).encode("utf-8")),
-                (output_dir / "replay.md", render_markdown(report).encode("utf-8")),
-            ],
-            force,
-        )
+        _write_folder(output_dir, report, force)
     if not quiet:
+        from tracekit.report.replay_render import summary_line
+
         print(summary_line(report, code), file=sys.stderr)
     raise typer.Exit(code)
+
+
+def _not_replayable(
+    path: str, report: ReplayReport, format: FindingsFormat, output: Path | None, force: bool, quiet: bool
+) -> NoReturn:
+    """A trace that cannot be replayed: the report (JSON and findings formats), its reasons on
+    stderr, exit 2."""
+    from tracekit.report.replay_render import render_json, summary_line
+
+    set_head(exit_code=EXIT_ERROR)
+    if format is FindingsFormat.json:
+        emit(render_json(report), output, force)
+    elif format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf, FindingsFormat.otlp):
+        emit(_findings(format, path, report, EXIT_ERROR), output, force)
+    for reason in report.reasons:
+        diag(reason, path)
+    if not quiet:
+        print(summary_line(report, EXIT_ERROR), file=sys.stderr)
+    raise typer.Exit(EXIT_ERROR)
+
+
+def _rendered(path: str, report: ReplayReport, format: FindingsFormat, code: int) -> str:
+    from tracekit.report.replay_render import render_json, render_markdown, render_table
+
+    if format in (FindingsFormat.junit, FindingsFormat.sarif, FindingsFormat.ocsf, FindingsFormat.otlp):
+        return _findings(format, path, report, code)
+    renderers = {
+        FindingsFormat.json: render_json,
+        FindingsFormat.table: render_table,
+        FindingsFormat.markdown: render_markdown,
+    }
+    return renderers[format](report)
+
+
+def _write_folder(output_dir: Path, report: ReplayReport, force: bool) -> None:
+    """``--output-dir``: replay.json and replay.md."""
+    from tracekit.report.replay_render import render_json, render_markdown
+
+    make_folder(output_dir)
+    write_files(
+        [
+            (output_dir / "replay.json", render_json(report).encode("utf-8")),
+            (output_dir / "replay.md", render_markdown(report).encode("utf-8")),
+        ],
+        force,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -30,6 +30,12 @@ class Spool(Generic[S]):
         self._handle.write(self._encoder.encode(item) + b"\n")
         return offset
 
+    def add_line(self, line: bytes) -> None:
+        """Spool an item already encoded as :meth:`add` encodes it (by a worker), without its
+        newline."""
+        self._handle.seek(0, 2)
+        self._handle.write(line + b"\n")
+
     def extend(self, items: Iterable[S]) -> None:
         for item in items:
             self.add(item)

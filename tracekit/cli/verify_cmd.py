@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -21,7 +20,6 @@ from tracekit.cli.common import (
     OUTPUT,
     QUIET,
     SCHEDULER,
-    TRACE_SUFFIXES,
     TRUSTED_ROOT,
     Command,
     ExecutorName,
@@ -29,8 +27,7 @@ from tracekit.cli.common import (
     FindingsFormat,
     Format,
     InputFormat,
-    absolute,
-    collect_inputs,
+    Inputs,
     diag,
     fail,
     parse_roots,
@@ -38,17 +35,12 @@ from tracekit.cli.common import (
     worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.cli.verify_job import VerifyJob, verify_job
 from tracekit.kernel.errors import Code, Finding, Severity, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.formats.agentguard.verify import VerifyReport
     from tracekit.kernel.evidence import EvidenceFile
     from tracekit.report.skipped import SkippedFile
-    from tracekit.report.verify_render import VerifyTrace
-
-
-WORKER_MODULES = ("tracekit.cli.verify_job", "tracekit.cli.trace_input", "tracekit.formats.agentguard.verify", "tracekit.report.verify_render")
 
 
 def verify(
@@ -73,33 +65,16 @@ def verify(
     ),
 ) -> None:
     """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
-    from tracekit.report.skipped import SkippedFile
-    from tracekit.report.verify_render import (
-        as_findings,
-        render_json,
-        render_markdown,
-        render_table,
-        skipped_markdown,
-        skipped_table,
-        summary_line,
-    )
+    from tracekit.cli import verify_run
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     if output is not None:
         check_target(output, force)
     roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
-    inputs = collect_inputs(paths, (*TRACE_SUFFIXES, ".tkb"))
-    if not inputs.files:
-        inputs.note()
-        fail(Code.CLI_NO_INPUT)
-    attestations = [p for p in inputs.files if p.endswith(".intoto.jsonl")]
-    if attestations:  # in-toto attestation files (docs/attest.md), never mixed with traces
-        from tracekit.cli import attest_cmd
-
-        if len(attestations) != len(inputs.files):
-            fail(Code.CLI_OPTION_CONFLICT, option="Attestation files", other="traces in one run")
-        verdict = attest_cmd.verify_attestations(inputs.files, trusted_key, format.value, output, force, quiet)
-        raise typer.Exit(worst(verdict, inputs.note()))
+    forced = None if input_format is None else input_format.value
+    opts = verify_run.VerifyOptions(strict_sources, canonical, roots, forced, run, quiet)
+    inputs = verify_run.inputs_of(paths)
+    _other_inputs(inputs, trusted_key, format, output, force, quiet)
     named = set(paths)
     files, left_out = _split_bundles(inputs.files, named)
     if not files:  # sealed bundles only (docs/bundle-format.md): verified as bundles
@@ -107,46 +82,27 @@ def verify(
 
         verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
         raise typer.Exit(worst(verdict, inputs.note()))
-    forced = None if input_format is None else input_format.value
-    # One file and local workers to spare: the trace itself is verified on several cores
-    # (docs/performance.md, "One trace on several cores"); the report is the serial one.
-    one = len(files) == 1 and jobs > 1 and executor is ExecutorName.local
-    work = [
-        VerifyJob(p, absolute(p), strict_sources, canonical, roots, forced, p in named, jobs if one else 1)
-        for p in files
-    ]
-    chosen = run.make(1 if one else len(work), stdin="-" in inputs.files, preload=WORKER_MODULES)
-    try:
-        from tracekit.cli.progress import tracked
-
-        results = list(tracked(chosen.map_ordered(verify_job, work), len(work), "verify", quiet))
-    except TracekitError as error:
-        diag(error.finding)
-        raise typer.Exit(EXIT_ERROR) from None
-    traces = [trace for trace in results if trace is not None]
-    left_out += [SkippedFile(job.path, Code.FORMAT_UNKNOWN.value) for job, r in zip(work, results, strict=True) if r is None]
-    if not traces:
-        inputs.note()
-        fail(Code.CLI_NO_INPUT)
-    from tracekit.report import findings
-    from tracekit.report.ocsf import event_time_ms, render_ocsf
-    from tracekit.report.otlp import render_otlp
-
-    pairs = [(s.trace, s.code) for s in left_out]
-    renderers: dict[FindingsFormat, Callable[[list[VerifyTrace]], str]] = {
-        FindingsFormat.json: lambda t: render_json(t, left_out),
-        FindingsFormat.table: lambda t: render_table(t) + skipped_table(left_out),
-        FindingsFormat.markdown: lambda t: render_markdown(t) + skipped_markdown(left_out),
-        FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t), pairs),
-        FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t), pairs),
-        FindingsFormat.ocsf: lambda t: render_ocsf("verify", as_findings(t), event_time_ms()),
-        FindingsFormat.otlp: lambda t: render_otlp("verify", as_findings(t)),
-    }
-    emit(renderers[format](traces), output, force)
+    with verify_run.verified(verify_run.request(files, named, left_out, inputs, opts), opts) as campaign:
+        emit(verify_run.render(campaign, format), output, force)
     if not quiet:
-        note = f"; {len(left_out)} non-trace file(s) skipped" if left_out else ""
-        print(summary_line(traces) + note, file=sys.stderr)
-    raise typer.Exit(worst(*(t.exit_code for t in traces), inputs.note()))
+        print(verify_run.summary(campaign), file=sys.stderr)
+    raise typer.Exit(worst(campaign.tally.exit_code, inputs.note()))
+
+
+def _other_inputs(
+    inputs: Inputs, trusted_key: list[str], format: FindingsFormat, output: Path | None, force: bool, quiet: bool
+) -> None:
+    """in-toto attestation files (docs/attest.md), never mixed with traces: verified as such,
+    and the command exits."""
+    attestations = [p for p in inputs.files if p.endswith(".intoto.jsonl")]
+    if not attestations:
+        return
+    from tracekit.cli import attest_cmd
+
+    if len(attestations) != len(inputs.files):
+        fail(Code.CLI_OPTION_CONFLICT, option="Attestation files", other="traces in one run")
+    verdict = attest_cmd.verify_attestations(inputs.files, trusted_key, format.value, output, force, quiet)
+    raise typer.Exit(worst(verdict, inputs.note()))
 
 
 def _split_bundles(found: list[str], named: set[str]) -> tuple[list[str], list[SkippedFile]]:

@@ -1113,3 +1113,7 @@ class TracekitError(Exception):
     def __init__(self, found: Finding) -> None:
         super().__init__(found.message)
         self.finding = found
+
+    def __reduce__(self) -> tuple[type[TracekitError], tuple[Finding]]:
+        """Pickled with its finding, so that an error raised in a worker process arrives whole."""
+        return (type(self), (self.finding,))

@@ -24,7 +24,7 @@ from tracekit.report.jsonout import dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 if TYPE_CHECKING:
-    from tracekit.report.findings_render import SkippedFile
+    from tracekit.report.skipped import SkippedFile
 
 TOP_FIELDS = 12
 Cell = str | int

@@ -20,8 +20,8 @@ from tracekit.bundle.predicate import Predicate
 from tracekit.bundle.verify import BundleReport
 from tracekit.kernel.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings, render_junit, render_sarif
-from tracekit.report.findings_render import SkippedFile
 from tracekit.report.jsonout import dumps_struct
+from tracekit.report.skipped import SkippedFile
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 FORMATS = ("table", "json", "markdown")

@@ -8,7 +8,7 @@ a msgspec Struct that pickles), and the JSON documents (:class:`VerifyDocument`,
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -172,10 +172,10 @@ def as_findings(traces: Sequence[VerifyTrace]) -> list[TraceFindings]:
     return [TraceFindings(t.path, t.exit_code, t.findings) for t in traces]
 
 
-def render_table(traces: Sequence[VerifyTrace]) -> str:
-    """One row per trace, then one row per finding that is not informational."""
-    rows = [
-        [
+def trace_rows(traces: Iterable[VerifyTrace]) -> Iterator[list[object]]:
+    """The table's rows: one per trace."""
+    for t in traces:
+        yield [
             display_path(t.path),
             t.format or "-",
             t.status,
@@ -184,15 +184,21 @@ def render_table(traces: Sequence[VerifyTrace]) -> str:
             t.schema_version if t.schema_version is not None else "-",
             t.event_count,
         ]
-        for t in traces
-    ]
-    out = table(rows, ["trace", "format", "status", "exit", "trace id", "version", "events"])
-    detail = [
-        [display_path(t.path), f.line or "-", f.severity, f.code, f.message]
-        for t in traces
-        for f in t.findings
-        if f.severity != "info"
-    ]
+
+
+def detail_rows(traces: Iterable[VerifyTrace]) -> Iterator[list[object]]:
+    """The table's second part: one row per finding that is not informational."""
+    for t in traces:
+        for f in t.findings:
+            if f.severity != "info":
+                yield [display_path(t.path), f.line or "-", f.severity, f.code, f.message]
+
+
+def render_table(traces: Sequence[VerifyTrace]) -> str:
+    """One row per trace, then one row per finding that is not informational (a campaign
+    streams: tracekit/report/verify_stream.py)."""
+    out = table(list(trace_rows(traces)), ["trace", "format", "status", "exit", "trace id", "version", "events"])
+    detail = list(detail_rows(traces))
     if detail:
         out += "\n\n" + table(detail, ["trace", "line", "severity", "code", "message"])
     return out + "\n"
@@ -224,7 +230,11 @@ def render_markdown(traces: Sequence[VerifyTrace]) -> str:
 
 def summary_line(traces: Sequence[VerifyTrace]) -> str:
     """The one-line summary printed on stderr."""
-    s = summary(traces)
+    return summary_text(summary(traces))
+
+
+def summary_text(s: VerifySummary) -> str:
+    """The one-line summary of these counts."""
     return (
         f"tracekit verify: {s.total} trace(s): {s.intact} intact, "
         f"{s.source_changed} source changed, {s.source_missing} source missing, "

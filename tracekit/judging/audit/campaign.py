@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import TypeVar
 
 import msgspec
 
@@ -28,6 +29,7 @@ NOT_REPRODUCED = frozenset(
 HIT_OUTCOMES = frozenset({"FAIL", "fail", "hit", "failure"})
 """Recorded outcomes that claim the attack or policy violation happened."""
 SHOWN_DIGEST = 16
+K = TypeVar("K", str, tuple[str, str])
 
 
 class FormatRow(msgspec.Struct, frozen=True):
@@ -167,15 +169,37 @@ class Tally:
         row["intact"] += report.intact is True
         row["readable"] += report.readable
         row["rerunnable"] += report.rerunnable
+        gaps, rerun, fmt = self._gaps, self._rerun, report.format
         for field in report.completeness:
-            key = (report.format, field.field)
-            self._gaps.setdefault(key, Counter())[field.status] += 1
-            self._rerun[key] = field.needed_to_rerun
+            key = (fmt, field.field)
+            counts = gaps.get(key)
+            if counts is None:
+                counts = gaps[key] = Counter()
+            counts[field.status] += 1
+            rerun[key] = field.needed_to_rerun
         self._policy(report)
         if report.outcome in HIT_OUTCOMES and report.demonstration:
             self._hits[report.demonstration] += 1
         self._recorded += len(report.finding_digests)
         self._distinct_recorded.update(report.finding_digests)
+
+    def merge(self, other: Tally) -> None:
+        """Add the counts of ``other``, a tally of the reports that came after this one's (a
+        worker's batch, docs/cli.md "Executors"): the result is the tally of both runs of
+        reports, in order, counter for counter."""
+        self.total += other.total
+        self.exit = worst(self.exit, other.exit)
+        self._exits.update(other._exits)
+        self._count.update(other._count)
+        self._severity.update(other._severity)
+        self._codes.update(other._codes)
+        self._hits.update(other._hits)
+        _merge_rows(self._by_format, other._by_format)
+        _merge_rows(self._by_policy, other._by_policy)
+        _merge_rows(self._gaps, other._gaps)
+        self._rerun.update(other._rerun)
+        self._recorded += other._recorded
+        self._distinct_recorded |= other._distinct_recorded
 
     def _policy(self, report: AuditReport) -> None:
         """With ``--scenario`` (docs/findings.md, "Campaigns"): a harness trace is one episode
@@ -243,6 +267,13 @@ class Tally:
             fields_missing_most=self._fields_missing_most(),
             demonstrations=self._demonstrations(),
         )
+
+
+def _merge_rows(rows: dict[K, Counter[str]], more: dict[K, Counter[str]]) -> None:
+    """Add ``more``'s counters to ``rows``, key by key (new keys after the ones held, in
+    ``more``'s order: first seen first, as one tally of both would have met them)."""
+    for key, row in more.items():
+        rows.setdefault(key, Counter()).update(row)
 
 
 def summarise(reports: Iterable[AuditReport], skipped: int = 0) -> CampaignSummary:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from fnmatch import fnmatchcase, translate
+from functools import lru_cache
 
 from tracekit.kernel.limits import Meter
 
@@ -37,6 +38,9 @@ STAR_WEIGHT = 8
 COMPILE_UNITS_PER_CHAR = 64
 COMPILE_UNITS_PER_STAR = 100_000
 """Compiling a glob costs about 20 microseconds per ``*`` (each becomes a group), 4 units a ns."""
+COMPILED_GLOBS = 256
+"""Compiled globs kept per process (least recently used dropped): a policy's globs, many times
+over."""
 
 
 def normalise(path: str) -> str:
@@ -104,6 +108,14 @@ class _Distinct:
         return [pattern for pattern, slot in zip(self.originals, self.slot, strict=True) if hits[slot]]
 
 
+@lru_cache(maxsize=COMPILED_GLOBS)
+def _glob_match(pattern: str) -> Callable[[str], re.Match[str] | None]:
+    """A normalised glob compiled: campaigns of one policy compile each glob once per process
+    (docs/performance.md, "Campaigns"). The meter is charged the compile cost all the same, so
+    what a trace may spend does not depend on the traces before it."""
+    return re.compile(translate(pattern)).match
+
+
 class PathPatterns(_Distinct):
     """A glob list compiled once: :func:`matching_patterns` and "matches any", with a meter."""
 
@@ -112,7 +124,7 @@ class PathPatterns(_Distinct):
         compiled = []
         for key in self.keys:
             meter.charge(compile_cost(key))
-            compiled.append(re.compile(translate(key)).match)
+            compiled.append(_glob_match(key))
         self._match = tuple(compiled)
 
     def matching(self, path: str, meter: Meter) -> list[str]:

@@ -1,9 +1,11 @@
 """Executors: where a campaign command's per-trace tasks run (docs/cli.md, "Executors").
 
-verify, audit, metamorphic and ``check --suite`` hand an executor one module-level function of
-one picklable task and get the results back in task order, so a report is byte-identical
-whichever executor ran it. At most a bounded window of tasks is in flight (window.py), so memory
-does not grow with a campaign's size. Registered executors: ``local`` (in-process, or a process
+verify, audit, metamorphic and ``check`` hand an executor one module-level function of one
+picklable task and get the results back in task order, so a report is byte-identical whichever
+executor ran it. Tasks travel in batches cut by the bytes they read (batches.py); a command whose
+parent needs only a summary of each batch (audit's tally and its spooled lines) hands over a
+function of a whole batch instead (``map_batches``). At most a bounded window of batches is in
+flight (window.py), so memory does not grow with a campaign's size. Registered executors: ``local`` (in-process, or a process
 pool with ``--jobs``) and ``dask`` (a dask.distributed cluster; imported lazily).
 
 SIGINT policy, the same for every executor: workers ignore SIGINT; the parent's handler
@@ -28,9 +30,19 @@ class Executor(Protocol):
         """The ``--executor`` value."""
         ...
 
-    def map_ordered(self, work: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
-        """Yield ``work(task)`` for each task, in task order. Raises TracekitError when the
-        execution backend is unavailable."""
+    def map_ordered(
+        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
+    ) -> Iterator[R]:
+        """Yield ``work(task)`` for each task, in task order; ``weigh`` gives a task's bytes
+        (batches.file_bytes of its file) for cutting batches, one task per batch without it
+        (tasks of unknown cost). Raises TracekitError when the execution backend is
+        unavailable."""
+        ...
+
+    def map_batches(
+        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
+    ) -> Iterator[R]:
+        """Yield ``work(batch)`` for consecutive batches of ``tasks``, in order."""
         ...
 
 

@@ -8,8 +8,9 @@ processes for the duration of the study.
 
 Workers import tracekit and read each trace from its absolute path, so on a real cluster every
 worker needs tracekit installed and the traces on a shared filesystem at the same paths.
-Results come back in task order through a bounded window (window.py), so a campaign of any size
-streams through the client with bounded memory.
+Tasks travel in batches cut by bytes (batches.py), so the scheduler sees a few dozen tasks per
+worker rather than one per file. Results come back in task order through a bounded window
+(window.py), so a campaign of any size streams through the client with bounded memory.
 """
 
 from __future__ import annotations
@@ -17,15 +18,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from tracekit.kernel.errors import Code, TracekitError, finding
+from tracekit.kernel.executors.batches import batched, limits, run_each
 from tracekit.kernel.executors.window import ordered
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-WINDOW_PER_THREAD = 4
+WINDOW_PER_THREAD = 3
 CONNECT_TIMEOUT_SECONDS = 20.0
 
 
@@ -59,15 +62,27 @@ class DaskExecutor:
             raise TracekitError(finding(Code.METAMORPHIC_DASK_CONNECTION_FAILED)) from None
         return stack.enter_context(client)
 
-    def map_ordered(self, work: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
-        """Run ``work`` over ``tasks`` on the cluster, yielding results in task order."""
+    def map_ordered(
+        self, work: Callable[[T], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
+    ) -> Iterator[R]:
+        """Run ``work`` over ``tasks`` on the cluster, in batches by ``weigh``, yielding each
+        result in task order."""
+        for results in self.map_batches(partial(run_each, work), tasks, weigh):
+            yield from results
+
+    def map_batches(
+        self, work: Callable[[list[T]], R], tasks: Iterable[T], weigh: Callable[[T], int] | None = None
+    ) -> Iterator[R]:
+        """Run ``work`` over batches of ``tasks`` (batches.py) on the cluster, yielding each
+        batch's result in order."""
         distributed = _distributed()
         with ExitStack() as stack:
             client = self._client(stack, distributed)
             threads = sum(client.nthreads().values()) or 1
+            max_bytes, max_tasks = limits(tasks, weigh, threads)
             yield from ordered(
-                lambda task: client.submit(work, task, pure=False),
+                lambda group: client.submit(work, group, pure=False),
                 lambda future: future.result(),
-                tasks,
+                batched(tasks, weigh, max_bytes, max_tasks),
                 threads * WINDOW_PER_THREAD,
             )

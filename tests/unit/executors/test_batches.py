@@ -1,0 +1,83 @@
+"""Tasks cut into batches by bytes (tracekit/kernel/executors/batches.py) and batches run on a
+process pool: every task once, in order, whatever the cut (docs/cli.md, "Executors")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tracekit.kernel.executors.batches import (
+    BATCH_BYTES,
+    BATCH_TASKS,
+    batched,
+    file_bytes,
+    limits,
+    one,
+    run_each,
+)
+from tracekit.kernel.executors.local import LocalExecutor
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def _total(batch: list[int]) -> tuple[int, int]:
+    return len(batch), sum(batch)
+
+
+@pytest.mark.parametrize("max_bytes", [1, 7, 100, 10_000])
+@pytest.mark.parametrize("max_tasks", [1, 3, 64])
+def test_batches_keep_every_task_once_in_order_within_their_bounds(max_bytes: int, max_tasks: int) -> None:
+    weights = [0, 5, 1, 90, 3, 3, 3, 250, 0, 0, 7, 1] * 5
+    got = list(batched(range(len(weights)), weights.__getitem__, max_bytes, max_tasks))
+    assert [t for batch in got for t in batch] == list(range(len(weights)))
+    for batch in got:
+        assert 1 <= len(batch) <= max_tasks
+        # a batch closes as soon as it reaches its bytes: only its last task may cross the bound
+        assert sum(weights[t] for t in batch[:-1]) < max_bytes
+
+
+def test_batching_is_lazy() -> None:
+    pulled: list[int] = []
+
+    def tasks() -> Iterator[int]:
+        for n in range(1000):
+            pulled.append(n)
+            yield n
+
+    first = next(batched(tasks(), one, 10**9, 4))
+    assert first == [0, 1, 2, 3] and pulled == [0, 1, 2, 3]
+
+
+def test_a_short_campaign_is_cut_finer_so_every_worker_gets_batches() -> None:
+    assert limits([1, 2, 3], None, 2) == (1, 1)  # no weight: tasks of unknown cost, one per batch
+    assert limits(iter([1, 2]), one, 2) == (BATCH_BYTES, BATCH_TASKS)  # not known in advance
+    max_bytes, max_tasks = limits(list(range(20)), lambda t: 1000, 2)
+    assert max_tasks == 3 and max_bytes == 2500  # 20 tasks, 8 parts
+    assert limits([7], lambda t: 10**9, 4) == (BATCH_BYTES, 1)
+
+
+def test_file_bytes(tmp_path: Path) -> None:
+    (tmp_path / "a").write_bytes(b"x" * 123)
+    assert file_bytes(str(tmp_path / "a")) == 123
+    assert file_bytes(str(tmp_path / "missing")) == 0
+    assert file_bytes("-") == 0
+
+
+def test_run_each_is_the_per_task_work_in_order() -> None:
+    assert run_each(_square, [3, 1, 2]) == [9, 1, 4]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_pool_results_are_the_serial_ones_in_task_order(jobs: int) -> None:
+    tasks = list(range(300))
+    weights = [(n * 37) % 5000 for n in tasks]
+    executor = LocalExecutor(jobs)
+    assert list(executor.map_ordered(_square, tasks, weights.__getitem__)) == [n * n for n in tasks]
+    batches = list(executor.map_batches(_total, tasks, weights.__getitem__))
+    assert sum(n for n, _ in batches) == len(tasks)
+    assert sum(s for _, s in batches) == sum(tasks)
+    assert len(batches) >= 2 * jobs

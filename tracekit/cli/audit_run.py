@@ -1,0 +1,146 @@
+"""``tracekit audit``'s pipeline: a typed request -> the files audited on an executor -> a typed
+campaign (the spooled reports, the tally's summary, the files left out) -> the renderer.
+
+The per-file work runs in batches (docs/cli.md, "Executors"): a worker audits a batch of files
+and sends back only each report's spool line and the batch's tally (audit_io.audit_batch), so
+the parent merges counters and appends lines; it never decodes a report until it renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import chain
+from typing import TYPE_CHECKING
+
+from tracekit.cli.audit_io import AuditBatch, AuditJob, AuditOptions, audit_batch
+from tracekit.cli.common import ExecutorOptions, FindingsFormat, Inputs, fail
+from tracekit.kernel.errors import Code, ExitCode
+
+if TYPE_CHECKING:
+    from tracekit.cli.spool import Spool
+    from tracekit.judging.audit.campaign import CampaignSummary
+    from tracekit.judging.audit.model import AuditReport
+    from tracekit.report.skipped import SkippedFile
+
+WORKER_MODULES = (
+    "tracekit.cli.audit_io",
+    "tracekit.cli.trace_input",
+    "tracekit.judging.audit",
+    "tracekit.judging.audit.engine",
+    "tracekit.judging.audit.campaign",
+    "tracekit.formats.agentguard.verify",
+)
+"""What every worker imports: imported once before the pool forks (kernel/executors/local.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRequest:
+    """An audit run as the command line asked for it."""
+
+    work: list[AuditJob]
+    walked: Inputs
+    """Only its count of folders too deep to search."""
+    run: ExecutorOptions
+    format: FindingsFormat
+    verbose: bool
+    quiet: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AuditCampaign:
+    """The audited campaign: every report spooled in input order, the summary, the walked files
+    that are not traces."""
+
+    spool: Spool[AuditReport]
+    summary: CampaignSummary
+    exit_code: ExitCode
+    left_out: list[SkippedFile]
+
+
+def weight(job: AuditJob) -> int:
+    """A job's bytes, for cutting batches (kernel/executors/batches.py)."""
+    from tracekit.kernel.executors.batches import file_bytes
+
+    return file_bytes(job.source)
+
+
+@contextmanager
+def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
+    """Audit every file of ``request`` on its executor; the campaign, whose spool is closed
+    when the block ends. Exits 2 (``cli.no_input``) when no file is a trace."""
+    from tracekit.cli.progress import tracked
+    from tracekit.cli.spool import Spool
+    from tracekit.judging.audit.campaign import Tally
+    from tracekit.judging.audit.model import AuditReport
+    from tracekit.report.skipped import SkippedFile
+
+    work = request.work
+    chosen = request.run.make(len(work), stdin=any(job.path == "-" for job in work), preload=WORKER_MODULES)
+    spool: Spool[AuditReport] = Spool(AuditReport)
+    tally = Tally()
+    left_out: list[SkippedFile] = []
+    try:
+        done = 0  # batches come back in input order: work[done] is the next batch's first file
+        batches = chosen.map_batches(audit_batch, work, weight)
+        for batch in tracked(batches, len(work), "audit", request.quiet, _files):
+            tally.merge(batch.tally)
+            for line in batch.lines:
+                if line is None:  # a walked .json no format accepts (docs/cli.md, "Inputs and folders")
+                    left_out.append(SkippedFile(work[done].path, Code.FORMAT_UNKNOWN.value))
+                else:
+                    spool.add_line(line)
+                done += 1
+        if not tally.total:
+            fail(Code.CLI_NO_INPUT)
+        yield AuditCampaign(spool, tally.summary(len(left_out)), tally.exit, left_out)
+    finally:
+        spool.close()
+
+
+def _files(batch: AuditBatch) -> int:
+    return len(batch.lines)
+
+
+def render(campaign: AuditCampaign, format: FindingsFormat, verbose: bool) -> Iterable[str]:
+    """The report of ``campaign`` in ``format``, as chunks for the sink."""
+    from tracekit.report import audit_render
+    from tracekit.report.verify_render import skipped_markdown, skipped_table
+
+    spool, summary, left_out = campaign.spool, campaign.summary, campaign.left_out
+    if format is FindingsFormat.json:
+        return audit_render.json_chunks(spool.read(), summary, campaign.exit_code, left_out)
+    if format is FindingsFormat.ocsf:
+        from tracekit.report.ocsf import event_time_ms, render_ocsf
+
+        wheres = [[f.where for f in t.findings] for t in spool.read()]
+        return [render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms(), wheres)]
+    if format is FindingsFormat.otlp:
+        from tracekit.report.otlp import render_otlp
+
+        wheres = [[f.where for f in t.findings] for t in spool.read()]
+        return [render_otlp("audit", audit_render.as_findings(spool.read()), wheres)]
+    if format in (FindingsFormat.junit, FindingsFormat.sarif):
+        from tracekit.report import findings
+
+        render_findings = findings.render_junit if format is FindingsFormat.junit else findings.render_sarif
+        pairs = [(s.trace, s.code) for s in left_out]
+        return [render_findings("audit", audit_render.as_findings(spool.read()), pairs)]
+    if format is FindingsFormat.markdown:
+        return chain(audit_render.markdown_chunks(spool.read(), summary), [skipped_markdown(left_out)])
+    return chain(audit_render.table_chunks(spool.read(), summary, verbose), [skipped_table(left_out)])
+
+
+def options_request(
+    opts: AuditOptions, run: ExecutorOptions, paths: list[str], format: FindingsFormat, verbose: bool, quiet: bool
+) -> AuditRequest:
+    """The request for ``paths``: one job per file, each file once; exits 2 when there is none."""
+    from tracekit.cli.audit_io import jobs_for
+
+    work, too_deep = jobs_for(paths, opts)
+    walked = Inputs([], too_deep)
+    if not work:
+        walked.note()
+        fail(Code.CLI_NO_INPUT)
+    return AuditRequest(work, walked, run, format, verbose, quiet)

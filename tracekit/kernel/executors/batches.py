@@ -1,0 +1,84 @@
+"""Tasks cut into batches by bytes: many small files per worker round trip (docs/performance.md,
+"Campaigns").
+
+A campaign of small traces spends about a millisecond per file; sent one by one, each file also
+pays a pickled task, a pickled result and a wake-up of the parent's pool threads, which on two
+cores cost as much as the work itself. A batch holds consecutive tasks up to
+:data:`BATCH_BYTES` of input (by the weight the caller gives each task, a file's size) or
+:data:`BATCH_TASKS` tasks, and never fewer than one task; a campaign known in advance is cut
+finer so that every worker gets several batches and none waits long for the last one.
+
+Batches keep task order, so results flattened batch by batch are in task order too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+BATCH_BYTES = 256 * 1024
+"""At most this much input per batch (a task heavier than this is a batch of its own)."""
+BATCH_TASKS = 64
+"""At most this many tasks per batch, however small their files."""
+BATCHES_PER_WORKER = 4
+"""A campaign known in advance is cut into at least this many batches per worker."""
+
+
+def file_bytes(path: str) -> int:
+    """A task's weight: the size of the file it reads (0 when it cannot be stat'ed or is
+    standard input: the task itself reports that)."""
+    if path == "-":
+        return 0
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
+
+
+def limits(tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int) -> tuple[int, int]:
+    """The (bytes, tasks) bounds of a batch for ``tasks`` on ``workers`` workers: one task per
+    batch without ``weigh`` (tasks of unknown cost, a metamorphic study's traces); else the
+    defaults, made smaller when ``tasks`` is a sequence too short to give each worker
+    :data:`BATCHES_PER_WORKER` batches."""
+    if weigh is None:
+        return 1, 1
+    if not isinstance(tasks, Sequence) or not tasks:
+        return BATCH_BYTES, BATCH_TASKS
+    parts = max(1, workers) * BATCHES_PER_WORKER
+    total = sum(weigh(task) for task in tasks)
+    max_bytes = max(1, min(BATCH_BYTES, -(-total // parts)))
+    max_tasks = max(1, min(BATCH_TASKS, -(-len(tasks) // parts)))
+    return max_bytes, max_tasks
+
+
+def batched(
+    tasks: Iterable[T], weigh: Callable[[T], int] | None, max_bytes: int, max_tasks: int
+) -> Iterator[list[T]]:
+    """Consecutive runs of ``tasks``, each closed once it holds ``max_bytes`` (by ``weigh``) or
+    ``max_tasks`` tasks; lazy, so a generator of tasks is never held whole."""
+    batch: list[T] = []
+    held = 0
+    for task in tasks:
+        batch.append(task)
+        held += 1 if weigh is None else weigh(task)
+        if held >= max_bytes or len(batch) >= max_tasks:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
+def run_each(work: Callable[[T], R], batch: list[T]) -> list[R]:
+    """A worker's batch of per-task work: each result, in task order (module-level: it pickles
+    by name)."""
+    return [work(task) for task in batch]
+
+
+def one(task: object) -> int:
+    """A weight for many light tasks without a file: each counts as one byte, so only
+    :data:`BATCH_TASKS` (or the campaign's share) bounds their batches."""
+    return 1
