@@ -1,5 +1,5 @@
 """garak reports against garak's own readers (docs/formats.md, "garak", "Ground truth from garak's
-code"): corpus/third_party/garak/garak_counts.json was written by make/garak_counts.py with garak
+code"): corpus/third_party/garak/make/garak_counts.expected.json was written by make/garak_counts.py with garak
 0.17.1's ``analyze_log``, ``report_digest``, ``Report.get_evaluations`` and ``ThresholdEvaluator``.
 tracekit must agree with every count, except where the file does not settle a verdict (tracekit
 says "could not tell" where garak assumes its default threshold) and where tracekit refuses a file
@@ -19,7 +19,7 @@ from tracekit.formats.reading import load_file
 from tracekit.kernel.evidence import EvidenceFile
 
 CORPUS = Path(__file__).resolve().parents[3] / "corpus"
-COUNTS = json.loads((CORPUS / "third_party" / "garak" / "garak_counts.json").read_text())
+COUNTS = json.loads((CORPUS / "third_party" / "garak" / "make" / "garak_counts.expected.json").read_text())
 FILES: dict[str, dict[str, Any]] = COUNTS["files"]
 # Files whose verdicts the file itself does not settle: no threshold is recorded (garak 0.13-0.17
 # do not write run.eval_threshold) and no consistent eval entry; garak's evaluator assumes 0.5.

@@ -2,7 +2,7 @@
 
 Run with the Python of a throwaway venv holding garak (never a tracekit dependency):
 
-    /tmp/garak-venv/bin/python make/garak_counts.py > garak_counts.json
+    /tmp/garak-venv/bin/python make/garak_counts.py > make/garak_counts.expected.json
 
 Per report file it records what garak's code makes of it:
 - ``garak.analyze.report_digest._parse_report``: the ``init`` entry (garak version), ``eval`` entries;
