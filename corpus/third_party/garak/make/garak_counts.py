@@ -5,6 +5,7 @@ Run with the Python of a throwaway venv holding garak (never a tracekit dependen
     /tmp/garak-venv/bin/python make/garak_counts.py > make/garak_counts.expected.json
 
 Per report file it records what garak's code makes of it:
+- ``garak.report.Report(...).load()``: the records, and its ``attempt`` records by ``status``;
 - ``garak.analyze.report_digest._parse_report``: the ``init`` entry (garak version), ``eval`` entries;
 - ``garak.analyze.analyze_log.analyze_log``: attempts started (status 1) and completed (status 2),
   and the (attempt, detector) pairs it prints as hits;
@@ -20,6 +21,7 @@ import contextlib
 import io
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import garak
@@ -103,6 +105,9 @@ def count(path: Path) -> dict:
         "folder": str(path.parent.relative_to(CORPUS)),
         "init_garak_version": init.get("garak_version"),
         "completion_entry": any(r.get("entry_type") == "completion" for r in records),
+        "report_attempt_records": dict(sorted(Counter(
+            str(r.get("status")) for r in records if r.get("entry_type") == "attempt"
+        ).items())),
         "report_digest": _guarded("report_digest", _digest_parse, path),
         "analyze_log": _guarded("analyze_log", _analyze_log, path),
         "verdicts": _verdicts(records),
