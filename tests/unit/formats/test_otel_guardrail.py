@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from tracekit.formats import registry
 from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
 from tracekit.formats.otel import FORMAT
+from tracekit.formats.reading import load_file
 from tracekit.kernel.errors import Code
 from tracekit.kernel.evidence import EvidenceFile, Score
 
@@ -110,3 +112,26 @@ def test_unnamed_guardians_and_many_guardians_stay_bounded() -> None:
     with pytest.raises(FormatError) as caught:  # every span is charged while decoding, guardians too
         _load(_file(*many), FormatLimits(items_per_episode=20))
     assert caught.value.finding.code == Code.OTEL_TOO_MANY_ITEMS
+
+
+GUARDRAIL_RUN = Path(__file__).resolve().parents[3] / "corpus" / "third_party" / "otel" / "guardrail"
+
+
+def test_the_proposals_own_prototype_run_reads_with_its_decisions() -> None:
+    """apply_guardrail.sdk.json: the security-guardian prototype run under the OTel Python SDK
+    (corpus/third_party/otel/guardrail/SOURCES); the truth is taken from the prototype's source."""
+    path = GUARDRAIL_RUN / "apply_guardrail.sdk.json"
+    truth = json.loads((GUARDRAIL_RUN / "apply_guardrail.sdk.expected.json").read_text())["traces"]
+    assert registry.accepting(path.read_bytes()[:65536], ".json") == ("otel",)
+    episodes = load_file(path).episodes
+    assert len(episodes) == len(truth)
+    reading = {"allow": True, "deny": False, "modify": False, "warn": False}
+    for episode, want in zip(episodes, truth, strict=True):
+        assert [(s.scorer, s.value, s.passed) for s in episode.facts.scores] == [
+            (f"otel:guardrail:{name}", decision, reading[decision]) for name, decision in want["guardians"]
+        ]
+        assert all(s.attack_succeeded is None for s in episode.facts.scores)
+        if want["protects"] == "chat":  # the guardian's parent: one model turn, no tool call
+            assert (len(episode.turns), len(episode.calls)) == (1, 0)
+        else:
+            assert (len(episode.turns), len(episode.calls)) == (0, 1)
