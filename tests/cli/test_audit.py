@@ -89,7 +89,7 @@ def test_third_party_campaign() -> None:
     expected = {
         "agentguard": 1,
         "inspect": files("inspect/**/*.eval", "inspect/**/*.json"),
-        "otel": files("otel/*.jsonl", "otel/public/*.json"),
+        "otel": files("otel/*.jsonl", "otel/public/*.json", "otel/guardrail/*.json"),
         "agentdojo": files("agentdojo/runs/**/*.json"),
         "garak": files("garak/*.jsonl", "garak/public/*.jsonl"),
     }

@@ -19,6 +19,7 @@ from tracekit.formats.base import FormatError, FormatLimits, Source
 from tracekit.formats.jsoninput import Budget, Codes, iter_lines, read_document
 from tracekit.formats.otel_content import json_value
 from tracekit.formats.otel_episode import CONTENT_KEYS, EpisodeBuilder
+from tracekit.formats.otel_guardrail import guardrail_scores
 from tracekit.formats.otel_openinference import normalise
 from tracekit.formats.otel_sdk import sdk_spans_of
 from tracekit.formats.otel_spans import Span, log_spans_of, spans_of
@@ -218,6 +219,7 @@ def _facts(spans: list[Span], builder: EpisodeBuilder) -> RunFacts:
         harness_revision=pick(resource, "service.version", "facts.harness_revision"),
         task=pick(agent[0].attributes, "gen_ai.agent.name", "facts.task") if agent else None,
         outcome=("error" if any(s.error for s in agent) else "ok") if agent else None,
+        scores=guardrail_scores(genai, builder.provenance),
     )
 
 

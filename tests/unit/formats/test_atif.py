@@ -123,3 +123,32 @@ def test_a_long_trajectory_pairs_every_call_and_is_bounded(tmp_path: Path) -> No
     with pytest.raises(FormatError) as raised:
         load_file(path, limits=FormatLimits(items_per_episode=20_000))
     assert raised.value.finding.code.value == "atif.too_many_items"
+
+
+HARBOR: dict[str, Any] = json.loads((PUBLIC.parent / "make" / "harbor_counts.expected.json").read_text())
+
+
+def test_harbor_counted_every_public_trajectory() -> None:
+    assert sorted(HARBOR["files"]) == NAMES and HARBOR["made_with"]["harbor"] == "0.25.0"
+    assert (PUBLIC.parents[2] / HARBOR["made_with"]["script"].removeprefix("corpus/")).is_file()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_public_trajectory_agrees_with_harbors_own_model(name: str) -> None:
+    """corpus/third_party/atif/make/harbor_counts.expected.json: Harbor 0.25.0's Trajectory model and validator
+    (docs/formats.md, "ATIF", "Ground truth from Harbor's model")."""
+    harbor = HARBOR["files"][name]
+    assert harbor["harbor_validator"] == {"valid": True, "errors": 0}
+    evidence = load_file(PUBLIC / name)
+    (episode,) = evidence.episodes
+    assert evidence.format_version == harbor["schema_version"]
+    roles = {role: sum(m.role == role for m in episode.messages) for role in ("system", "user", "assistant", "tool", "other")}
+    steps = harbor["steps_by_source"]
+    assert (roles["system"], roles["user"], roles["assistant"]) == (steps.get("system", 0), steps.get("user", 0), steps.get("agent", 0))
+    assert roles["tool"] + roles["other"] == harbor["observation_results"]
+    assert roles["tool"] == harbor["results_with_source_call_id"]
+    assert len(episode.turns) == harbor["agent_steps_own"] and len(episode.calls) == harbor["tool_calls"]
+    assert sum(c.result is not None for c in episode.calls) == harbor["results_paired_in_step"]
+    assert episode.facts.model == harbor["agent_model_name"] and episode.facts.harness_revision == harbor["agent_version"]
+    schemas = {len(t.tool_schemas) if t.tool_schemas is not None else None for t in episode.turns}
+    assert schemas == {harbor["tool_definitions"]}
