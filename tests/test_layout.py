@@ -146,22 +146,9 @@ def test_no_function_over_sixty_lines() -> None:
                     length = node.end_lineno - node.lineno + 1 if node.end_lineno else 0
                     if length > MAX_FUNCTION_LINES:
                         long.append(f"{path.relative_to(ROOT)}:{node.name}")
-    assert sorted(set(long) - KNOWN_LONG) == []
+    assert long == []
 
 
-KNOWN_LONG: frozenset[str] = frozenset({
-    "tracekit/cli/metamorphic_cmd.py:metamorphic",
-    "tracekit/cli/audit_cmd.py:audit",
-    "tracekit/cli/verify_cmd.py:verify",
-    "tracekit/cli/metamorphic_cmd.py:_evidence_study",
-    "tracekit/cli/replay_cmd.py:replay",
-    "tracekit/cli/bundle_cmd.py:seal",
-    "tracekit/formats/agentguard/verify_parallel.py:range_summary",
-    "bench/run.py:main",
-    "bench/run.py:measure",
-    "bench/inspect_reader.py:main",
-})
-"""Being split while the layout settles: this set only shrinks, and is empty when the move is done."""
 
 
 def _documented_packages() -> set[str]:

@@ -39,7 +39,12 @@ from pathlib import Path
 import msgspec
 
 from tracekit.formats.agentguard.loader import STDIN, iter_buffer, open_trace, read_regular
-from tracekit.formats.agentguard.records import RecordProblem, decode_exact, decode_fast
+from tracekit.formats.agentguard.records import (
+    EventRecord,
+    RecordProblem,
+    decode_exact,
+    decode_fast,
+)
 from tracekit.formats.agentguard.schema import agentguard as ag
 from tracekit.formats.agentguard.semantics import _ZERO_ONLY as ZERO_ONLY
 from tracekit.formats.agentguard.semantics import CHECKED, payload_problem
@@ -141,17 +146,11 @@ def range_summary(data: bytes, start: int, stop: int, version: int, limits: Limi
     try:
         for raw in iter_buffer(data, limits, start, stop, number + 1):
             number = raw.number
-            event = decode_fast(raw.raw, number, version, None, limits)
-            zero_rule = event is None  # as in Walk.events
-            if event is None:
-                event = decode_exact(raw.raw, number, version, None, limits)
+            event, problem = _decoded(raw.raw, number, version, limits)
             kind = event.event_type
             new_rank = ranks.get(kind, -1)
             off = event.relative_offset_seconds
             payload = event.payload
-            problem = None
-            if type(payload) in CHECKED and (zero_rule or type(payload) not in ZERO_ONLY):
-                problem = payload_problem(payload, number, raw.raw if event.canonical else None)
             if (
                 # verify.Walk.events' common case, with the line before as the chain state
                 previous is not None
@@ -182,16 +181,25 @@ def range_summary(data: bytes, start: int, stop: int, version: int, limits: Limi
             # the type's rank too).
             rank = new_rank
             previous = event.event_hash
-    except TracekitError as error:  # the loader: before this line is counted
-        _flush(out, kinds, paths, run_first, previous, rank)
-        out.append(Fail(error.finding, number - 1))
-        return out
-    except RecordProblem as error:  # the decoder: this line is counted
+    except (TracekitError, RecordProblem) as error:  # the loader (before this line is counted), the decoder
         _flush(out, kinds, paths, run_first, previous, rank)
         out.append(Fail(error.finding, number - 1))
         return out
     _flush(out, kinds, paths, run_first, previous, rank)
     return out
+
+
+def _decoded(raw: bytes, number: int, version: int, limits: Limits) -> tuple[EventRecord, Finding | None]:
+    """One line decoded (the fast path, else the exact one) and its payload's first problem, with
+    the zero-only rules applied only where the exact path decoded it (as in Walk.events)."""
+    event = decode_fast(raw, number, version, None, limits)
+    zero_rule = event is None
+    if event is None:
+        event = decode_exact(raw, number, version, None, limits)
+    payload = event.payload
+    if type(payload) in CHECKED and (zero_rule or type(payload) not in ZERO_ONLY):
+        return event, payload_problem(payload, number, raw if event.canonical else None)
+    return event, None
 
 
 def _flush(out: list[Segment], kinds: bytearray, paths: list[tuple[int, str]], first: int,
