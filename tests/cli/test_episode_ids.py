@@ -233,3 +233,13 @@ def test_db_diff_names_each_findings_episode_by_its_id(tmp_path: Path) -> None:
     }
     table = run_cli("db", "diff", str(db), "-q").stdout.decode()
     assert f"({new[0]['episode_id']})" in table
+
+
+def test_audit_tables_name_each_episode_by_shows_id() -> None:
+    """A location such as ``episodes[2]`` in audit's table and Markdown maps to show's id."""
+    shown = [e["id"] for e in _json("show", str(INSPECT))["episodes"]]
+    for fmt in ("table", "markdown"):
+        text = run_cli("audit", str(INSPECT), "-f", fmt).stdout.decode()
+        line = next(x for x in text.splitlines() if x.startswith("episodes: ")).replace("\\", "")
+        named = line.removeprefix("episodes: ").split(", and ")[0].split(", ")
+        assert named == [f"[{i}] {e}" for i, e in enumerate(shown[:10])]

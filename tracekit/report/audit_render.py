@@ -93,6 +93,20 @@ def verdict_line(trace: AuditReport) -> str:
     return ", ".join(parts)
 
 
+SHOWN_IDS = 10
+"""Episode ids named under a trace's verdict line; the JSON report and `tracekit show` list all."""
+
+
+def episode_line(trace: AuditReport) -> str | None:
+    """The episodes' ids by position, so that a location such as ``episodes[2]`` names an
+    episode as show, check and the store do (docs/cli.md, "Episode ids")."""
+    if not trace.episodes:
+        return None
+    named = ", ".join(f"[{i}] {e.id}" for i, e in enumerate(trace.episodes[:SHOWN_IDS]))
+    more = len(trace.episodes) - SHOWN_IDS
+    return f"episodes: {named}" + (f", and {more} more (-f json lists every id)" if more > 0 else "")
+
+
 _LOCATED = ((" ({where})", ""), (" (first: {where})", ""), (", first: {where})", ")"))
 """How a finding's message names its location (the codes' fixed texts in tracekit/kernel/errors.py)."""
 
@@ -243,6 +257,8 @@ def _blocks(traces: Iterable[AuditReport], first: bool) -> Iterator[str]:
     """Per trace: a verdict line, the completeness table and the findings by severity."""
     for trace in traces:
         lines = [f"== {_path(trace)}", verdict_line(trace)]
+        if (ids := episode_line(trace)) is not None:
+            lines.append(ids)
         if (scenario := _scenario(trace)) is not None:
             lines.append(scenario)
         if trace.completeness:
@@ -263,6 +279,8 @@ def markdown_chunks(traces: Iterable[AuditReport], summary: CampaignSummary) -> 
     yield "\n".join(["# tracekit audit", "", MARKDOWN_NOTE, ""]) + "\n"
     for trace in traces:
         out = [f"## {md_escape(_path(trace))}", "", md_escape(verdict_line(trace)), ""]
+        if (ids := episode_line(trace)) is not None:
+            out += [md_escape(ids), ""]
         if (scenario := _scenario(trace)) is not None:
             out += [md_escape(scenario), ""]
         if trace.completeness:
