@@ -324,6 +324,7 @@ def test_suite_junit_and_sarif_count_recorded_outcome_disagreements(tmp_path: Pa
         assert run.stdout == unrecorded  # upstream's suite document: the same bytes either way
         assert json.loads(run.stdout)["result"] == "fail"
         assert (b"warning[audit.outcome_mismatch]" in run.stderr) is disagrees
+        assert (b"1 scenarios, 0 pass, 1 fail, 0 error, 0 not_run, 1 disagree with" in run.stderr) is disagrees
         junit = fromstring(run_cli(*args, "-f", "junit", "-q").stdout)
         values = [p.get("value") for p in junit.iter("property") if p.get("name") == "disagreements"]
         assert values == [str(int(disagrees))]

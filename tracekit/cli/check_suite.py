@@ -181,8 +181,8 @@ def _finish(
                 diag(problem, "suite")
     if not opts.quiet:
         if spool is not None:
-            counts = spool.counts
-            print(tally_line("scenarios", counts), file=sys.stderr)
+            disagree = f", {spool.disagreements} disagree with the tool's verdict" if spool.disagreements else ""
+            print(tally_line("scenarios", spool.counts) + disagree, file=sys.stderr)
         if campaign is not None and report is not None:
             print(campaign.summary(report), file=sys.stderr)
     if nothing:
