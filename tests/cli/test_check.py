@@ -176,6 +176,31 @@ def test_hostile_inputs_exit_2_without_echo(name: str) -> None:
     assert f"{HOSTILE / name}: " in stderr or f"{HOSTILE / name if name.startswith('scenario') else BASIC}: " in stderr
 
 
+def test_suite_junit_and_sarif_of_hostile_inputs_echo_nothing(tmp_path: Path) -> None:
+    """Every hostile scenario in one suite, the judged scenario's trace each hostile trace in
+    turn: each is an error at its file, with its code, and nothing of the input is echoed."""
+    scenarios, traces = tmp_path / "s", tmp_path / "t"
+    scenarios.mkdir()
+    traces.mkdir()
+    shutil.copy(BASIC, scenarios / "basic.yaml")
+    cases = HOSTILE_DOC["cases"]
+    for name in sorted(n for n in cases if n.startswith("scenario")):
+        shutil.copy(HOSTILE / name, scenarios / name)
+    for trace in sorted(n for n in cases if n.startswith("trace")):
+        shutil.copy(HOSTILE / trace, traces / "goal_hijack.basic_001.json")
+        suite = ("--suite", str(scenarios), "--trace-dir", str(traces), "-q")
+        junit = invoke(*suite, "--format", "junit")
+        sarif = invoke(*suite, "--format", "sarif")
+        assert junit.exit_code == sarif.exit_code == 2
+        for text in (junit.stdout, sarif.stdout):
+            assert CANARY not in text and "hx7Q2" not in text
+        errors = {Path(c.get("name", "")).name: c[0].get("type") for c in fromstring(junit.stdout).iter("testcase")}
+        expected = {n: cases[n]["code"] for n in cases if n.startswith("scenario")}
+        assert errors == expected | {"goal_hijack.basic_001.json": cases[trace]["code"]}
+        results = json.loads(sarif.stdout)["runs"][0]["results"]
+        assert sorted(r["ruleId"] for r in results) == sorted(errors.values())
+
+
 def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
     big_scenario = tmp_path / "big.yaml"
     big_scenario.write_text("title: " + CANARY * 70_000 + "\n")
