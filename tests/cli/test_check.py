@@ -176,6 +176,31 @@ def test_hostile_inputs_exit_2_without_echo(name: str) -> None:
     assert f"{HOSTILE / name}: " in stderr or f"{HOSTILE / name if name.startswith('scenario') else BASIC}: " in stderr
 
 
+def test_suite_junit_and_sarif_of_hostile_inputs_echo_nothing(tmp_path: Path) -> None:
+    """Every hostile scenario in one suite, the judged scenario's trace each hostile trace in
+    turn: each is an error at its file, with its code, and nothing of the input is echoed."""
+    scenarios, traces = tmp_path / "s", tmp_path / "t"
+    scenarios.mkdir()
+    traces.mkdir()
+    shutil.copy(BASIC, scenarios / "basic.yaml")
+    cases = HOSTILE_DOC["cases"]
+    for name in sorted(n for n in cases if n.startswith("scenario")):
+        shutil.copy(HOSTILE / name, scenarios / name)
+    for trace in sorted(n for n in cases if n.startswith("trace")):
+        shutil.copy(HOSTILE / trace, traces / "goal_hijack.basic_001.json")
+        suite = ("--suite", str(scenarios), "--trace-dir", str(traces), "-q")
+        junit = invoke(*suite, "--format", "junit")
+        sarif = invoke(*suite, "--format", "sarif")
+        assert junit.exit_code == sarif.exit_code == 2
+        for text in (junit.stdout, sarif.stdout):
+            assert CANARY not in text and "hx7Q2" not in text
+        errors = {Path(c.get("name", "")).name: c[0].get("type") for c in fromstring(junit.stdout).iter("testcase")}
+        expected = {n: cases[n]["code"] for n in cases if n.startswith("scenario")}
+        assert errors == expected | {"goal_hijack.basic_001.json": cases[trace]["code"]}
+        results = json.loads(sarif.stdout)["runs"][0]["results"]
+        assert sorted(r["ruleId"] for r in results) == sorted(errors.values())
+
+
 def test_huge_inputs_exit_2_without_echo(tmp_path: Path) -> None:
     big_scenario = tmp_path / "big.yaml"
     big_scenario.write_text("title: " + CANARY * 70_000 + "\n")
@@ -268,13 +293,71 @@ def test_suite_exit_on_fail_and_missing_inputs(tmp_path: Path) -> None:
 
 
 def test_suite_formats(tmp_path: Path) -> None:
+    """docs/harness.md, "Results and output formats": a suite's JUnit and SARIF take check's findings
+    shape, one scenario and trace at a time; a scenario not judged is an error at the file it
+    stopped at."""
     scenarios, traces = _suite_dir(tmp_path)
-    junit = fromstring(invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--format", "junit", "-q").stdout)
-    assert len(junit.findall("testsuite")) == 5
-    table = invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--format", "table", "-q").stdout
+    suite = ("--suite", str(scenarios), "--trace-dir", str(traces), "-q")
+    junit_text = invoke(*suite, "--format", "junit").stdout
+    junit = fromstring(junit_text)
+    assert [s.get("name") for s in junit.findall("testsuite")] == [
+        "tracekit check goal_hijack.basic_001", "tracekit check goal_hijack.outbound_email_exfiltration_001",
+        "tracekit check goal_hijack.basic_001", "tracekit check memory_isolation.cross_session_leak_001",
+        f"tracekit check {scenarios / 'e_invalid.yaml'}",
+    ]
+    judged = junit.findall("testsuite")[0]
+    assert [c.get("name") for c in judged.iter("testcase")] == ["trace"]
+    assert {p.get("name"): p.get("value") for p in judged.iter("property")} == {
+        "mode": "compatible", "disagreements": "0",
+    }
+    errors = [(Path(c.get("name", "")).name, c[0].get("type")) for s in junit.findall("testsuite")[1:] for c in s.iter("testcase")]
+    assert errors == [
+        ("goal_hijack.outbound_email_exfiltration_001.json", "harness.trace_missing"),
+        ("c_duplicate.yml", "harness.duplicate_scenario_id"),
+        ("memory_isolation.cross_session_leak_001.json", "json.duplicate_key"),
+        ("e_invalid.yaml", "harness.scenario_invalid"),
+    ]
+    table = invoke(*suite, "--format", "table").stdout
     assert "missing_trace" in table and "suite: fail" in table
-    sarif = json.loads(invoke("--suite", str(scenarios), "--trace-dir", str(traces), "--format", "sarif", "-q").stdout)
-    assert sarif["runs"][0]["properties"]["overall_result"] == "fail"
+    sarif_text = invoke(*suite, "--format", "sarif").stdout
+    sarif = json.loads(sarif_text)
+    [run] = sarif["runs"]
+    assert run["properties"] == {"command": "check", "modes": ["harness:compatible"]}
+    levels = [(r["ruleId"], r["level"]) for r in run["results"]]
+    assert levels[:3] == [("no_secret_disclosure", "note"), ("no_denied_tool_call", "error"), ("goal_integrity", "error")]
+    assert [rule for rule, _ in levels[3:]] == [code for _, code in errors]
+    assert CANARY not in junit_text and CANARY not in sarif_text
+
+
+def test_suite_junit_and_sarif_count_recorded_outcome_disagreements(tmp_path: Path) -> None:
+    """The suite compares each trace's recorded outcome with the verdict, as one trace's check
+    does (docs/cli.md, "Verdicts and modes"); JSON stays upstream's suite document."""
+    scenario = UPSTREAM / "scenarios" / "sensitive_data_disclosure" / "email_exfiltration_001.yaml"
+    doc = json.loads((UPSTREAM / "examples" / "traces" / "external_recipient_violation.json").read_text())
+    scenarios, traces = tmp_path / "s", tmp_path / "t"
+    scenarios.mkdir()
+    traces.mkdir()
+    shutil.copy(scenario, scenarios / "a.yaml")
+    name = json.loads(run_cli("check", "-f", "json", str(scenario), "--dry-run").stdout)["scenario_id"] + ".json"
+    args = ("check", "--suite", str(scenarios), "--trace-dir", str(traces))
+    (traces / name).write_text(json.dumps(doc))
+    unrecorded = run_cli(*args, "-f", "json", "-q").stdout
+    for recorded, disagrees in (("pass", True), ("fail", False)):
+        events = [*doc.get("events", []), {"type": "outcome", "outcome": recorded}]
+        (traces / name).write_text(json.dumps({**doc, "events": events}))
+        run = run_cli(*args, "-f", "json")
+        assert run.stdout == unrecorded  # upstream's suite document: the same bytes either way
+        assert json.loads(run.stdout)["result"] == "fail"
+        assert (b"warning[audit.outcome_mismatch]" in run.stderr) is disagrees
+        assert (b"1 scenarios, 0 pass, 1 fail, 0 error, 0 not_run, 1 disagree with" in run.stderr) is disagrees
+        junit = fromstring(run_cli(*args, "-f", "junit", "-q").stdout)
+        values = [p.get("value") for p in junit.iter("property") if p.get("name") == "disagreements"]
+        assert values == [str(int(disagrees))]
+        results = json.loads(run_cli(*args, "-f", "sarif", "-q").stdout)["runs"][0]["results"]
+        assert ("audit.outcome_mismatch" in {r["ruleId"] for r in results}) is disagrees
+    # No trace (missing_trace): whether it disagrees is not known, so no "disagreements" at all.
+    junit = fromstring(run_cli("check", "-f", "junit", "--suite", str(scenarios), "--trace-dir", str(tmp_path), "-q").stdout)
+    assert [p.get("name") for p in junit.iter("property")] == ["mode"]
 
 
 def test_out_dir_refuses_an_id_that_would_overwrite_the_summary(tmp_path: Path) -> None:

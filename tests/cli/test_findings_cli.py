@@ -264,7 +264,8 @@ def test_suite_pairs_a_scenario_with_a_folder_of_third_party_logs(tmp_path: Path
     junit = run_cli(*args, "-f", "junit").stdout.decode()
     assert "tracekit.check.otel" in junit and "tracekit.check.agentdojo" in junit
     sarif = json.loads(run_cli(*args, "-f", "sarif").stdout)
-    assert len(sarif["runs"]) == 2
+    [run] = sarif["runs"]  # one run: the harness scenario's results, then the campaign's
+    assert run["properties"]["modes"] == ["agentdojo:strict", "harness:strict", "otel:strict"]
     # Every scenario paired with a folder: the campaign report alone.
     (scenarios / "a_basic.yaml").unlink()
     only_findings = json.loads(run_cli(*args, "-f", "json").stdout)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -51,7 +53,37 @@ def _uris(node: object) -> list[str]:
 def test_sarif_validates_against_the_official_schema(name: str) -> None:
     done = run_cli(*CASES[name], "-f", "sarif")
     assert done.returncode in (0, 1, 2), done.stderr
+    _valid(json.loads(done.stdout))
+
+
+def test_suite_sarif_validates_against_the_official_schema(tmp_path: Path) -> None:
+    """``check --suite``: a judged scenario, one without a trace, one whose trace disagrees with
+    its recorded outcome, and one paired with a folder of another format, in one run."""
+    upstream = CORPUS / "third_party" / "owasp-harness"
+    scenarios, traces = tmp_path / "s", tmp_path / "t"
+    scenarios.mkdir()
+    (traces / "exfil-email").mkdir(parents=True)
+    shutil.copy(upstream / "scenarios" / "goal_hijack" / "basic.yaml", scenarios / "a.yaml")
+    shutil.copy(upstream / "examples" / "traces" / "denied_tool_call.json", traces / "goal_hijack.basic_001.json")
+    shutil.copy(upstream / "scenarios" / "goal_hijack" / "outbound_email_exfiltration_001.yaml", scenarios / "b.yaml")
+    email = upstream / "scenarios" / "sensitive_data_disclosure" / "email_exfiltration_001.yaml"
+    shutil.copy(email, scenarios / "c.yaml")
+    doc = json.loads(HARNESS.read_text())
+    doc["events"] = [*doc.get("events", []), {"type": "outcome", "outcome": "pass"}]
+    (traces / "sensitive_data_disclosure.email_exfiltration_001.json").write_text(json.dumps(doc))
+    shutil.copy(SCENARIO, scenarios / "d.yaml")
+    shutil.copy(INSPECT, traces / "exfil-email" / "inspect.eval")
+    done = run_cli("check", "--suite", str(scenarios), "--trace-dir", str(traces), "-f", "sarif", "-q")
+    assert done.returncode == 0, done.stderr
     log = json.loads(done.stdout)
+    _valid(log)
+    [run] = log["runs"]
+    assert run["properties"]["modes"] == ["harness:compatible", "inspect:strict"]
+    rules = {r["ruleId"] for r in run["results"]}
+    assert {"harness.trace_missing", "audit.outcome_mismatch", "goal_integrity"} <= rules
+
+
+def _valid(log: object) -> None:
     validator = jsonschema.Draft7Validator(SCHEMA, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
     errors = [e.message for e in validator.iter_errors(log)]
     assert errors == []

@@ -92,14 +92,25 @@ class SuiteJob(Struct, frozen=True):
     strict: bool = False
 
 
-def suite_work(job: SuiteJob | CheckJob) -> SuiteEntry | CheckPart:
-    """Suite mode's one worker function: a harness scenario's entry (docs/harness.md, "Suite
+class SuiteRow(Struct, frozen=True):
+    """A suite step's result: upstream's entry, and whether the judged trace's recorded outcome
+    disagrees with the entry's result (None when no trace was judged: not known, never false;
+    docs/harness.md, "Results and output formats")."""
+
+    entry: SuiteEntry
+    disagrees: bool | None = None
+
+
+def suite_work(job: SuiteJob | CheckJob) -> SuiteRow | CheckPart:
+    """Suite mode's one worker function: a harness scenario's row (docs/harness.md, "Suite
     mode"), or one file of a scenario paired with a folder (docs/findings.md, "Command line")."""
+    from tracekit.cli.check_parts import recorded_disagrees
     from tracekit.cli.findings_io import check_job
-    from tracekit.judging.harness.evaluate import evaluate_pair
+    from tracekit.judging.harness.evaluate import judge_pair
 
     if not isinstance(job, SuiteJob):
         return check_job(job)
     if isinstance(job.step, SuiteEntry):
-        return job.step
-    return evaluate_pair(job.step, suite_trace(job.source), job.strict)
+        return SuiteRow(job.step)
+    entry, trace = judge_pair(job.step, suite_trace(job.source), job.strict)
+    return SuiteRow(entry, None if trace is None else recorded_disagrees(trace, entry.result))

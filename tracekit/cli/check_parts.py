@@ -81,13 +81,19 @@ def mismatch(count: int, where: str = "trace") -> None:
 def recorded_mismatch(trace: Trace, result: str) -> bool:
     """A harness trace's recorded outcome differs from ``result`` (reported on stderr; the
     result document stays upstream's)."""
+    found = recorded_disagrees(trace, result)
+    mismatch(int(found))
+    return found
+
+
+def recorded_disagrees(trace: Trace, result: str) -> bool:
+    """A harness trace's recorded outcome differs from ``result`` (``audit.outcome_mismatch``);
+    False when it records none."""
     from tracekit.formats.harness.view import HarnessView
     from tracekit.judging.audit.engine import recorded_comparison
 
     compared = recorded_comparison(HarnessView(top={}, trace=trace), result)
-    found = compared is not None and compared[0] is Code.AUDIT_OUTCOME_MISMATCH
-    mismatch(int(found))
-    return found
+    return compared is not None and compared[0] is Code.AUDIT_OUTCOME_MISMATCH
 
 
 def tally_line(noun: str, counts: SuiteCounts) -> str:
@@ -130,7 +136,7 @@ def refusal(
     refused file as an unreadable file of a campaign (an ``<error>`` testcase; an error result)."""
     from tracekit.cli.input_errors import MACHINE_FORMATS
     from tracekit.judging.harness.evaluate import EntryDetail, SuiteEntry, SuiteResult
-    from tracekit.report.harness_render import RENDERERS
+    from tracekit.report.harness_json import render_suite
 
     def write(found: Finding) -> None:
         if opts.format not in MACHINE_FORMATS:
@@ -146,7 +152,7 @@ def refusal(
         else:
             entry = SuiteEntry(scenario_path, "error", scenario.id, scenario.category, scenario.severity,
                                trace_path, "invalid_trace", found.message, detail)
-        emit(RENDERERS[opts.format].suite(SuiteResult.of([entry], opts.strict)), opts.output, opts.force)
+        emit(render_suite(SuiteResult.of([entry], opts.strict)), opts.output, opts.force)
 
     return write
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tracekit.cli.check_io import SuiteRow
 from tracekit.cli.check_parts import SUMMARY_NAME, CheckOptions, mismatch, tally_line
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, worst
 from tracekit.cli.sink import check_folder, emit, make_folder, write_files
@@ -31,33 +32,41 @@ if TYPE_CHECKING:
 
 
 class EntrySpool:
-    """Suite entries in arrival (scenario) order, in the one spool (cli/spool.py); memory keeps
-    the counts, whether any input was invalid, and the id and offset of each evaluated entry
+    """Suite rows (entries, and whether each judged trace's recorded outcome disagrees) in
+    arrival (scenario) order, in the one spool (cli/spool.py); memory keeps the counts, the
+    disagreements, whether any input was invalid, and the id and offset of each evaluated entry
     (for ``--output-dir``)."""
 
     def __init__(self) -> None:
-        self._spool: Spool[SuiteEntry] = Spool(SuiteEntry)
+        self._spool: Spool[SuiteRow] = Spool(SuiteRow)
         self.counts = SuiteCounts()
+        self.disagreements = 0
         self.invalid = False
         self.missing = 0
         self.evaluated: list[tuple[str, int]] = []
 
-    def add(self, entry: SuiteEntry) -> None:
-        """Spool one entry and count it."""
-        offset = self._spool.add(entry)
+    def add(self, row: SuiteRow) -> None:
+        """Spool one row and count it."""
+        offset = self._spool.add(row)
+        entry = row.entry
         self.counts = self.counts.add(entry.result)
+        self.disagreements += bool(row.disagrees)
         self.invalid = self.invalid or entry.error_reason in INVALID_INPUT
         self.missing += entry.error_reason == "missing_trace"
         if entry.assertions is not None and entry.scenario_id is not None:
             self.evaluated.append((entry.scenario_id, offset))
 
+    def rows(self) -> Iterator[SuiteRow]:
+        """Every row, in order."""
+        return self._spool.read()
+
     def entries(self) -> Iterator[SuiteEntry]:
         """Every entry, in order."""
-        return self._spool.read()
+        return (row.entry for row in self._spool.read())
 
     def at(self, offset: int) -> SuiteEntry:
         """The entry spooled at ``offset``."""
-        return self._spool.at(offset)
+        return self._spool.at(offset).entry
 
     def close(self) -> None:
         self._spool.close()
@@ -66,20 +75,19 @@ class EntrySpool:
         """The suite's aggregate and counts, without its entries (they stay in the spool)."""
         return SuiteResult(self.counts.result, self.counts, (), semantics(strict))
 
-    def suite(self, strict: bool) -> SuiteResult:
-        """The whole suite, read back from the spool."""
-        return SuiteResult(self.counts.result, self.counts, tuple(self.entries()), semantics(strict))
-
-
 def _document(spool: EntrySpool | None, report: CampaignReport | None, fmt: str, strict: bool) -> Iterator[str]:
     """Suite mode's output in ``fmt`` (report/suite_render.py's ``suite_document``); JSON is
     streamed from the spool."""
+    from tracekit.report.harness_findings import SuiteRows
     from tracekit.report.suite_render import suite_document, suite_json_chunks
 
     if spool is not None and fmt == "json":
         yield from suite_json_chunks(spool.head(strict), spool.entries(), report)
         return
-    yield suite_document(spool.suite(strict) if spool is not None else None, report, fmt)
+    rows = None
+    if spool is not None:
+        rows = SuiteRows(spool.head(strict), tuple((r.entry, r.disagrees) for r in spool.rows()))
+    yield suite_document(rows, report, fmt)
 
 
 def _outcome_file(spool: EntrySpool, offset: int, strict: bool) -> Iterator[bytes]:
@@ -127,7 +135,7 @@ def run_suite(paths: list[str], trace_dir: Path, out_dir: Path | None, opts: Che
     try:
         # One executor for the whole suite: results in job order, folded as they arrive.
         for done in stream(opts, check_io.suite_work, jobs):
-            if isinstance(done, SuiteEntry):
+            if isinstance(done, SuiteRow):
                 if spool is not None:
                     spool.add(done)
             elif campaign is not None:
@@ -153,6 +161,8 @@ def _finish(
     code, nothing = _suite_exit(spool, campaign, opts, deep)
     set_head(exit_code=code)
     emit(_document(spool, report, opts.format, strict), opts.output, force)
+    if spool is not None:
+        mismatch(spool.disagreements, "suite")
     if report is not None:
         mismatch(sum(c.disagreements for c in report.counts), "campaign")
     if out_dir is not None:
@@ -171,8 +181,8 @@ def _finish(
                 diag(problem, "suite")
     if not opts.quiet:
         if spool is not None:
-            counts = spool.counts
-            print(tally_line("scenarios", counts), file=sys.stderr)
+            disagree = f", {spool.disagreements} disagree with the tool's verdict" if spool.disagreements else ""
+            print(tally_line("scenarios", spool.counts) + disagree, file=sys.stderr)
         if campaign is not None and report is not None:
             print(campaign.summary(report), file=sys.stderr)
     if nothing:

@@ -2,10 +2,11 @@
 
 Two typed reports: :class:`FindingsReport` (one file, one row per episode) and
 :class:`CampaignReport` (several files: counts per format and policy, distinct demonstrations).
-JSON is derived by msgspec from the Structs. Table, Markdown, JUnit and SARIF show our words
-(assertion ids, origin kinds, outcomes) and, where provenance needs them, the tool names, call
-ids and episode ids of the input: those pass through :func:`shown`, which escapes them like a
-path (display_path) and bounds their length, so no input can drive a terminal or fill a screen.
+JSON is derived by msgspec from the Structs, SARIF from report/findings_sarif.py's. Table,
+Markdown, JUnit and SARIF show our words (assertion ids, origin kinds, outcomes) and, where
+provenance needs them, the tool names, call ids and episode ids of the input: those pass through
+:func:`shown`, which escapes them like a path (display_path) and bounds their length, so no
+input can drive a terminal or fill a screen.
 """
 
 from __future__ import annotations
@@ -20,24 +21,18 @@ from tracekit.judging.findings.campaign import Demonstration, PolicyCount
 from tracekit.judging.findings.judge import AssertionVerdict, EpisodeVerdict, ToolVerdict
 from tracekit.judging.findings.provenance import CallRef, Origin
 from tracekit.judging.harness.model import FAIL, PASS, Outcome, gates
-from tracekit.report.harness_json import document
-from tracekit.report.harness_sarif import (
-    FINDINGS_SCHEMA,
+from tracekit.report.findings_sarif import (
     MISMATCH,
     FindingResult,
-    FindingRule,
-    FindingsDriver,
     FindingsRun,
     FindingsRunProperties,
-    FindingsTool,
-    Location,
-    Log,
-    LogicalLocation,
-    PhysicalLocation,
-    dumps_log,
+    findings_run,
+    location,
+    sarif_text,
 )
+from tracekit.report.harness_json import document
 from tracekit.report.harness_text import xml_safe
-from tracekit.report.sarif import ArtifactLocation, Text, rule_text
+from tracekit.report.sarif import Text
 from tracekit.report.skipped import SkippedFile
 from tracekit.report.text import display_path, md_table, table
 
@@ -210,15 +205,30 @@ def _case_text(entry: EpisodeEntry) -> str:
 
 
 def one_junit(report: FindingsReport, trace: str) -> str:
-    """One testcase per episode: a failure when the result gates (``--exit-on-fail``), an error
-    for a refused episode."""
-    from xml.etree.ElementTree import Element, SubElement, tostring
+    """One testcase per episode (:func:`one_testsuite`) in a ``<testsuites>``."""
+    from xml.etree.ElementTree import Element
+
+    root = Element("testsuites", name="tracekit check")
+    root.append(one_testsuite(report, trace))
+    return junit_text(root)
+
+
+def junit_text(root: Element) -> str:
+    """``root`` as a JUnit XML document."""
+    from xml.etree.ElementTree import tostring
+
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+
+
+def one_testsuite(report: FindingsReport, trace: str) -> Element:
+    """One file's ``<testsuite>``: one testcase per episode, a failure when the result gates
+    (``--exit-on-fail``), an error for a refused episode."""
+    from xml.etree.ElementTree import Element, SubElement
 
     gated = [e for e in report.episodes if e.refused is None and gates(e.result, report.strict)]
     refused = [e for e in report.episodes if e.refused is not None]
-    root = Element("testsuites", name="tracekit check")
-    suite = SubElement(
-        root, "testsuite", name=xml_safe(f"tracekit check {shown(report.scenario)}"),
+    suite = Element(
+        "testsuite", name=xml_safe(f"tracekit check {shown(report.scenario)}"),
         tests=str(len(report.episodes)), failures=str(len(gated)), errors=str(len(refused)),
     )
     unjudged = sum(
@@ -243,48 +253,32 @@ def one_junit(report: FindingsReport, trace: str) -> str:
         elif entry.result == "not_run":  # compatible mode: not gated, yet never shown as a pass
             node = SubElement(case, "skipped", message="not_run")
             node.text = xml_safe(_case_text(entry))
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+    return suite
 
 
 def one_sarif(report: FindingsReport, trace: str) -> str:
-    """One SARIF result per assertion that did not pass, located at the file, the episode named
-    as a logical location; one rule per assertion id."""
-    rules: set[str] = set()
-    results: list[FindingResult] = []
-    for entry in report.episodes:
-        items: list[tuple[str, Literal["error", "warning", "note"], str]] = []
-        if entry.refused is not None:
-            items.append((entry.refused, "error", "The episode's calls and results are inconsistent; not judged."))
-        for a in _failing(entry):
-            text = f"{a.id} {a.result}"
-            if a.provenance is not None:
-                text += f": {call_words(a.provenance.call)}; value from {origin_words(a.provenance.origin)}"
-            elif words := evidence_words(a):
-                text += f": {words}"
-            items.append((a.id, "error" if a.result in (FAIL, "error") else "note", text))
-        if any(t.agreement == "disagree" for t in entry.tool_verdicts):
-            items.append((MISMATCH, "warning", "The tool's own verdict disagrees with the scenario's."))
-        for rule, level, text in items:
-            rules.add(rule)
-            results.append(FindingResult(rule, level, Text(text), (_location(trace, entry.episode),)))
+    """One SARIF result per assertion that did not pass (:func:`episode_results`)."""
+    results = [r for entry in report.episodes for r in episode_results(entry, trace)]
     properties = FindingsRunProperties("check", shown(report.scenario), "strict" if report.strict else "compatible")
-    return _sarif(_run(sorted(rules), results, properties))
+    return sarif_text(findings_run(sorted({r.ruleId for r in results}), results, properties))
 
 
-def _location(trace: str, episode: str) -> Location:
-    return Location(PhysicalLocation(ArtifactLocation(display_path(trace))), (LogicalLocation(shown(episode)),))
-
-
-def _run(rules: Sequence[str], results: Sequence[FindingResult], properties: FindingsRunProperties) -> FindingsRun:
-    """One SARIF 2.1.0 run of tracekit check: one rule per assertion id (or consistency code)."""
-    from tracekit import __version__
-
-    described = tuple(FindingRule(r, Text(rule_text(r) if "." in r else f"tracekit check: {r}")) for r in rules)
-    return FindingsRun(FindingsTool(FindingsDriver(version=__version__, rules=described)), properties, tuple(results))
-
-
-def _sarif(run: FindingsRun) -> str:
-    return dumps_log(Log(schema=FINDINGS_SCHEMA, runs=(run,)), sort_keys=True)
+def episode_results(entry: EpisodeEntry, trace: str) -> list[FindingResult]:
+    """One episode's SARIF results, located at the file, the episode named as a logical location:
+    one per assertion that did not pass, one for a refused episode or a disagreeing tool verdict."""
+    items: list[tuple[str, Literal["error", "warning", "note"], str]] = []
+    if entry.refused is not None:
+        items.append((entry.refused, "error", "The episode's calls and results are inconsistent; not judged."))
+    for a in _failing(entry):
+        text = f"{a.id} {a.result}"
+        if a.provenance is not None:
+            text += f": {call_words(a.provenance.call)}; value from {origin_words(a.provenance.origin)}"
+        elif words := evidence_words(a):
+            text += f": {words}"
+        items.append((a.id, "error" if a.result in (FAIL, "error") else "note", text))
+    if any(t.agreement == "disagree" for t in entry.tool_verdicts):
+        items.append((MISMATCH, "warning", "The tool's own verdict disagrees with the scenario's."))
+    return [FindingResult(rule, level, Text(text), (location(trace, shown(entry.episode)),)) for rule, level, text in items]
 
 
 def render_one(report: FindingsReport, fmt: str, trace: str) -> str:
@@ -354,11 +348,11 @@ def campaign_markdown(report: CampaignReport) -> str:
 
 def campaign_junit(report: CampaignReport) -> str:
     """One testcase per format and policy: a failure when any of its episodes failed."""
-    from xml.etree.ElementTree import Element, tostring
+    from xml.etree.ElementTree import Element
 
     root = Element("testsuites", name="tracekit check")
     root.append(campaign_testsuite(report))
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode") + "\n"
+    return junit_text(root)
 
 
 def campaign_testsuite(report: CampaignReport) -> Element:
@@ -379,13 +373,21 @@ def campaign_testsuite(report: CampaignReport) -> Element:
             node = SubElement(case, "failure", type="policy", message=f"{count.failed} of {count.episodes} episode(s) failed")
             node.text = f"{count.failed} of {count.episodes} episode(s) failed; {count.disagreements} disagreement(s)"
     for left in report.skipped:  # unreadable: a red error; a walked non-trace file: skipped
-        case = SubElement(suite, "testcase", classname="tracekit.check.input", name=xml_safe(display_path(left.trace)))
-        SubElement(case, "error" if left.error else "skipped", type=left.code, message=left.code)
+        skipped_case(suite, left)
     errors = sum(1 for left in report.skipped if left.error)
     suite.set("tests", str(len(report.counts) + len(report.skipped)))
     suite.set("errors", str(errors))
     suite.set("skipped", str(len(report.skipped) - errors))
     return suite
+
+
+def skipped_case(suite: Element, left: SkippedFile) -> None:
+    """A file that was not judged as a testcase of ``suite``: an ``<error>`` when it could not
+    be read, else ``<skipped>``, typed with its code."""
+    from xml.etree.ElementTree import SubElement
+
+    case = SubElement(suite, "testcase", classname="tracekit.check.input", name=xml_safe(display_path(left.trace)))
+    SubElement(case, "error" if left.error else "skipped", type=left.code, message=left.code)
 
 
 def campaign_run(report: CampaignReport) -> FindingsRun:
@@ -394,7 +396,7 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
         FindingResult(
             d.assertion, "error",
             Text(f"{d.assertion} fails through {shown(d.tool)} in {d.episodes} episode(s) ({d.format})"),
-            (_location(d.first_trace, d.first_episode),),
+            (location(d.first_trace, shown(d.first_episode)),),
         )
         for d in report.distinct
     ]
@@ -402,7 +404,7 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
         FindingResult(
             left.code, "error" if left.error else "note",
             Text(f"{'Could not be read' if left.error else 'Skipped, not read as a trace'} ({left.code})."),
-            (Location(PhysicalLocation(ArtifactLocation(display_path(left.trace))), ()),),
+            (location(left.trace),),
         )
         for left in report.skipped
     ]
@@ -411,12 +413,12 @@ def campaign_run(report: CampaignReport) -> FindingsRun:
                 for c in report.counts if c.disagreements]
     modes = tuple(sorted({f"{c.format}:{c.mode}" for c in report.counts}))
     rules = sorted({r.ruleId for r in results})
-    return _run(rules, results, FindingsRunProperties("check", modes=modes))
+    return findings_run(rules, results, FindingsRunProperties("check", modes=modes))
 
 
 def campaign_sarif(report: CampaignReport) -> str:
     """The campaign as a SARIF log of one run (:func:`campaign_run`)."""
-    return _sarif(campaign_run(report))
+    return sarif_text(campaign_run(report))
 
 
 def render_campaign(report: CampaignReport, fmt: str) -> str:

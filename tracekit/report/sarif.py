@@ -1,5 +1,5 @@
 """SARIF 2.1.0's small shared objects, for every SARIF renderer (report/findings.py for verify,
-audit and replay; report/harness_sarif.py for check)."""
+audit and replay; report/findings_sarif.py for check)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
-"""Renderers: upstream-shaped JSON and suites, one result's JUnit and SARIF in check's findings
-shape; tables and XML that untrusted evidence cannot break."""
+"""Renderers: upstream-shaped JSON and suites, one result's and a suite's JUnit and SARIF in
+check's findings shape; tables and XML that untrusted evidence cannot break."""
 
 from __future__ import annotations
 
 import json
 from xml.etree.ElementTree import fromstring
+
+import msgspec
 
 from tests.unit.harness.harness_data import UPSTREAM
 from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
@@ -114,16 +116,74 @@ def test_every_renderer_renders_results_and_suites() -> None:
         )
     )
     for name, renderer in RENDERERS.items():
-        if renderer.one is None:  # one result's JUnit and SARIF: the findings shape
-            assert name in ("junit", "sarif")
+        if renderer.one is None:  # JUnit and SARIF: the findings shape (test below)
+            assert name in ("junit", "sarif") and renderer.suite is None
             assert harness_findings.render(result, name, "t.json", 0).endswith("\n")
-        else:
-            assert renderer.one(result, None).endswith("\n")
-        assert renderer.suite(suite).endswith("\n")
-    root = fromstring(RENDERERS["junit"].suite(suite))
-    assert [s.get("name") for s in root.findall("testsuite")] == ["goal_hijack.basic_001", "b.yaml"]
-    sarif = json.loads(RENDERERS["sarif"].suite(suite))
-    assert "agent-harness/invalid_scenario" in {r["ruleId"] for r in sarif["runs"][0]["results"]}
+            continue
+        assert renderer.one(result, None).endswith("\n")
+        assert renderer.suite is not None and renderer.suite(suite).endswith("\n")
+
+
+def _suite_rows(disagrees: bool) -> tuple[HarnessResult, harness_findings.SuiteRows]:
+    result = _basic()
+    judged = SuiteEntry(
+        "a.yaml", result.result, result.scenario_id, trace_path="t/goal_hijack.basic_001.json",
+        detail=EntryDetail(assertions=result.assertions),
+    )
+    invalid = SuiteEntry("b.yaml", "error", error_reason="invalid_scenario", evidence="x",
+                         detail=EntryDetail(code="harness.scenario_invalid"))
+    missing = SuiteEntry("c.yaml", "error", "c.1", trace_path="t/c.1.json", error_reason="missing_trace",
+                         evidence="x", detail=EntryDetail(code="harness.trace_missing"))
+    head = SuiteResult.of((judged, invalid, missing))
+    rows = ((judged, disagrees), (invalid, None), (missing, None))
+    return result, harness_findings.SuiteRows(msgspec.structs.replace(head, scenarios=()), rows)
+
+
+def test_suite_junit_is_one_findings_testsuite_per_scenario() -> None:
+    from xml.etree.ElementTree import tostring
+
+    for disagrees in (False, True):
+        result, rows = _suite_rows(disagrees)
+        root = fromstring(harness_findings.suite_junit(rows, None))
+        suites = root.findall("testsuite")
+        assert [s.get("name") for s in suites] == [
+            "tracekit check goal_hijack.basic_001", "tracekit check b.yaml", "tracekit check c.1",
+        ]
+        # A judged scenario's testsuite is what check -f junit writes for its trace alone.
+        one = fromstring(harness_findings.render(result, "junit", "t/goal_hijack.basic_001.json", int(disagrees)))
+        assert tostring(suites[0]) == tostring(one.find("testsuite"))
+        props = {p.get("name"): p.get("value") for p in suites[0].iter("property")}
+        assert props["disagreements"] == str(int(disagrees))
+        # Not judged: an error testcase at the file it stopped at; disagreements not known, not 0.
+        for suite, path, code in zip(suites[1:], ("b.yaml", "t/c.1.json"), ("harness.scenario_invalid",
+                                                                          "harness.trace_missing"), strict=True):
+            assert "disagreements" not in {p.get("name") for p in suite.iter("property")}
+            assert (suite.get("tests"), suite.get("errors"), suite.get("failures")) == ("1", "1", "0")
+            case = suite.find("testcase")
+            assert case is not None and case.get("name") == path
+            error = case.find("error")
+            assert error is not None and error.get("type") == code
+
+
+def test_suite_sarif_is_one_findings_run() -> None:
+    for disagrees in (False, True):
+        result, rows = _suite_rows(disagrees)
+        log = json.loads(harness_findings.suite_sarif(rows, None))
+        assert len(log["runs"]) == 1
+        run = log["runs"][0]
+        one = json.loads(harness_findings.render(result, "sarif", "t/goal_hijack.basic_001.json", int(disagrees)))
+        judged = one["runs"][0]["results"]
+        assert run["results"][: len(judged)] == judged
+        assert ("audit.outcome_mismatch" in {r["ruleId"] for r in judged}) is disagrees
+        left = run["results"][len(judged):]
+        assert [(r["ruleId"], r["level"]) for r in left] == [
+            ("harness.scenario_invalid", "error"), ("harness.trace_missing", "error"),
+        ]
+        assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in left] == [
+            "b.yaml", "t/c.1.json",
+        ]
+        assert run["properties"] == {"command": "check", "modes": ["harness:compatible"]}
+        assert sorted(r["id"] for r in run["tool"]["driver"]["rules"]) == sorted({r["ruleId"] for r in run["results"]})
 
 
 def test_suite_json_is_derived_from_the_typed_report() -> None:

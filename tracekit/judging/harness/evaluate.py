@@ -224,21 +224,28 @@ def evaluate_pair(pair: SuitePair, data: bytes | Finding | None, strict: bool) -
     """One paired scenario's entry: ``data`` is the trace's bytes, the finding that says why
     they could not be read, or None when no trace is there (``missing_trace``); an
     unreadable or invalid trace is ``invalid_trace``."""
+    return judge_pair(pair, data, strict)[0]
+
+
+def judge_pair(pair: SuitePair, data: bytes | Finding | None, strict: bool) -> tuple[SuiteEntry, Trace | None]:
+    """:func:`evaluate_pair`'s entry and the trace it judged (None when it judged none), so a
+    caller can compare the trace's recorded outcome without parsing it again."""
     scenario = parse_scenario(pair.scenario)
     path, trace_path = pair.scenario_path, pair.trace_path
     if data is None:
-        return _failed(path, "missing_trace", finding(Code.HARNESS_TRACE_MISSING), scenario, trace_path)
+        return _failed(path, "missing_trace", finding(Code.HARNESS_TRACE_MISSING), scenario, trace_path), None
     if isinstance(data, Finding):
-        return _failed(path, "invalid_trace", data, scenario, trace_path)
+        return _failed(path, "invalid_trace", data, scenario, trace_path), None
     try:
         trace = parse_trace(data)
     except TracekitError as error:
-        return _failed(path, "invalid_trace", error.finding, scenario, trace_path)
+        return _failed(path, "invalid_trace", error.finding, scenario, trace_path), None
     outcome = evaluate(scenario, trace, strict)
-    return SuiteEntry(
+    entry = SuiteEntry(
         path, outcome.result, scenario.id, scenario.category, scenario.severity, trace_path,
         detail=EntryDetail(assertions=outcome.assertions),
     )
+    return entry, trace
 
 
 def run_suite(
