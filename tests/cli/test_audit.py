@@ -90,7 +90,7 @@ def test_third_party_campaign() -> None:
         "agentguard": 1,
         "inspect": files("inspect/**/*.eval", "inspect/**/*.json"),
         "otel": files("otel/*.jsonl", "otel/public/*.json", "otel/guardrail/*.json"),
-        "agentdojo": files("agentdojo/runs/**/*.json"),
+        "agentdojo": files("agentdojo/runs/**/*.json", "agentdojo/public/runs/**/*.json"),
         "garak": files("garak/*.jsonl", "garak/public/*.jsonl"),
     }
     assert all(expected.values())
