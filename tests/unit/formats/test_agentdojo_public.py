@@ -47,6 +47,7 @@ def test_the_sample_is_varied() -> None:
     assert len({r["pipeline_name"] for r in runs}) >= 10
     assert {None, "important_instructions", "injecagent", "direct", "captcha_dos"} <= {r["attack_type"] for r in runs}
     assert any(r["error"] for r in runs) and any(r["tool_errors"] for r in runs)
+    assert "" in {r["final_answer"] for r in runs}
     attacked = [r for r in runs if r["injection_task_id"] is not None]
     assert {r["security"] for r in attacked} == {True, False}
     assert {r["utility"] for r in runs} == {True, False}
@@ -78,8 +79,9 @@ def test_public_run_matches_agentdojo_own_counts(rel: str) -> None:
     assert roles == truth["messages_by_role"]
     assistant = [m for m in episode.messages if m.role == "assistant"]
     assert len(assistant) == truth["assistant_turns"]
-    final = truth["final_answer"]
-    assert (assistant[-1].text if assistant else None) == (final or None)
+    # AgentDojo's own text of the last assistant message: None (no content) and "" (an empty
+    # text block) stay apart
+    assert (assistant[-1].text if assistant else None) == truth["final_answer"]
     expected_calls = truth["calls"]
     assert len(episode.calls) == truth["tool_calls"] == len(expected_calls)
     for call, expected in zip(episode.calls, expected_calls, strict=True):

@@ -10,6 +10,9 @@ Run it in a throwaway environment with AgentDojo installed (never a tracekit dep
     python3.11 -m venv /tmp/dojo-venv
     /tmp/dojo-venv/bin/pip install agentdojo==0.1.35
     /tmp/dojo-venv/bin/python make/count_public.py > make/public_counts.expected.json
+
+An optional argument names another log folder (the `runs/` folder of a whole archive) to count
+instead; a file AgentDojo's model rejects is then listed under `rejected` with the exception type.
 """
 
 from __future__ import annotations
@@ -67,21 +70,32 @@ def _counts(result: TaskResults) -> dict[str, Any]:
     }
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    logdir = Path(argv[0]).resolve() if argv else LOGDIR
     files: dict[str, Any] = {}
-    for path in sorted(LOGDIR.rglob("*.json")):
-        pipeline, suite, user_task, attack, name = path.relative_to(LOGDIR).parts
-        result = load_task_results(pipeline, suite, user_task, attack, name.removesuffix(".json"), LOGDIR)
-        files[path.relative_to(LOGDIR.parent).as_posix()] = _counts(result)
-    out = {
+    rejected: dict[str, str] = {}
+    for path in sorted(logdir.rglob("*.json")):
+        pipeline, suite, user_task, attack, name = path.relative_to(logdir).parts
+        rel = path.relative_to(logdir.parent).as_posix()
+        try:
+            result = load_task_results(pipeline, suite, user_task, attack, name.removesuffix(".json"), logdir)
+        except Exception as exc:  # noqa: BLE001 - listed, never hidden (only with a folder argument)
+            if not argv:
+                raise
+            rejected[rel] = type(exc).__name__
+            continue
+        files[rel] = _counts(result)
+    out: dict[str, Any] = {
         "agentdojo_version": version("agentdojo"),
         "loader": "agentdojo.benchmark.load_task_results -> TaskResults",
         "files": files,
     }
+    if argv:
+        out["rejected"] = rejected
     json.dump(out, sys.stdout, indent=2, sort_keys=False)
     sys.stdout.write("\n")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
