@@ -87,8 +87,18 @@ class AgentDojoFormat:
             schema_error(CODES, "document")
         episode = _episode(document, dict(source.context), limits)
         crashed = episode.facts.outcome == "error"
-        problems = (RunProblem("not_finished", "status", status="error"),) if crashed else ()
+        problems = (RunProblem("not_finished", "status", status="error"),) if crashed else _unscored(document)
         return EvidenceFile("agentdojo", None, (episode,), problems)
+
+
+def _unscored(doc: dict[str, Any]) -> tuple[RunProblem, ...]:
+    """``TraceLogger`` saves the file after every step and adds ``utility`` and ``security`` only
+    once AgentDojo has scored the run: a file without them stopped before it was scored, and
+    AgentDojo's own loader refuses it (docs/formats.md, "AgentDojo", Step 3). A fork's archive
+    keeps its verdict elsewhere (``evaluation``) and is not judged by this."""
+    if "evaluation" in doc or "run_id" in doc or ("utility" in doc and "security" in doc):
+        return ()
+    return (RunProblem("not_finished", "verdict", status="started"),)
 
 
 Named = dict[str, str | None]

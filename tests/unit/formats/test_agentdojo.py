@@ -123,7 +123,7 @@ def test_path_context_fills_what_the_file_does_not_say() -> None:
 
 
 def test_string_content_and_missing_verdicts() -> None:
-    episode = _load(
+    evidence = FORMAT.load(_source(
         {
             "suite_name": "s",
             "pipeline_name": "p",
@@ -134,11 +134,25 @@ def test_string_content_and_missing_verdicts() -> None:
                 {"role": "assistant", "content": "done", "tool_calls": None},
             ],
         }
-    )
+    ), DEFAULT_FORMAT_LIMITS)
+    (episode,) = evidence.episodes
     assert [m.text for m in episode.messages] == ["hello", None, "out", "done"]
     assert episode.calls[0].result is not None and episode.calls[0].result.text == "out"
     assert episode.facts.scores == () and episode.facts.tool_version is None
     assert [t.input_runs for t in episode.turns] == [((0, 1),), ((0, 3),)]
+    # no verdict: the run stopped before AgentDojo scored it (TraceLogger saves every step)
+    assert [(p.kind, p.where, p.status) for p in evidence.run_problems] == [("not_finished", "verdict", "started")]
+
+
+@pytest.mark.parametrize("present", [{"utility": True, "security": False}, {"utility": True}, {}])
+def test_a_run_without_both_verdicts_did_not_finish(present: dict[str, Any]) -> None:
+    doc = json.loads(CASES[0].read_text())
+    for key in ("utility", "security", "duration"):
+        doc.pop(key, None)
+    doc.update(present)
+    problems = FORMAT.load(_source(doc), DEFAULT_FORMAT_LIMITS).run_problems
+    finished = "security" in present
+    assert [(p.kind, p.status) for p in problems] == ([] if finished else [("not_finished", "started")])
 
 
 def test_sniff_is_structural() -> None:
