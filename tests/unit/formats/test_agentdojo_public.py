@@ -20,6 +20,7 @@ BASE = ROOT / "corpus" / "third_party" / "agentdojo"
 PUBLIC = BASE / "public"
 COUNTS = json.loads((BASE / "make" / "public_counts.expected.json").read_text())
 FILES: dict[str, Any] = COUNTS["files"]
+REJECTED: dict[str, Any] = COUNTS["rejected"]
 
 
 def _load(rel: str) -> Episode:
@@ -31,7 +32,7 @@ def _load(rel: str) -> Episode:
 
 def test_the_counts_cover_every_public_file_and_sources_lists_each() -> None:
     on_disk = sorted(p.relative_to(PUBLIC).as_posix() for p in (PUBLIC / "runs").rglob("*.json"))
-    assert on_disk == sorted(FILES) and len(on_disk) >= 15
+    assert on_disk == sorted([*FILES, *REJECTED]) and len(FILES) >= 15 and len(REJECTED) >= 1
     assert COUNTS["agentdojo_version"] == "0.1.35"
     sources = (PUBLIC / "SOURCES").read_text()
     for rel in on_disk:
@@ -53,7 +54,7 @@ def test_the_sample_is_varied() -> None:
     assert {r["utility"] for r in runs} == {True, False}
 
 
-@pytest.mark.parametrize("rel", sorted(FILES))
+@pytest.mark.parametrize("rel", sorted([*FILES, *REJECTED]))
 def test_public_run_is_agentdojo_and_nothing_else(rel: str) -> None:
     path = PUBLIC / rel
     with path.open("rb") as handle:
@@ -107,3 +108,15 @@ def _assert_verdicts(episode: Episode, truth: dict[str, Any]) -> None:
     crashed = ("crash", None) in [(e.kind, e.where) for e in episode.errors]
     assert crashed is truth["error"]
     assert (episode.facts.outcome == "error") is truth["error"]
+
+
+@pytest.mark.parametrize("rel", sorted(REJECTED))
+def test_a_run_agentdojo_refuses_for_want_of_a_verdict_did_not_finish(rel: str) -> None:
+    """AgentDojo's loader refuses a log without `utility` and `security` (the run stopped before
+    it was scored): tracekit reads what it holds, gives no verdict and says it did not finish."""
+    assert {"utility: missing", "security: missing"} <= set(REJECTED[rel]["errors"])
+    evidence = load_file(PUBLIC / rel)
+    (episode,) = evidence.episodes
+    assert episode.facts.scores == () and episode.facts.outcome is None
+    assert [(p.kind, p.status) for p in evidence.run_problems] == [("not_finished", "started")]
+    assert episode.messages and episode.calls

@@ -12,7 +12,8 @@ Run it in a throwaway environment with AgentDojo installed (never a tracekit dep
     /tmp/dojo-venv/bin/python make/count_public.py > make/public_counts.expected.json
 
 An optional argument names another log folder (the `runs/` folder of a whole archive) to count
-instead; a file AgentDojo's model rejects is then listed under `rejected` with the exception type.
+instead. A file AgentDojo's model rejects (pydantic `ValidationError`) is listed under `rejected`
+with the fields the error names and their error types, never counted.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from agentdojo.benchmark import TaskResults, load_task_results
 from agentdojo.types import get_text_content_as_str
+from pydantic import ValidationError
 
 HERE = Path(__file__).resolve().parent
 LOGDIR = HERE.parent / "public" / "runs"
@@ -79,10 +81,11 @@ def main(argv: list[str]) -> int:
         rel = path.relative_to(logdir.parent).as_posix()
         try:
             result = load_task_results(pipeline, suite, user_task, attack, name.removesuffix(".json"), logdir)
-        except Exception as exc:  # noqa: BLE001 - listed, never hidden (only with a folder argument)
-            if not argv:
-                raise
-            rejected[rel] = type(exc).__name__
+        except ValidationError as exc:
+            rejected[rel] = {
+                "exception": "ValidationError",
+                "errors": sorted(f"{'.'.join(map(str, e['loc']))}: {e['type']}" for e in exc.errors()),
+            }
             continue
         files[rel] = _counts(result)
     out: dict[str, Any] = {
@@ -90,8 +93,7 @@ def main(argv: list[str]) -> int:
         "loader": "agentdojo.benchmark.load_task_results -> TaskResults",
         "files": files,
     }
-    if argv:
-        out["rejected"] = rejected
+    out["rejected"] = rejected
     json.dump(out, sys.stdout, indent=2, sort_keys=False)
     sys.stdout.write("\n")
     return 0
