@@ -50,17 +50,9 @@ def _scenario_bytes(path: Path | None) -> bytes | None:
     """The scenario's bytes, validated once up front; exit 2 with its finding if unusable."""
     if path is None:
         return None
-    from tracekit.cli import check_io
-    from tracekit.cli.common import diag
-    from tracekit.judging.harness.scenario import parse_scenario
+    from tracekit.cli.check_io import scenario_or_exit
 
-    try:
-        data = check_io.read_scenario(str(path))
-        parse_scenario(data)
-    except TracekitError as error:
-        diag(error.finding, str(path))
-        raise typer.Exit(2) from None
-    return data
+    return scenario_or_exit(path)[0]
 
 
 def audit(

@@ -210,17 +210,9 @@ def blob_chunks(path: str, digest: bytes) -> Iterator[bytes]:
 
 def read_scenario_file(path: Path) -> Scenario:
     """``redact --scenario``: the parsed scenario; exit 2 with its code when unusable."""
-    import typer
+    from tracekit.cli.check_io import scenario_or_exit
 
-    from tracekit.cli.check_io import read_scenario
-    from tracekit.cli.common import diag
-    from tracekit.judging.harness.scenario import parse_scenario
-
-    try:
-        return parse_scenario(read_scenario(str(path)))
-    except TracekitError as error:
-        diag(error.finding, str(path))
-        raise typer.Exit(ExitCode.ERROR) from None
+    return scenario_or_exit(path)[1]
 
 
 class InputRefused(TracekitError):

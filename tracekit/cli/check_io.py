@@ -11,6 +11,8 @@ code (docs/cli.md, "One code per mistake"); only the size bound becomes check's 
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
@@ -18,8 +20,11 @@ from tracekit.cli.common import Inputs, collect_inputs, is_regular_file
 from tracekit.cli.findings_io import CheckJob, CheckPart
 from tracekit.judging.harness.evaluate import SuiteEntry, SuitePair
 from tracekit.judging.harness.scenario import SUFFIXES
-from tracekit.kernel.errors import Code, Finding, TracekitError, finding
+from tracekit.kernel.errors import Code, ExitCode, Finding, TracekitError, finding
 from tracekit.kernel.limits import HARNESS_LIMITS, HARNESS_SCENARIO_LIMITS
+
+if TYPE_CHECKING:
+    from tracekit.judging.harness.scenario import Scenario
 
 
 def read_bounded(path: str, cap: int, too_large: Code) -> bytes:
@@ -49,6 +54,22 @@ def read_scenario(path: str) -> bytes:
     if not path.lower().endswith(SUFFIXES):
         raise TracekitError(finding(Code.HARNESS_SCENARIO_SUFFIX))
     return read_bounded(path, HARNESS_SCENARIO_LIMITS.total_bytes, Code.HARNESS_SCENARIO_TOO_LARGE)
+
+
+def scenario_or_exit(path: Path) -> tuple[bytes, Scenario]:
+    """A ``--scenario`` option's bytes and parsed scenario, read and validated once before any
+    work; when unusable, its code located at the path as given, and exit 2."""
+    import typer
+
+    from tracekit.cli.common import diag
+    from tracekit.judging.harness.scenario import parse_scenario
+
+    try:
+        data = read_scenario(str(path))
+        return data, parse_scenario(data)
+    except TracekitError as error:
+        diag(error.finding, str(path))
+        raise typer.Exit(ExitCode.ERROR) from None
 
 
 def read_trace(path: str) -> bytes:

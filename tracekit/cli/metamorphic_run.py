@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from tracekit.cli.findings_io import SweepJob
     from tracekit.judging.findings.sweep import SweepTally
     from tracekit.judging.findings.transforms import EvidenceTransform
-    from tracekit.judging.harness.scenario import Scenario
     from tracekit.judging.metamorphic import StudyConfig, Tally
     from tracekit.judging.metamorphic.report import StudyReport
     from tracekit.kernel.executors import Executor
@@ -233,7 +232,9 @@ def evidence_study(study: EvidenceStudy) -> int:
     from tracekit.judging.metamorphic import study_id, study_path
 
     check_paths(study.paths)
-    scenario_bytes, scenario = _scenario(study.scenario)
+    from tracekit.cli.check_io import scenario_or_exit
+
+    scenario_bytes, scenario = scenario_or_exit(study.scenario)
     walked, named, _ = findings_io.campaign_files(study.paths)
     if not walked.files:
         walked.note()
@@ -258,18 +259,6 @@ def evidence_study(study: EvidenceStudy) -> int:
     finally:
         spools.close()
     return sweep.diagnostics(study, walked, report, verdict, nothing, len(jobs))
-
-
-def _scenario(path: Path) -> tuple[bytes, Scenario]:
-    from tracekit.cli import check_io
-    from tracekit.judging.harness.scenario import parse_scenario
-
-    try:
-        data = check_io.read_scenario(str(path))
-        return data, parse_scenario(data)
-    except TracekitError as error:
-        diag(error.finding, "scenario")
-        raise typer.Exit(EXIT_ERROR) from None
 
 
 class _EvidenceSweep:

@@ -55,15 +55,9 @@ def _scenario(path: Path | None) -> tuple[bytes | None, Scenario | None]:
     """The scenario's bytes and parsed form, validated once; exit 2 with its finding if not."""
     if path is None:
         return None, None
-    from tracekit.cli import check_io
-    from tracekit.judging.harness.scenario import parse_scenario
+    from tracekit.cli.check_io import scenario_or_exit
 
-    try:
-        data = check_io.read_scenario(str(path))
-        return data, parse_scenario(data)
-    except TracekitError as error:
-        diag(error.finding, "scenario")
-        raise typer.Exit(EXIT_ERROR) from None
+    return scenario_or_exit(path)
 
 
 def _judged(scenario: Scenario | None, episodes: tuple[Episode, ...], strict: bool) -> Judged:
