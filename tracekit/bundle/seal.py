@@ -16,6 +16,7 @@ from tracekit.bundle import dsse, jcs, keys, merkle
 from tracekit.bundle.blobs import BlobStore, argument_bytes, salt_key
 from tracekit.bundle.container import (
     END,
+    HEADER,
     HEADER_KIND,
     MAGIC,
     RECORD,
@@ -40,6 +41,7 @@ from tracekit.kernel.evidence import Episode, EvidenceFile, clip_runs
 BUNDLE_VERSION = 2
 """2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""
 _BATCH = 1 << 20
+_RECORD_HEAD = HEADER.pack
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +117,8 @@ def _records(item: FindingInput, original: Original, store: BlobStore, finding: 
             calls=len(episode.calls),
             turns=len(episode.turns),
         )
-        seq += 1
-        for record in _episode_records(episode, store, finding, number, seq):
-            yield record
-            seq += 1
+        yield from _episode_records(episode, store, finding, number, seq + 1)
+        seq += 1 + len(episode.messages) + len(episode.calls) + len(episode.turns)
 
 
 def _episode_records(
@@ -181,15 +181,23 @@ def seal_finding(
     BLAKE3 and SHA-256 roots computed from the records as they pass (none is kept in memory; with a ``spool``,
     each record frame is appended to it, to be copied out instead of made again)."""
     original = _original(item, store)
-    tree, tree256 = merkle.TreeBuilder(), merkle.TreeBuilder(merkle.sha256)
+    trees = merkle.DualTree()
+    frames: list[bytes] = []
+    size = 0
     for record in _records(item, original, store, finding):
         payload = _payload(record)
         plan.record(len(payload))
-        tree.add(merkle.leaf_hash(payload))
-        tree256.add(merkle.leaf_hash(payload, merkle.sha256))
+        trees.add(payload)
         if spool is not None:
-            spool.write(frame(RECORD, payload))
-    return SealedFinding(item, original, tree.root(), tree256.root(), finding)
+            frames += (_RECORD_HEAD(RECORD, len(payload)), payload)
+            size += len(payload)
+            if size >= _BATCH:
+                spool.write(b"".join(frames))
+                frames, size = [], 0
+    if spool is not None:
+        spool.write(b"".join(frames))
+    root, root_sha256 = trees.roots()
+    return SealedFinding(item, original, root, root_sha256, finding)
 
 
 def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:
