@@ -125,8 +125,19 @@ class DualTree:
         if len(self._payloads) == BATCH_LEAVES:
             self._flush()
 
+    def extend(self, payloads: list[bytes]) -> None:
+        """Record payloads, in order (a whole batch is hashed at once)."""
+        if self._payloads or len(payloads) != BATCH_LEAVES:
+            for payload in payloads:
+                self.add(payload)
+            return
+        self._hash(payloads)
+
     def _flush(self) -> None:
         payloads, self._payloads = self._payloads, []
+        self._hash(payloads)
+
+    def _hash(self, payloads: list[bytes]) -> None:
         h = self._b3._hash
         self._b3.extend([h(LEAF_PREFIX + p) for p in payloads])
         self._sha256.extend([hashlib.sha256(LEAF_PREFIX + p).digest() for p in payloads])

@@ -170,8 +170,7 @@ def _episode_records(
         seq += 1
 
 
-def _payload(record: Record) -> bytes:
-    return jcs.dumps_record(record)
+_payload = jcs.dumps_record
 
 
 def seal_finding(
@@ -182,22 +181,24 @@ def seal_finding(
     each record frame is appended to it, to be copied out instead of made again)."""
     original = _original(item, store)
     trees = merkle.DualTree()
-    frames: list[bytes] = []
-    size = 0
+    batch: list[bytes] = []
     for record in _records(item, original, store, finding):
-        payload = _payload(record)
-        plan.record(len(payload))
-        trees.add(payload)
-        if spool is not None:
-            frames += (_RECORD_HEAD(RECORD, len(payload)), payload)
-            size += len(payload)
-            if size >= _BATCH:
-                spool.write(b"".join(frames))
-                frames, size = [], 0
-    if spool is not None:
-        spool.write(b"".join(frames))
+        batch.append(_payload(record))
+        if len(batch) == merkle.BATCH_LEAVES:
+            _planned(batch, plan, trees, spool)
+            batch = []
+    _planned(batch, plan, trees, spool)
     root, root_sha256 = trees.roots()
     return SealedFinding(item, original, root, root_sha256, finding)
+
+
+def _planned(payloads: list[bytes], plan: FramePlan, trees: merkle.DualTree, spool: BinaryIO | None) -> None:
+    """A batch of record payloads, in order: framed in ``plan``, hashed into ``trees``, and
+    appended as frames to ``spool``."""
+    plan.record_batch([len(payload) for payload in payloads])
+    trees.extend(payloads)
+    if spool is not None:
+        spool.write(b"".join([part for p in payloads for part in (_RECORD_HEAD(RECORD, len(p)), p)]))
 
 
 def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:

@@ -82,12 +82,13 @@ class _State:
     """Version 2: each held blob's plain BLAKE3 (of its data, without the salt)."""
     table: dict[bytes, tuple[int, bool, bytes | None]] = field(default_factory=dict)
     """digest -> (length, held, sha256 when held)."""
+    lengths: dict[str, int] = field(default_factory=dict)
+    """The table's lengths by the digest's hex, the form records name it in."""
     reasons: dict[bytes, str] = field(default_factory=dict)
-    referenced: set[bytes] = field(default_factory=set)
+    referenced: set[str] = field(default_factory=set)
     shapes: list[FindingShape] = field(default_factory=list)
-    trees: list[merkle.TreeBuilder] = field(default_factory=list)
-    trees256: list[merkle.TreeBuilder] = field(default_factory=list)
-    """The same trees with SHA-256 (section 5, "The SHA-256 root")."""
+    trees: list[merkle.DualTree] = field(default_factory=list)
+    """Per finding, its BLAKE3 tree and the same with SHA-256 (section 5, "The SHA-256 root")."""
     records: int = 0
     proof: Any = None
     signed: Any = None
@@ -117,10 +118,8 @@ def _walk(reader: FrameReader, state: _State) -> None:
         head = reader.next_head()
         if head is None:
             raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
-        rank = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4, END: 5}[
-            head.kind
-        ]
-        if not _allowed(phase, rank, state.kind):
+        rank = _RANK[head.kind]
+        if not rank == phase == 2 and not _allowed(phase, rank, state.kind):  # record after record: allowed
             raise bad(Code.BUNDLE_FRAME_ORDER, frame=head.number)
         phase = rank
         if head.kind == BLOB:
@@ -148,6 +147,10 @@ def _walk(reader: FrameReader, state: _State) -> None:
             if not reader.at_end():
                 raise bad(Code.BUNDLE_TRAILING_DATA)
             return
+
+
+_RANK = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4, END: 5}
+"""Each frame kind's place in section 2's order."""
 
 
 def _allowed(phase: int, rank: int, kind: str) -> bool:
@@ -208,6 +211,7 @@ def _blob(reader: FrameReader, head: FrameHead, state: _State) -> None:
     if b3.digest() != declared:
         raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
     state.table[declared] = (length, True, sha.digest())
+    state.lengths[declared.hex()] = length
     if salt_bytes:
         state.plain[declared] = plain.digest()
 
@@ -220,6 +224,7 @@ def _withheld(value: Any, head: FrameHead, state: _State) -> None:
     digest = bytes.fromhex(entry.digest)
     _order(digest, head, state)
     state.table[digest] = (entry.length, False, None)
+    state.lengths[entry.digest] = entry.length
     state.reasons[digest] = entry.reason
 
 
@@ -266,23 +271,20 @@ def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, stat
         if len(state.shapes) >= state.limits.findings:
             raise bad(Code.BUNDLE_TOO_MANY_FINDINGS, limit=state.limits.findings)
         state.shapes.append(FindingShape(index))
-        state.trees.append(merkle.TreeBuilder())
-        state.trees256.append(merkle.TreeBuilder(merkle.sha256))
+        state.trees.append(merkle.DualTree())
     elif not state.shapes or state.shapes[-1].index != index:
         raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
     state.shapes[-1].accept(record, head.number)
     for ref in refs(record):
-        digest = bytes.fromhex(ref.digest)
-        held = state.table.get(digest)
-        if held is None:
+        length = state.lengths.get(ref.digest)
+        if length is None:
             raise bad(Code.BUNDLE_BLOB_MISSING, frame=head.number)
-        if held[0] != ref.length:
+        if length != ref.length:
             raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
-        state.referenced.add(digest)
+        state.referenced.add(ref.digest)
     if isinstance(record, Manifest):
         _original(record, head, state)
-    state.trees[-1].add(merkle.leaf_hash(raw))
-    state.trees256[-1].add(merkle.leaf_hash(raw, merkle.sha256))
+    state.trees[-1].add(raw)
     state.records += 1
 
 
@@ -310,9 +312,10 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
     unreferenced = len(state.table) - len(state.referenced)
     if unreferenced:
         raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
-    roots = [tree.root() for tree in state.trees]
+    both = [trees.roots() for trees in state.trees]
+    roots = [b3_root for b3_root, _ in both]
     root, proof_index = _bundle_root(state, roots)
-    root256 = _sha256_root(state)
+    root256 = _sha256_root(state, [sha256_root for _, sha256_root in both])
     proof_size = state.proof["size"] if proof_index is not None else None
     manifests = [shape.manifest for shape in state.shapes]
     originals = [(m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
@@ -356,11 +359,11 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
     )
 
 
-def _sha256_root(state: _State) -> bytes | None:
-    """Step 6's second root; None for a proof, which holds one finding's records only."""
+def _sha256_root(state: _State, roots: list[bytes]) -> bytes | None:
+    """Step 6's second root from the findings' SHA-256 ``roots``; None for a proof, which holds
+    one finding's records only."""
     from tracekit.bundle.seal import campaign_root
 
-    roots = [tree.root() for tree in state.trees256]
     if state.kind == "finding":
         return roots[0]
     return campaign_root(roots, merkle.sha256) if state.kind == "campaign" else None

@@ -82,3 +82,15 @@ def test_batched_roots_equal_the_definition(size: int) -> None:
         uneven.extend([merkle.leaf_hash(d, merkle.sha256) for d in data[start : start + 1000]])
     assert (one_by_one.root(), uneven.root()) == expected
     assert one_by_one.root() == expected[0]  # reading the root changes nothing
+
+
+@pytest.mark.parametrize("split", [0, 5, merkle.BATCH_LEAVES])
+def test_dual_tree_fed_in_batches_equals_one_by_one(split: int) -> None:
+    """Whole batches hashed at once, after or without leaves added one by one, change nothing."""
+    data = [b"r%d" % i for i in range(3 * merkle.BATCH_LEAVES + 3)]
+    trees = merkle.DualTree()
+    for d in data[:split]:
+        trees.add(d)
+    for start in range(split, len(data), merkle.BATCH_LEAVES):
+        trees.extend(data[start : start + merkle.BATCH_LEAVES])
+    assert trees.roots() == (_reference(data), _reference_sha256(data))
