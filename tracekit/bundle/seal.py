@@ -36,6 +36,7 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
+from tracekit.kernel import collector
 from tracekit.kernel.evidence import Episode, EvidenceFile, clip_runs
 
 BUNDLE_VERSION = 2
@@ -268,9 +269,10 @@ def seal_with_root(
     plan.findings(len(items))
     plan.json_frame(len(header(kind)), plan.frames)
     store = BlobStore(salt_key(seed), plan.blob)
-    findings = [
-        seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
-    ]
+    with collector.paused():  # records and frames die as they pass: no cycle to collect
+        findings = [
+            seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
+        ]
     blobs = store.sorted_items()
     plan.check_frames([digest for digest, _ in blobs])
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root
