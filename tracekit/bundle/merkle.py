@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 import blake3
 
 LEAF_PREFIX = b"\x00"
+_SHA256 = hashlib.sha256
 NODE_PREFIX = b"\x01"
 
 
@@ -63,7 +64,10 @@ def _complete_root(leaves: list[bytes], h: Hash) -> bytes:
     level = leaves
     while len(level) > 1:
         pairs = iter(level)
-        level = [h(NODE_PREFIX + left + right) for left, right in zip(pairs, pairs, strict=True)]
+        if h is sha256:  # the same digests without a call of ours per node
+            level = [_SHA256(NODE_PREFIX + left + right).digest() for left, right in zip(pairs, pairs, strict=True)]
+        else:
+            level = [h(NODE_PREFIX + left + right) for left, right in zip(pairs, pairs, strict=True)]
     return level[0]
 
 
@@ -140,7 +144,7 @@ class DualTree:
     def _hash(self, payloads: list[bytes]) -> None:
         h = self._b3._hash
         self._b3.extend([h(LEAF_PREFIX + p) for p in payloads])
-        self._sha256.extend([hashlib.sha256(LEAF_PREFIX + p).digest() for p in payloads])
+        self._sha256.extend([_SHA256(LEAF_PREFIX + p).digest() for p in payloads])
 
     def roots(self) -> tuple[bytes, bytes]:
         """(BLAKE3 root, SHA-256 root)."""
