@@ -116,8 +116,9 @@ def verify_bundle(
 def _walk(reader: FrameReader, state: _State) -> None:
     """Steps 2-7: frames in order, blobs hashed, records checked, the end frame counted."""
     phase = 0  # 0 header, 1 blobs, 2 records, 3 proof, 4 signature, 5 end
+    after_records: FrameHead | None = None
     while True:
-        head = reader.next_head()
+        head, after_records = after_records or reader.next_head(), None
         if head is None:
             raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
         rank = _RANK[head.kind]
@@ -127,10 +128,12 @@ def _walk(reader: FrameReader, state: _State) -> None:
         if head.kind == BLOB:
             _blob(reader, head, state)
             continue
-        raw = reader.payload(head)
-        if head.kind == RECORD and state.limits.depth >= _RECORD_DEPTH and (typed := _canonical_record(raw)) is not None:
-            _record(typed, typed.finding is not None, raw, head, state)
+        if head.kind == RECORD and state.limits.depth >= _RECORD_DEPTH:
+            after_records = _record_run(reader, head, state)
+            if after_records is None:
+                raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
             continue
+        raw = reader.payload(head)
         value = jcs.loads_canonical(raw, head.number, state.limits.depth)
         if head.kind == HEADER_KIND:
             _header(value, state)
@@ -236,6 +239,21 @@ _RECORD_DEPTH = 4
 limit every record takes the general path, which checks it."""
 
 
+def _record_run(reader: FrameReader, head: FrameHead | None, state: _State) -> FrameHead | None:
+    """A run of record frames from ``head`` on (one after another is always in order); returns
+    the first head that is not a record's, None at the end of the file."""
+    while head is not None and head.kind == RECORD:
+        raw = reader.payload(head)
+        typed = _canonical_record(raw)
+        if typed is not None:
+            _record(typed, typed.finding is not None, raw, head, state)
+        else:
+            value = jcs.loads_canonical(raw, head.number, state.limits.depth)
+            _record(_typed(value, head), isinstance(value, dict) and "finding" in value, raw, head, state)
+        head = reader.next_head()
+    return head
+
+
 def _canonical_record(raw: bytes) -> Record | None:
     """Steps 3 and 5's schema at once, for a record frame in the form a sealer writes: decoded
     straight into its type, and accepted only if it encodes back to exactly ``raw`` (so it is
@@ -258,11 +276,11 @@ def _typed(value: Any, head: FrameHead) -> Record:
 def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, state: _State) -> None:
     """Step 5: finding and sequence, references, counts; the leaf into its tree. ``has_finding``:
     the frame names a finding index."""
-    in_campaign = state.kind != "finding"
-    if has_finding != in_campaign:
+    if has_finding != (state.kind != "finding"):
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
     index = record.finding or 0
-    if record.seq == 0 and isinstance(record, Manifest):
+    manifest = record.seq == 0 and isinstance(record, Manifest)
+    if manifest:
         if state.shapes and state.shapes[-1].index == index:
             raise bad(Code.BUNDLE_RECORD_DUPLICATE, frame=head.number)
         expected = len(state.shapes) if state.kind == "campaign" or not state.shapes else -1
@@ -277,14 +295,16 @@ def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, stat
     elif not state.shapes or state.shapes[-1].index != index:
         raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
     state.shapes[-1].accept(record, head.number)
+    lengths, referenced = state.lengths, state.referenced
     for ref in refs(record):
-        length = state.lengths.get(ref.digest)
+        length = lengths.get(ref.digest)
         if length is None:
             raise bad(Code.BUNDLE_BLOB_MISSING, frame=head.number)
         if length != ref.length:
             raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
-        state.referenced.add(ref.digest)
-    if isinstance(record, Manifest):
+        referenced.add(ref.digest)
+    if manifest:
+        assert isinstance(record, Manifest)
         _original(record, head, state)
     state.trees[-1].add(raw)
     state.records += 1
