@@ -43,6 +43,9 @@ def node_hash(left: bytes, right: bytes, h: Hash = b3) -> bytes:
 BATCH_LEAVES = 4096
 """Leaves hashed a level at a time (a power of two): a complete subtree aligned at a multiple of
 its size is a subtree of RFC 9162's tree, so its root joins the stack as one entry."""
+BATCH_BYTES = 1 << 20
+"""Record payloads held before they are hashed, at most: a batch is this many bytes or
+:data:`BATCH_LEAVES` payloads, whichever comes first (a record frame may be 16 MiB)."""
 
 
 def reusing_b3() -> Hash:
@@ -122,23 +125,22 @@ class DualTree:
         self._b3 = TreeBuilder(reusing_b3())
         self._sha256 = TreeBuilder(sha256)
         self._payloads: list[bytes] = []
+        self._bytes = 0
 
     def add(self, payload: bytes) -> None:
         """One record payload (the leaf is its hash with the leaf prefix)."""
         self._payloads.append(payload)
-        if len(self._payloads) == BATCH_LEAVES:
+        self._bytes += len(payload)
+        if len(self._payloads) == BATCH_LEAVES or self._bytes >= BATCH_BYTES:
             self._flush()
 
     def extend(self, payloads: list[bytes]) -> None:
-        """Record payloads, in order (a whole batch is hashed at once)."""
-        if self._payloads or len(payloads) != BATCH_LEAVES:
-            for payload in payloads:
-                self.add(payload)
-            return
+        """Record payloads, in order, hashed at once (the caller bounds the batch)."""
+        self._flush()
         self._hash(payloads)
 
     def _flush(self) -> None:
-        payloads, self._payloads = self._payloads, []
+        payloads, self._payloads, self._bytes = self._payloads, [], 0
         self._hash(payloads)
 
     def _hash(self, payloads: list[bytes]) -> None:

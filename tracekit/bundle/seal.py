@@ -183,11 +183,13 @@ def seal_finding(
     original = _original(item, store)
     trees = merkle.DualTree()
     batch: list[bytes] = []
+    size = 0
     for record in _records(item, original, store, finding):
-        batch.append(_payload(record))
-        if len(batch) == merkle.BATCH_LEAVES:
+        batch.append(payload := _payload(record))
+        size += len(payload)
+        if len(batch) == merkle.BATCH_LEAVES or size >= merkle.BATCH_BYTES:  # bounded memory
             _planned(batch, plan, trees, spool)
-            batch = []
+            batch, size = [], 0
     _planned(batch, plan, trees, spool)
     root, root_sha256 = trees.roots()
     return SealedFinding(item, original, root, root_sha256, finding)

@@ -94,3 +94,17 @@ def test_dual_tree_fed_in_batches_equals_one_by_one(split: int) -> None:
     for start in range(split, len(data), merkle.BATCH_LEAVES):
         trees.extend(data[start : start + merkle.BATCH_LEAVES])
     assert trees.roots() == (_reference(data), _reference_sha256(data))
+
+
+def test_large_payloads_are_hashed_before_a_batch_fills(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch holds at most ``BATCH_BYTES`` of payloads (a record frame may be 16 MiB), and
+    hashing it early changes no root."""
+    held: list[int] = []
+    trees = merkle.DualTree()
+    hash_batch = trees._hash
+    monkeypatch.setattr(trees, "_hash", lambda ps: (held.append(sum(map(len, ps))), hash_batch(ps)))
+    data = [bytes([i % 251]) * 300_000 for i in range(40)]
+    for d in data:
+        trees.add(d)
+    assert trees.roots() == (_reference(data), _reference_sha256(data))
+    assert max(held) < merkle.BATCH_BYTES + 300_000
