@@ -4,7 +4,9 @@ loader's limits (docs/threat-model.md, "Work budget").
 
 Each input comes from corpus/gen/worst.py at the limits (or just under a work budget, where the
 worst *accepted* input is the interesting one), is written under bench/data/worst/ and is run
-through the real entry point as a whole process, once. Peak RSS is the command's own
+through the real entry point as a whole process, once (``--reps N``: N times, each right after a
+run of the reference, medians of the times and of those ratios, for a loaded machine). Peak
+RSS is the command's own
 (``/usr/bin/time -f %M``, as bench/run.py measures it). The reference is ``tracekit verify`` on
 the realistic 16 MiB trace of bench/run.py; the targets are no command over 10x that time and
 none over 200 MiB. Called by ``make bench`` (bench/run.py) after its own table, or alone:
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -153,27 +156,40 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
     ]
 
 
-def measure(reference: Path, only: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Run every case once (``only``: the reference row and the rows whose command or input
-    contains one of these words); return the rows and the reference time."""
+def measure(reference: Path, only: tuple[str, ...] = (), reps: int = 1) -> dict[str, Any]:
+    """Run every case (``only``: the reference row and the rows whose command or input contains
+    one of these words); return the rows and the reference time. With ``reps`` over 1 (a loaded
+    machine), each row runs ``reps`` times, each time right after a run of the reference, and
+    reports the medians of its time and of those back-to-back ratios."""
     found = inputs()
     rows = []
     chosen = cases(found, reference)
     if only:
         chosen = chosen[:1] + [c for c in chosen[1:] if any(w in f"{c[0]} {c[1]}" for w in only)]
+    bases: list[float] = []
     for command, label, argv in chosen:
-        wall, rss, code = run(argv)
-        rows.append({"command": command, "input": label, "seconds": round(wall, 3),
-                     "peak_rss_mib": round(rss, 1), "exit": code})
-        print(f"  {command:15s} {label:34s} {wall:7.2f} s {rss:7.1f} MiB exit {code}", file=sys.stderr)
-    base = rows[0]["seconds"]
+        walls, ratios, peak, code = [], [], 0.0, 0
+        for _ in range(reps):
+            base = run(chosen[0][2])[0] if reps > 1 else None
+            wall, rss, code = run(argv)
+            walls.append(wall)
+            peak = max(peak, rss)
+            if base is not None:
+                bases.append(base)
+                ratios.append(wall / base)
+        wall = statistics.median(walls)
+        rows.append({"command": command, "input": label, "seconds": round(wall, 3), "peak_rss_mib": round(peak, 1),
+                     "exit": code, "runs": [round(w, 3) for w in walls],
+                     "median_ratio": round(statistics.median(ratios), 2) if ratios else None})
+        print(f"  {command:15s} {label:34s} {wall:7.2f} s {peak:7.1f} MiB exit {code}", file=sys.stderr)
+    base = statistics.median(bases) if bases else rows[0]["seconds"]
     for row in rows:
-        row["x_verify"] = round(row["seconds"] / base, 2) if base else None
+        row["x_verify"] = row["median_ratio"] or (round(row["seconds"] / base, 2) if base else None)
         row["within_targets"] = bool(
             row["x_verify"] is not None and row["x_verify"] <= TIME_RATIO_TARGET
             and row["peak_rss_mib"] <= RSS_TARGET_MIB
         )
-    return {"reference_seconds": base, "rows": rows}
+    return {"reference_seconds": round(base, 3), "reps": reps, "load": os.getloadavg(), "rows": rows}
 
 
 def table(result: dict[str, Any]) -> str:
@@ -182,7 +198,8 @@ def table(result: dict[str, Any]) -> str:
         "",
         f"Worst case per command (reference: tracekit verify on the realistic 16 MiB trace, "
         f"{result['reference_seconds']:.2f} s; targets <= {TIME_RATIO_TARGET:g}x and "
-        f"<= {RSS_TARGET_MIB:g} MiB)",
+        f"<= {RSS_TARGET_MIB:g} MiB; {result['reps']} run(s) per row, load "
+        f"{result['load'][0]:.1f} at the end)",
         f"{'command':15s} {'input':34s} {'seconds':>8s} {'x verify':>9s} {'peak MiB':>9s} {'exit':>5s}  ok",
     ]
     for row in result["rows"]:
@@ -193,7 +210,7 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(reference: Path | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
+def main(reference: Path | None = None, only: tuple[str, ...] = (), reps: int = 1) -> dict[str, Any]:
     """Measure and print the table; returns the result for bench/results.json."""
     if reference is None:
         import tracegen
@@ -202,12 +219,17 @@ def main(reference: Path | None = None, only: tuple[str, ...] = ()) -> dict[str,
         if not reference.exists():
             reference.parent.mkdir(parents=True, exist_ok=True)
             reference.write_bytes(tracegen.build())
-    result = measure(reference, only)
+    result = measure(reference, only, reps)
     print(table(result))
     return result
 
 
 if __name__ == "__main__":
-    # ``python bench/worst_case.py seal .eval``: only the rows naming one of these words
-    outcome = main(only=tuple(sys.argv[1:]))
+    # ``python bench/worst_case.py [--reps N] seal .eval``: only the rows naming one of these
+    # words; with --reps, N runs per row, each after a run of the reference (medians)
+    words = sys.argv[1:]
+    count = 1
+    if words[:1] == ["--reps"]:
+        count, words = int(words[1]), words[2:]
+    outcome = main(only=tuple(words), reps=count)
     (DATA / "results.json").write_text(json.dumps(outcome, indent=2) + "\n")

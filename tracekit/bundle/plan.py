@@ -57,6 +57,24 @@ class FramePlan:
             self.oversized_record = self.records
         self.records += 1
 
+    def record_batch(self, lengths: list[int]) -> None:
+        """Record frames of these payload lengths, in order: as :meth:`record` for each, counted
+        at once when the batch passes no bound (otherwise one by one, to refuse where
+        :meth:`record` does)."""
+        count, size = len(lengths), self.size + FRAME_HEAD * len(lengths) + sum(lengths)
+        limits = self.limits
+        if (
+            self.frames + count > limits.frames
+            or size > limits.total_bytes
+            or max(lengths, default=0) > limits.json_frame_bytes
+        ):
+            for length in lengths:
+                self.record(length)
+            return
+        self.frames += count
+        self.size = size
+        self.records += count
+
     def json_frame(self, length: int, number: int) -> None:
         """A JSON frame outside the records (header, proof, signature, end) at ``number``."""
         self._frame(length)

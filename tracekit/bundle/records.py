@@ -120,6 +120,8 @@ def from_json(value: object) -> Record:
 
 def refs(record: Record) -> list[Ref]:
     """Every blob a record references."""
+    if type(record) is MessageRecord:  # the most frequent first
+        return [record.text] if record.text else []
     if isinstance(record, Manifest):
         return [Ref(digest=record.original.digest, length=record.original.length)]
     if isinstance(record, EpisodeRecord):

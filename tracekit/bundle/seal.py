@@ -16,6 +16,7 @@ from tracekit.bundle import dsse, jcs, keys, merkle
 from tracekit.bundle.blobs import BlobStore, argument_bytes, salt_key
 from tracekit.bundle.container import (
     END,
+    HEADER,
     HEADER_KIND,
     MAGIC,
     RECORD,
@@ -35,12 +36,14 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
+from tracekit.kernel import collector
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode, EvidenceFile, clip_runs
 
 BUNDLE_VERSION = 2
 """2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""
 _BATCH = 1 << 20
+_RECORD_HEAD = HEADER.pack
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +119,8 @@ def _records(item: FindingInput, original: Original, store: BlobStore, finding: 
             calls=len(episode.calls),
             turns=len(episode.turns),
         )
-        seq += 1
-        for record in _episode_records(episode, store, finding, number, seq):
-            yield record
-            seq += 1
+        yield from _episode_records(episode, store, finding, number, seq + 1)
+        seq += 1 + len(episode.messages) + len(episode.calls) + len(episode.turns)
 
 
 def _episode_records(
@@ -171,8 +172,7 @@ def _episode_records(
         seq += 1
 
 
-def _payload(record: Record) -> bytes:
-    return jcs.dumps_record(record)
+_payload = jcs.dumps_record
 
 
 def seal_finding(
@@ -182,15 +182,27 @@ def seal_finding(
     BLAKE3 and SHA-256 roots computed from the records as they pass (none is kept in memory; with a ``spool``,
     each record frame is appended to it, to be copied out instead of made again)."""
     original = _original(item, store)
-    tree, tree256 = merkle.TreeBuilder(), merkle.TreeBuilder(merkle.sha256)
+    trees = merkle.DualTree()
+    batch: list[bytes] = []
+    size = 0
     for record in _records(item, original, store, finding):
-        payload = _payload(record)
-        plan.record(len(payload))
-        tree.add(merkle.leaf_hash(payload))
-        tree256.add(merkle.leaf_hash(payload, merkle.sha256))
-        if spool is not None:
-            spool.write(frame(RECORD, payload))
-    return SealedFinding(item, original, tree.root(), tree256.root(), finding)
+        batch.append(payload := _payload(record))
+        size += len(payload)
+        if len(batch) == merkle.BATCH_LEAVES or size >= merkle.BATCH_BYTES:  # bounded memory
+            _planned(batch, plan, trees, spool)
+            batch, size = [], 0
+    _planned(batch, plan, trees, spool)
+    root, root_sha256 = trees.roots()
+    return SealedFinding(item, original, root, root_sha256, finding)
+
+
+def _planned(payloads: list[bytes], plan: FramePlan, trees: merkle.DualTree, spool: BinaryIO | None) -> None:
+    """A batch of record payloads, in order: framed in ``plan``, hashed into ``trees``, and
+    appended as frames to ``spool``."""
+    plan.record_batch([len(payload) for payload in payloads])
+    trees.extend(payloads)
+    if spool is not None:
+        spool.write(b"".join([part for p in payloads for part in (_RECORD_HEAD(RECORD, len(p)), p)]))
 
 
 def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:
@@ -261,9 +273,10 @@ def seal_with_root(
     plan.findings(len(items))
     plan.json_frame(len(header(kind)), plan.frames)
     store = BlobStore(salt_key(seed), plan.blob)
-    findings = [
-        seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
-    ]
+    with collector.paused():  # records and frames die as they pass: no cycle to collect
+        findings = [
+            seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
+        ]
     blobs = store.sorted_items()
     plan.check_frames([digest for digest, _ in blobs])
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root

@@ -37,6 +37,10 @@ class FindingShape:
             code = Code.BUNDLE_RECORD_DUPLICATE if record.seq < self._next_seq else Code.BUNDLE_RECORD_ORDER
             raise bad(code, frame=frame)
         self._next_seq += 1
+        episode = self._episode
+        if type(record) is MessageRecord and episode is not None and record.episode == episode.episode:
+            self._message(record, episode, frame)  # the most frequent record, as checked below
+            return
         if isinstance(record, Manifest):
             if self.manifest is not None:
                 raise bad(Code.BUNDLE_RECORD_DUPLICATE, frame=frame)
@@ -52,17 +56,13 @@ class FindingShape:
             self._episodes += 1
             self._episode, self._messages, self._calls, self._turns = record, 0, 0, 0
             return
-        episode = self._episode
         if episode is None or record.episode != episode.episode:
             raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="record outside its episode")
         if isinstance(record, TurnRecord):
             self._turn(record, episode, frame)
             return
         if isinstance(record, MessageRecord):
-            if self._calls or self._turns or record.index != self._messages or self._messages >= episode.messages:
-                raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="message order or count")
-            self._messages += 1
-            self._total_messages += 1
+            self._message(record, episode, frame)
             return
         assert isinstance(record, CallRecord)
         if (
@@ -74,6 +74,12 @@ class FindingShape:
             raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="call order or count")
         self._calls += 1
         self._total_calls += 1
+
+    def _message(self, record: MessageRecord, episode: EpisodeRecord, frame: int) -> None:
+        if self._calls or self._turns or record.index != self._messages or self._messages >= episode.messages:
+            raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="message order or count")
+        self._messages += 1
+        self._total_messages += 1
 
     def _turn(self, record: TurnRecord, episode: EpisodeRecord, frame: int) -> None:
         """Turns follow the calls; each input run lies within the episode's messages, and runs

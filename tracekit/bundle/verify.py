@@ -32,6 +32,7 @@ from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS, BundleLimits
 from tracekit.bundle.records import Count, Hex64, Manifest, Record, from_json, refs
 from tracekit.bundle.shape import FindingShape
 from tracekit.bundle.signature import check_signatures
+from tracekit.kernel import collector
 from tracekit.kernel.errors import Code, Finding, finding
 
 KINDS = ("finding", "campaign", "proof")
@@ -82,12 +83,13 @@ class _State:
     """Version 2: each held blob's plain BLAKE3 (of its data, without the salt)."""
     table: dict[bytes, tuple[int, bool, bytes | None]] = field(default_factory=dict)
     """digest -> (length, held, sha256 when held)."""
+    lengths: dict[str, int] = field(default_factory=dict)
+    """The table's lengths by the digest's hex, the form records name it in."""
     reasons: dict[bytes, str] = field(default_factory=dict)
-    referenced: set[bytes] = field(default_factory=set)
+    referenced: set[str] = field(default_factory=set)
     shapes: list[FindingShape] = field(default_factory=list)
-    trees: list[merkle.TreeBuilder] = field(default_factory=list)
-    trees256: list[merkle.TreeBuilder] = field(default_factory=list)
-    """The same trees with SHA-256 (section 5, "The SHA-256 root")."""
+    trees: list[merkle.DualTree] = field(default_factory=list)
+    """Per finding, its BLAKE3 tree and the same with SHA-256 (section 5, "The SHA-256 root")."""
     records: int = 0
     proof: Any = None
     signed: Any = None
@@ -104,7 +106,8 @@ def verify_bundle(
     state = _State(limits)
     try:
         reader = FrameReader(handle, limits)
-        _walk(reader, state)
+        with collector.paused():  # a record's objects die with it: no cycle to collect
+            _walk(reader, state)
         return _verdict(state, trusted)
     except BundleError as error:
         return BundleReport(2, (error.finding,), kind=state.kind or None)
@@ -113,23 +116,24 @@ def verify_bundle(
 def _walk(reader: FrameReader, state: _State) -> None:
     """Steps 2-7: frames in order, blobs hashed, records checked, the end frame counted."""
     phase = 0  # 0 header, 1 blobs, 2 records, 3 proof, 4 signature, 5 end
+    after_records: FrameHead | None = None
     while True:
-        head = reader.next_head()
+        head, after_records = after_records or reader.next_head(), None
         if head is None:
             raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
-        rank = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4, END: 5}[
-            head.kind
-        ]
-        if not _allowed(phase, rank, state.kind):
+        rank = _RANK[head.kind]
+        if not rank == phase == 2 and not _allowed(phase, rank, state.kind):  # record after record: allowed
             raise bad(Code.BUNDLE_FRAME_ORDER, frame=head.number)
         phase = rank
         if head.kind == BLOB:
             _blob(reader, head, state)
             continue
-        raw = reader.payload(head)
-        if head.kind == RECORD and state.limits.depth >= _RECORD_DEPTH and (typed := _canonical_record(raw)) is not None:
-            _record(typed, typed.finding is not None, raw, head, state)
+        if head.kind == RECORD and state.limits.depth >= _RECORD_DEPTH:
+            after_records = _record_run(reader, head, state)
+            if after_records is None:
+                raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
             continue
+        raw = reader.payload(head)
         value = jcs.loads_canonical(raw, head.number, state.limits.depth)
         if head.kind == HEADER_KIND:
             _header(value, state)
@@ -148,6 +152,10 @@ def _walk(reader: FrameReader, state: _State) -> None:
             if not reader.at_end():
                 raise bad(Code.BUNDLE_TRAILING_DATA)
             return
+
+
+_RANK = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4, END: 5}
+"""Each frame kind's place in section 2's order."""
 
 
 def _allowed(phase: int, rank: int, kind: str) -> bool:
@@ -208,6 +216,7 @@ def _blob(reader: FrameReader, head: FrameHead, state: _State) -> None:
     if b3.digest() != declared:
         raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
     state.table[declared] = (length, True, sha.digest())
+    state.lengths[declared.hex()] = length
     if salt_bytes:
         state.plain[declared] = plain.digest()
 
@@ -220,6 +229,7 @@ def _withheld(value: Any, head: FrameHead, state: _State) -> None:
     digest = bytes.fromhex(entry.digest)
     _order(digest, head, state)
     state.table[digest] = (entry.length, False, None)
+    state.lengths[entry.digest] = entry.length
     state.reasons[digest] = entry.reason
 
 
@@ -227,6 +237,21 @@ _RECORD_DECODER = msgspec.json.Decoder(Record, strict=True)
 _RECORD_DEPTH = 4
 """Deeper than any record can nest (a turn's input: record, runs, run); under a lower depth
 limit every record takes the general path, which checks it."""
+
+
+def _record_run(reader: FrameReader, head: FrameHead | None, state: _State) -> FrameHead | None:
+    """A run of record frames from ``head`` on (one after another is always in order); returns
+    the first head that is not a record's, None at the end of the file."""
+    while head is not None and head.kind == RECORD:
+        raw = reader.payload(head)
+        typed = _canonical_record(raw)
+        if typed is not None:
+            _record(typed, typed.finding is not None, raw, head, state)
+        else:
+            value = jcs.loads_canonical(raw, head.number, state.limits.depth)
+            _record(_typed(value, head), isinstance(value, dict) and "finding" in value, raw, head, state)
+        head = reader.next_head()
+    return head
 
 
 def _canonical_record(raw: bytes) -> Record | None:
@@ -251,11 +276,11 @@ def _typed(value: Any, head: FrameHead) -> Record:
 def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, state: _State) -> None:
     """Step 5: finding and sequence, references, counts; the leaf into its tree. ``has_finding``:
     the frame names a finding index."""
-    in_campaign = state.kind != "finding"
-    if has_finding != in_campaign:
+    if has_finding != (state.kind != "finding"):
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
     index = record.finding or 0
-    if record.seq == 0 and isinstance(record, Manifest):
+    manifest = record.seq == 0 and isinstance(record, Manifest)
+    if manifest:
         if state.shapes and state.shapes[-1].index == index:
             raise bad(Code.BUNDLE_RECORD_DUPLICATE, frame=head.number)
         expected = len(state.shapes) if state.kind == "campaign" or not state.shapes else -1
@@ -266,23 +291,22 @@ def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, stat
         if len(state.shapes) >= state.limits.findings:
             raise bad(Code.BUNDLE_TOO_MANY_FINDINGS, limit=state.limits.findings)
         state.shapes.append(FindingShape(index))
-        state.trees.append(merkle.TreeBuilder())
-        state.trees256.append(merkle.TreeBuilder(merkle.sha256))
+        state.trees.append(merkle.DualTree())
     elif not state.shapes or state.shapes[-1].index != index:
         raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
     state.shapes[-1].accept(record, head.number)
+    lengths, referenced = state.lengths, state.referenced
     for ref in refs(record):
-        digest = bytes.fromhex(ref.digest)
-        held = state.table.get(digest)
-        if held is None:
+        length = lengths.get(ref.digest)
+        if length is None:
             raise bad(Code.BUNDLE_BLOB_MISSING, frame=head.number)
-        if held[0] != ref.length:
+        if length != ref.length:
             raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
-        state.referenced.add(digest)
-    if isinstance(record, Manifest):
+        referenced.add(ref.digest)
+    if manifest:
+        assert isinstance(record, Manifest)
         _original(record, head, state)
-    state.trees[-1].add(merkle.leaf_hash(raw))
-    state.trees256[-1].add(merkle.leaf_hash(raw, merkle.sha256))
+    state.trees[-1].add(raw)
     state.records += 1
 
 
@@ -310,9 +334,10 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
     unreferenced = len(state.table) - len(state.referenced)
     if unreferenced:
         raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
-    roots = [tree.root() for tree in state.trees]
+    both = [trees.roots() for trees in state.trees]
+    roots = [b3_root for b3_root, _ in both]
     root, proof_index = _bundle_root(state, roots)
-    root256 = _sha256_root(state)
+    root256 = _sha256_root(state, [sha256_root for _, sha256_root in both])
     proof_size = state.proof["size"] if proof_index is not None else None
     manifests = [shape.manifest for shape in state.shapes]
     originals = [(m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
@@ -356,11 +381,11 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
     )
 
 
-def _sha256_root(state: _State) -> bytes | None:
-    """Step 6's second root; None for a proof, which holds one finding's records only."""
+def _sha256_root(state: _State, roots: list[bytes]) -> bytes | None:
+    """Step 6's second root from the findings' SHA-256 ``roots``; None for a proof, which holds
+    one finding's records only."""
     from tracekit.bundle.seal import campaign_root
 
-    roots = [tree.root() for tree in state.trees256]
     if state.kind == "finding":
         return roots[0]
     return campaign_root(roots, merkle.sha256) if state.kind == "campaign" else None

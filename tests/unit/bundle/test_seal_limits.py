@@ -148,3 +148,24 @@ def test_the_plan_counts_each_blob_with_its_salt(item: FindingInput) -> None:
         assert raised.value.finding.code is Code.BUNDLE_FRAME_TOO_LARGE
     report = verify_bundle(io.BytesIO(data), [key_pair()[1]])
     assert report.exit_code == 0 and report.root is not None
+
+
+@pytest.mark.parametrize("bound", ["frames", "total_bytes", "json_frame_bytes", None])
+def test_a_batch_of_records_plans_as_each_record_does(bound: str | None) -> None:
+    """``record_batch`` counts what ``record`` counts one by one, and refuses with the same
+    finding at a bound (docs/bundle-format.md, "Limits")."""
+    lengths = [100, 5000, 30, 70_000, 9]
+    tight = {"frames": 3, "total_bytes": 8 + 9 * 3 + 5130, "json_frame_bytes": 60_000, None: 0}[bound]
+    limits = dataclasses.replace(ROOMY, **({bound: tight} if bound else {}))
+    one, batch = FramePlan(limits), FramePlan(limits)
+    outcomes = []
+    for plan, feed in ((one, lambda p: [p.record(n) for n in lengths]), (batch, lambda p: p.record_batch(lengths))):
+        try:
+            feed(plan)
+            plan.check_frames([])
+            outcomes.append(None)
+        except BundleError as error:
+            outcomes.append(error.finding)
+    assert outcomes[0] == outcomes[1]
+    assert (outcomes[0] is None) == (bound is None)
+    assert (one.frames, one.size, one.records) == (batch.frames, batch.size, batch.records)
