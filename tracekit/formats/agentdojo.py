@@ -259,7 +259,13 @@ def _call_fields(raw: Any, field: str) -> tuple[str, str | None, dict[str, Any]]
     args = call.get("args")
     if not isinstance(args, dict):
         schema_error(CODES, f"{field}.args")
-    return name, opt_str(call.get("id"), CODES, f"{field}.id"), args
+    return name, _call_id(call.get("id"), f"{field}.id"), args
+
+
+def _call_id(value: Any, field: str) -> str | None:
+    """A call id; AgentDojo writes ``""`` for providers that give none (Gemini): no id, as null
+    is (docs/formats.md, "AgentDojo")."""
+    return opt_str(value, CODES, field) or None
 
 
 def _conversation(
@@ -307,7 +313,7 @@ def _conversation(
                     error_kind="tool_error" if error is not None else None,
                     stringified=True,
                 )
-            tool_call_id = opt_str(item.get("tool_call_id"), CODES, "messages[].tool_call_id")
+            tool_call_id = _call_id(item.get("tool_call_id"), "messages[].tool_call_id")
             messages.append(Message(position, role, text, tool_call_id=tool_call_id))
         else:
             messages.append(Message(position, role, text))
@@ -321,9 +327,9 @@ def _conversation(
 def _answered(item: dict[str, Any], calls: list[ToolCall], pending: dict[int, None]) -> int | None:
     """The call a tool message answers: by ``tool_call_id`` when there is one, else the first
     waiting call of the latest turn whose name and arguments equal the message's ``tool_call``
-    copy (AgentDojo runs calls in order; ids are null for some providers). Only the first
+    copy (AgentDojo runs calls in order; ids are null or empty for some providers). Only the first
     ``_MATCH_WINDOW`` waiting calls are tried, so a turn with very many calls stays linear."""
-    call_id = opt_str(item.get("tool_call_id"), CODES, "messages[].tool_call_id")
+    call_id = _call_id(item.get("tool_call_id"), "messages[].tool_call_id")
     copy = item.get("tool_call")
     name, args = None, None
     if copy is not None:

@@ -86,7 +86,8 @@ def test_public_run_matches_agentdojo_own_counts(rel: str) -> None:
     expected_calls = truth["calls"]
     assert len(episode.calls) == truth["tool_calls"] == len(expected_calls)
     for call, expected in zip(episode.calls, expected_calls, strict=True):
-        assert (call.name, call.call_id) == (expected["function"], expected["id"])
+        # AgentDojo writes "" where the provider gave no id (Gemini): tracekit reads no id.
+        assert (call.name, call.call_id) == (expected["function"], expected["id"] or None)
         assert call.arguments.value == expected["args"]
     answered = [c for c in episode.calls if c.result is not None]
     assert len(answered) == truth["tool_results"]
