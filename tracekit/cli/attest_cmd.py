@@ -163,12 +163,6 @@ def verify_attestations(
     return verdict
 
 
-def _ocsf(traces: list[TraceFindings]) -> str:
-    from tracekit.report.ocsf import event_time_ms, render_ocsf
-
-    return render_ocsf("verify", traces, event_time_ms())
-
-
 def _junit(traces: list[TraceFindings]) -> str:
     from tracekit.report.findings import render_junit
 
@@ -181,13 +175,15 @@ def _sarif(traces: list[TraceFindings]) -> str:
     return render_sarif("verify", traces)
 
 
-def _otlp(traces: list[TraceFindings]) -> str:
-    from tracekit.report.otlp import render_otlp
+def _events(fmt: str) -> Callable[[list[TraceFindings]], str]:
+    from tracekit.report.events import render_events
 
-    return render_otlp("verify", traces)
+    return lambda traces: render_events(fmt, "verify", traces)
 
 
-FINDINGS_RENDERERS: dict[str, Callable[[list[TraceFindings]], str]] = {"ocsf": _ocsf, "junit": _junit, "sarif": _sarif, "otlp": _otlp}
+FINDINGS_RENDERERS: dict[str, Callable[[list[TraceFindings]], str]] = {
+    "ocsf": _events("ocsf"), "junit": _junit, "sarif": _sarif, "otlp": _events("otlp")
+}
 """``verify -f junit|sarif|ocsf|otlp`` on attestation files: each file's findings, as for traces."""
 
 

@@ -111,16 +111,11 @@ def render(campaign: AuditCampaign, format: FindingsFormat, verbose: bool) -> It
     spool, summary, left_out = campaign.spool, campaign.summary, campaign.left_out
     if format is FindingsFormat.json:
         return audit_render.json_chunks(spool.read(), summary, campaign.exit_code, left_out)
-    if format is FindingsFormat.ocsf:
-        from tracekit.report.ocsf import event_time_ms, render_ocsf
+    from tracekit.report.events import EVENT_FORMATS, render_events
 
+    if format in EVENT_FORMATS:
         wheres = [[f.where for f in t.findings] for t in spool.read()]
-        return [render_ocsf("audit", audit_render.as_findings(spool.read()), event_time_ms(), wheres)]
-    if format is FindingsFormat.otlp:
-        from tracekit.report.otlp import render_otlp
-
-        wheres = [[f.where for f in t.findings] for t in spool.read()]
-        return [render_otlp("audit", audit_render.as_findings(spool.read()), wheres)]
+        return [render_events(format, "audit", audit_render.as_findings(spool.read()), wheres)]
     if format in (FindingsFormat.junit, FindingsFormat.sarif):
         from tracekit.report import findings
 

@@ -87,16 +87,13 @@ def _single(scenario_path: str, trace_path: str | None, opts: CheckOptions) -> i
         )
         result = evaluate(scenario, trace, strict)
     disagree = int(trace_path is not None and recorded_mismatch(trace, result.result))
-    if opts.format == CheckFormat.ocsf:
-        from tracekit.report.ocsf import event_time_ms, from_harness, render_ocsf
+    from tracekit.report.events import EVENT_FORMATS, render_events
+
+    if opts.format in EVENT_FORMATS:
+        from tracekit.report.ocsf import from_harness
 
         findings = [from_harness(trace_path or scenario_path, result)]
-        emit(render_ocsf("check", findings, event_time_ms()), opts.output, opts.force)
-    elif opts.format == CheckFormat.otlp:
-        from tracekit.report.ocsf import from_harness
-        from tracekit.report.otlp import render_otlp
-
-        emit(render_otlp("check", [from_harness(trace_path or scenario_path, result)]), opts.output, opts.force)
+        emit(render_events(opts.format, "check", findings), opts.output, opts.force)
     elif (one := RENDERERS[opts.format].one) is not None:
         emit(one(result, trace if opts.include_trace else None), opts.output, opts.force)
     else:  # JUnit and SARIF: the findings shape of every other format (docs/harness.md)

@@ -103,36 +103,27 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
 
 
 def _rendered_one(report: FindingsReport, fmt: str, trace_path: str, exit_code: int) -> str:
-    """One file's report in ``fmt``; OCSF events through report/ocsf.py (docs/formats.md,
-    "OCSF findings")."""
+    """One file's report in ``fmt``; OCSF or OTLP events through report/events.py."""
+    from tracekit.report.events import EVENT_FORMATS, render_events
     from tracekit.report.findings_render import render_one
 
-    if fmt == "otlp":
-        from tracekit.report.ocsf import from_episodes
-        from tracekit.report.otlp import render_otlp
-
-        return render_otlp("check", [from_episodes(trace_path, report, exit_code)])
-    if fmt != "ocsf":
+    if fmt not in EVENT_FORMATS:
         return render_one(report, fmt, trace_path)
-    from tracekit.report.ocsf import event_time_ms, from_episodes, render_ocsf
+    from tracekit.report.ocsf import from_episodes
 
-    return render_ocsf("check", [from_episodes(trace_path, report, exit_code)], event_time_ms())
+    return render_events(fmt, "check", [from_episodes(trace_path, report, exit_code)])
 
 
 def _rendered_campaign(report: CampaignReport, fmt: str) -> str:
-    """A campaign's report in ``fmt``, OCSF included."""
+    """A campaign's report in ``fmt``, OCSF and OTLP events included."""
+    from tracekit.report.events import EVENT_FORMATS, render_events
     from tracekit.report.findings_render import render_campaign
 
-    if fmt == "otlp":
-        from tracekit.report.ocsf import from_campaign
-        from tracekit.report.otlp import render_otlp
-
-        return render_otlp("check", from_campaign(report))
-    if fmt != "ocsf":
+    if fmt not in EVENT_FORMATS:
         return render_campaign(report, fmt)
-    from tracekit.report.ocsf import event_time_ms, from_campaign, render_ocsf
+    from tracekit.report.ocsf import from_campaign
 
-    return render_ocsf("check", from_campaign(report), event_time_ms())
+    return render_events(fmt, "check", from_campaign(report))
 
 
 def _run_status(evidence: EvidenceFile, path: str) -> None:

@@ -119,14 +119,10 @@ def _findings(format: FindingsFormat, path: str, report: ReplayReport, code: int
     from tracekit.report import findings
 
     rows = [findings.from_replay(path, report, code)]
-    if format is FindingsFormat.ocsf:
-        from tracekit.report.ocsf import event_time_ms, render_ocsf
+    from tracekit.report.events import EVENT_FORMATS, render_events
 
-        return render_ocsf("replay", rows, event_time_ms())
-    if format is FindingsFormat.otlp:
-        from tracekit.report.otlp import render_otlp
-
-        return render_otlp("replay", rows)
+    if format in EVENT_FORMATS:
+        return render_events(format, "replay", rows)
     if format is FindingsFormat.junit:
         return findings.render_junit("replay", rows)
     return findings.render_sarif("replay", rows)

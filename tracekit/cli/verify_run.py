@@ -144,8 +144,7 @@ def render(campaign: VerifyCampaign, format: FindingsFormat) -> Iterable[str]:
     """The report of ``campaign`` in ``format``, as chunks for the sink: JSON and the table
     stream from the spool (tracekit/report/verify_stream.py); the other formats take the list."""
     from tracekit.report import findings
-    from tracekit.report.ocsf import event_time_ms, render_ocsf
-    from tracekit.report.otlp import render_otlp
+    from tracekit.report.events import render_events
     from tracekit.report.verify_render import (
         as_findings,
         render_markdown,
@@ -165,8 +164,8 @@ def render(campaign: VerifyCampaign, format: FindingsFormat) -> Iterable[str]:
         FindingsFormat.markdown: lambda t: render_markdown(t) + skipped_markdown(left_out),
         FindingsFormat.junit: lambda t: findings.render_junit("verify", as_findings(t), pairs),
         FindingsFormat.sarif: lambda t: findings.render_sarif("verify", as_findings(t), pairs),
-        FindingsFormat.ocsf: lambda t: render_ocsf("verify", as_findings(t), event_time_ms()),
-        FindingsFormat.otlp: lambda t: render_otlp("verify", as_findings(t)),
+        FindingsFormat.ocsf: lambda t: render_events("ocsf", "verify", as_findings(t)),
+        FindingsFormat.otlp: lambda t: render_events("otlp", "verify", as_findings(t)),
     }
     return [renderers[format](traces)]
 

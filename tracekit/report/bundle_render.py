@@ -19,6 +19,7 @@ from tracekit import REPORT_VERSION
 from tracekit.bundle.predicate import Predicate
 from tracekit.bundle.verify import BundleReport
 from tracekit.kernel.errors import worst
+from tracekit.report.events import render_events
 from tracekit.report.findings import FindingRow, TraceFindings, render_junit, render_sarif
 from tracekit.report.jsonout import dumps_struct
 from tracekit.report.skipped import SkippedFile
@@ -251,21 +252,9 @@ VERIFY_RENDERERS: dict[str, Callable[[BundleVerify], str]] = {
     "markdown": verify_markdown,
     "junit": lambda r: render_junit("verify", _as_findings(r)),
     "sarif": lambda r: render_sarif("verify", _as_findings(r)),
-    "ocsf": lambda r: _ocsf(_as_findings(r)),
-    "otlp": lambda r: _otlp(_as_findings(r)),
+    "ocsf": lambda r: render_events("ocsf", "verify", _as_findings(r)),
+    "otlp": lambda r: render_events("otlp", "verify", _as_findings(r)),
 }
-
-
-def _otlp(traces: list[TraceFindings]) -> str:
-    from tracekit.report.otlp import render_otlp
-
-    return render_otlp("verify", traces)
-
-
-def _ocsf(traces: list[TraceFindings]) -> str:
-    from tracekit.report.ocsf import event_time_ms, render_ocsf
-
-    return render_ocsf("verify", traces, event_time_ms())
 
 
 def _statement_facts(report: BundleShow) -> list[tuple[str, str]]:
