@@ -72,6 +72,16 @@ def batched(
         yield batch
 
 
+def batches(tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int) -> Iterator[list[T]]:
+    """``tasks`` cut for ``workers`` workers: :func:`limits`, then :func:`batched`. A task of a
+    known sequence is weighed once (a weight may be a ``stat`` of its file), though both read it."""
+    if weigh is not None and isinstance(tasks, Sequence) and tasks:
+        known = {id(task): weigh(task) for task in tasks}
+        weigh = lambda task: known[id(task)]  # noqa: E731 - ids stay valid: the sequence holds every task
+    max_bytes, max_tasks = limits(tasks, weigh, workers)
+    return batched(tasks, weigh, max_bytes, max_tasks)
+
+
 def run_each(work: Callable[[T], R], batch: list[T]) -> list[R]:
     """A worker's batch of per-task work: each result, in task order (module-level: it pickles
     by name)."""

@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from tracekit.kernel.errors import Code, TracekitError, finding
-from tracekit.kernel.executors.batches import batched, limits, run_each
+from tracekit.kernel.executors.batches import batches, run_each
 from tracekit.kernel.executors.window import ordered
 
 T = TypeVar("T")
@@ -79,10 +79,9 @@ class DaskExecutor:
         with ExitStack() as stack:
             client = self._client(stack, distributed)
             threads = sum(client.nthreads().values()) or 1
-            max_bytes, max_tasks = limits(tasks, weigh, threads)
             yield from ordered(
                 lambda group: client.submit(work, group, pure=False),
                 lambda future: future.result(),
-                batched(tasks, weigh, max_bytes, max_tasks),
+                batches(tasks, weigh, threads),
                 threads * WINDOW_PER_THREAD,
             )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from tracekit.kernel.executors.batches import batched, limits, run_each
+from tracekit.kernel.executors.batches import batches, run_each
 from tracekit.kernel.executors.window import ordered
 
 if TYPE_CHECKING:  # imported when a pool is started: --jobs 1 never needs it
@@ -75,8 +75,7 @@ class LocalExecutor:
         """Run ``work`` over batches of ``tasks`` (batches.py) and yield each batch's result in
         order: for a worker that sums its batch up (an audit's tally) so that only the summary
         travels back."""
-        max_bytes, max_tasks = limits(tasks, weigh, self.jobs)
-        groups = batched(tasks, weigh, max_bytes, max_tasks)
+        groups = batches(tasks, weigh, self.jobs)
         if self.jobs <= 1:
             yield from (work(group) for group in groups)
             return
