@@ -49,10 +49,10 @@ def _strings(key: str, values: Sequence[str]) -> dict[str, Any]:
 
 
 def attributes(
-    command: str, trace: TraceFindings, row: FindingRow, uid: str, where: str | None
+    command: str, trace: TraceFindings, row: FindingRow, uid: str, where: str | None, verdict: str
 ) -> list[dict[str, Any]]:
-    """The draft's attributes (its three required ones first), then tracekit's own."""
-    verdict = SEVERITY.get(row.severity, (0, "warn"))[1]
+    """The draft's attributes (its three required ones first), then tracekit's own; ``verdict``
+    the draft's verdict type for the finding's severity (:data:`SEVERITY`)."""
     evidence = [f"line:{row.line}"] if row.line is not None else []
     if where is not None:
         evidence.append(f"position:{where}")
@@ -91,7 +91,7 @@ def log_record(
 ) -> dict[str, Any]:
     """One finding as one log record: the event name, unknown times, our severity mapped, the
     code's fixed text as the body."""
-    number, _ = SEVERITY.get(row.severity, (0, "warn"))
+    number, verdict = SEVERITY.get(row.severity, (0, "warn"))
     return {
         "timeUnixNano": UNKNOWN_TIME,
         "observedTimeUnixNano": UNKNOWN_TIME,
@@ -99,7 +99,7 @@ def log_record(
         "severityNumber": number,
         "severityText": row.severity,
         "body": {"stringValue": row.message},
-        "attributes": attributes(command, trace, row, uid, where),
+        "attributes": attributes(command, trace, row, uid, where, verdict),
     }
 
 
