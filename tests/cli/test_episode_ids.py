@@ -4,6 +4,7 @@ a sealed bundle; and ``--episode`` takes show's id in check, audit and report.""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import shutil
@@ -99,9 +100,10 @@ def _ids_everywhere(
         out[by_path[str(root / path)]].setdefault("store", []).append(ident)
     bundle = tmp / f"{root.name}.tkb"
     assert run_cli("seal", str(root), "-o", str(bundle), "-q").returncode == 0
-    statement = _json("bundle", "show", str(bundle))["statement"]
-    originals = [
-        s["digest"]["sha256"] for s in statement["subject"] if s["name"].startswith("original-")
+    shown = _json("bundle", "show", str(bundle))
+    statement = shown["statement"]
+    originals = [  # each original's own subject statement (docs/bundle-format.md section 6)
+        json.loads(base64.b64decode(e["payload"]))["subject"][0]["digest"]["sha256"] for e in shown["original_envelopes"]
     ]
     for digest, ids in zip(originals, statement["predicate"]["episodes"], strict=True):
         out[by_digest[digest]]["bundle"] = ids

@@ -22,7 +22,7 @@ def _bundles() -> tuple[bytes, ...]:
     secret = sealed(4, secret=SECRET)
     originals = [bytes.fromhex(o[0]) for o in check(secret).originals]
     chosen = redact.plan(io.BytesIO(secret), LIMITS, redact.secrets_selector(), originals)
-    redacted = b"".join(redact.rewrite(io.BytesIO(secret), LIMITS, chosen))
+    redacted = b"".join(redact.rewrite(io.BytesIO(secret), LIMITS, chosen, originals))
     return (sealed(3), sealed(2, signed=False), sealed(1, campaign=3), redacted)
 
 

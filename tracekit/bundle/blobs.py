@@ -20,10 +20,10 @@ def digest_of(data: bytes) -> bytes:
 
 def salt_length(header: bytes) -> int:
     """Bytes of salt after a blob frame's digest, from the header frame's payload of a bundle
-    that verified: 16 in version 2, none in version 1."""
+    that verified: 16 in versions 2 and 3, none in version 1."""
     import json
 
-    return SALT_BYTES if json.loads(header).get("bundle_version") == 2 else 0
+    return SALT_BYTES if json.loads(header).get("bundle_version") in (2, 3) else 0
 
 
 def salt_key(seed: bytes | None) -> bytes:

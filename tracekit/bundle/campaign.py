@@ -14,6 +14,7 @@ from tracekit.bundle.container import (
     END,
     HEADER_KIND,
     MAGIC,
+    ORIGINAL,
     PROOF,
     RECORD,
     SIGNATURE,
@@ -24,6 +25,7 @@ from tracekit.bundle.container import (
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.records import from_json, refs
 from tracekit.bundle.seal import finding_leaf, header
+from tracekit.bundle.subjects import finding_of
 
 
 def prove(
@@ -36,6 +38,7 @@ def prove(
     path = merkle.inclusion_path(leaves, index)
     records: list[bytes] = []
     signed = b""
+    subject = b""
     version = 1
     for raw in iter_frames(handle, limits):
         if raw.kind == HEADER_KIND:
@@ -46,6 +49,8 @@ def prove(
                 records.append(raw.payload)
         elif raw.kind == SIGNATURE:
             signed = raw.payload
+        elif raw.kind == ORIGINAL and finding_of(json.loads(raw.payload)) == index:
+            subject = raw.payload
     needed = {bytes.fromhex(ref.digest) for r in records for ref in refs(from_json(json.loads(r)))}
     proof = jcs.dumps({"index": index, "size": len(leaves), "path": [p.hex() for p in path]})
     yield MAGIC
@@ -66,4 +71,6 @@ def prove(
         yield frame(RECORD, record)
     yield frame(PROOF, proof)
     yield frame(SIGNATURE, signed)
-    yield frame(END, jcs.dumps({"frames": 3 + kept + len(records)}))
+    if subject:  # version 3: the finding's original subject statement (section 6)
+        yield frame(ORIGINAL, subject)
+    yield frame(END, jcs.dumps({"frames": 3 + kept + len(records) + (1 if subject else 0)}))

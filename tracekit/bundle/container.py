@@ -23,10 +23,10 @@ HEADER = struct.Struct(">cQ")
 CHUNK = 1024 * 1024
 DIGEST_BYTES = 32
 
-HEADER_KIND, BLOB, WITHHELD, RECORD, PROOF, SIGNATURE, END = (
-    b"H", b"B", b"W", b"R", b"P", b"S", b"Z"
+HEADER_KIND, BLOB, WITHHELD, RECORD, PROOF, SIGNATURE, ORIGINAL, END = (
+    b"H", b"B", b"W", b"R", b"P", b"S", b"A", b"Z"
 )
-KINDS = frozenset({HEADER_KIND, BLOB, WITHHELD, RECORD, PROOF, SIGNATURE, END})
+KINDS = frozenset({HEADER_KIND, BLOB, WITHHELD, RECORD, PROOF, SIGNATURE, ORIGINAL, END})
 
 
 class BundleError(TracekitError):

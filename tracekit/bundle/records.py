@@ -23,12 +23,14 @@ class Ref(Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Original(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
-    """The original file: its blob digest, length and SHA-256, and in a salted (version 2)
-    bundle the file's plain BLAKE3 (docs/bundle-format.md section 3, "Salted blobs")."""
+    """The original file: its blob digest and length; in version 1 also its SHA-256, in version 2
+    its SHA-256 and plain BLAKE3; in version 3 neither (its plain digests are in its original
+    subject statement, which redaction can withhold: docs/bundle-format.md section 3, "Salted
+    blobs")."""
 
     digest: Hex64
     length: Count
-    sha256: Hex64
+    sha256: Hex64 | None = None
     blake3: Hex64 | None = None
 
 

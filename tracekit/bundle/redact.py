@@ -16,6 +16,7 @@ from tracekit.bundle.container import (
     BLOB,
     DIGEST_BYTES,
     HEADER_KIND,
+    ORIGINAL,
     RECORD,
     WITHHELD,
     frame,
@@ -23,6 +24,7 @@ from tracekit.bundle.container import (
 )
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.records import Manifest, from_json, refs
+from tracekit.bundle.subjects import finding_of, withheld_frame
 from tracekit.judging.harness import leakscan
 
 if TYPE_CHECKING:
@@ -186,13 +188,27 @@ def plan(
     return chosen
 
 
-def rewrite(handle: BinaryIO, limits: BundleLimits, chosen: dict[bytes, str]) -> Iterator[bytes]:
-    """The bundle's frames with each chosen blob replaced by its withheld entry."""
+def rewrite(
+    handle: BinaryIO, limits: BundleLimits, chosen: dict[bytes, str], originals: Sequence[bytes]
+) -> Iterator[bytes]:
+    """The bundle's frames with each chosen blob replaced by its withheld entry, and (version 3)
+    the subject statement of each chosen original by its withheld form (section 8):
+    ``originals``, each finding's original digest in the order of the bundle's manifests, which
+    is the order of its ``A`` frames."""
     from tracekit.bundle.container import MAGIC
 
     yield MAGIC
     skip = DIGEST_BYTES
+    subjects = 0
     for raw in iter_frames(handle, limits):
+        if raw.kind == ORIGINAL:
+            owner = originals[subjects]
+            subjects += 1
+            if owner in chosen:
+                index = finding_of(json.loads(raw.payload))
+                assert index is not None, "a verified bundle's A frames name their finding"
+                yield frame(ORIGINAL, withheld_frame(index, chosen[owner]))
+                continue
         digest = raw.payload[:DIGEST_BYTES]
         if raw.kind == HEADER_KIND:
             skip = DIGEST_BYTES + salt_length(raw.payload)

@@ -19,6 +19,7 @@ from tracekit.bundle.container import (
     HEADER,
     HEADER_KIND,
     MAGIC,
+    ORIGINAL,
     RECORD,
     SIGNATURE,
     blob_frame_head,
@@ -36,12 +37,14 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
+from tracekit.bundle.subjects import original_frame, original_statement
 from tracekit.kernel import collector
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode, EvidenceFile, clip_runs
 
-BUNDLE_VERSION = 2
-"""2: salted blobs (section 3, "Salted blobs"); a verifier still reads version 1."""
+BUNDLE_VERSION = 3
+"""2: salted blobs (section 3, "Salted blobs"); 3: each original named by a statement of its own
+(section 6, "Original subjects"). A verifier still reads versions 1 and 2."""
 _BATCH = 1 << 20
 _RECORD_HEAD = HEADER.pack
 
@@ -65,6 +68,8 @@ class SealedFinding:
     root_sha256: bytes
     """The same tree with SHA-256 (section 5, "The SHA-256 root")."""
     index: int | None
+    plain: tuple[str, str]
+    """The original file's plain BLAKE3 and SHA-256, for its subject statement (section 6)."""
 
     @property
     def format(self) -> str:
@@ -84,12 +89,12 @@ def header(kind: str, version: int = BUNDLE_VERSION) -> bytes:
     )
 
 
-def _original(item: FindingInput, store: BlobStore) -> Original:
+def _original(item: FindingInput, store: BlobStore) -> tuple[Original, tuple[str, str]]:
+    """The manifest's original (blob digest and length only: section 3) and the file's plain
+    BLAKE3 and SHA-256, which only its subject statement names (section 6)."""
     ref = store.add(item.original)
-    plain = blake3.blake3(item.original).hexdigest() if store.salted else None
-    return Original(
-        digest=ref.digest, length=ref.length, sha256=hashlib.sha256(item.original).hexdigest(), blake3=plain
-    )
+    plain = (blake3.blake3(item.original).hexdigest(), hashlib.sha256(item.original).hexdigest())
+    return Original(digest=ref.digest, length=ref.length), plain
 
 
 def _records(item: FindingInput, original: Original, store: BlobStore, finding: int | None) -> Iterator[Record]:
@@ -181,7 +186,7 @@ def seal_finding(
     """Plan one finding: its blobs into ``store``, its record frames counted in ``plan``, its
     BLAKE3 and SHA-256 roots computed from the records as they pass (none is kept in memory; with a ``spool``,
     each record frame is appended to it, to be copied out instead of made again)."""
-    original = _original(item, store)
+    original, plain = _original(item, store)
     trees = merkle.DualTree()
     batch: list[bytes] = []
     size = 0
@@ -193,7 +198,7 @@ def seal_finding(
             batch, size = [], 0
     _planned(batch, plan, trees, spool)
     root, root_sha256 = trees.roots()
-    return SealedFinding(item, original, root, root_sha256, finding)
+    return SealedFinding(item, original, root, root_sha256, finding, plain)
 
 
 def _planned(payloads: list[bytes], plan: FramePlan, trees: merkle.DualTree, spool: BinaryIO | None) -> None:
@@ -286,12 +291,25 @@ def seal_with_root(
     if results is not None:
         summary = Results(per_finding=tuple(results)) if campaign else Results(**msgspec.structs.asdict(results[0]))
     body: dict[str, Any] = msgspec.to_builtins(predicate(kind, findings, summary))
-    originals = [(f.original.blake3 or f.original.digest, f.original.sha256) for f in findings]
-    signed = signature_frame(root, originals, body, seed, root_sha256)
+    signed = signature_frame(root, [], body, seed, root_sha256)
     plan.json_frame(len(signed), plan.frames)
+    subjects = _original_frames(findings, dsse.root_subject(root, root_sha256)["digest"], seed, plan)
     end = jcs.dumps({"frames": plan.frames})
     plan.json_frame(len(end), plan.frames)
-    return root, _frames(kind, blobs, _spooled(spool) if spool is not None else _made(findings, store), signed, end)
+    records = _spooled(spool) if spool is not None else _made(findings, store)
+    return root, _frames(kind, blobs, records, [signed, *subjects], end)
+
+
+def _original_frames(
+    findings: list[SealedFinding], root: dict[str, str], seed: bytes | None, plan: FramePlan
+) -> list[bytes]:
+    """Each finding's original subject statement (section 6, "Original subjects"), planned."""
+    frames = []
+    for index, sealed in enumerate(findings):
+        original = (sealed.original.digest, sealed.original.length)
+        frames.append(original_frame(index, original_statement(index, sealed.plain, root, original), seed))
+        plan.json_frame(len(frames[-1]), plan.frames)
+    return frames
 
 
 def _made(findings: list[SealedFinding], store: BlobStore) -> Iterator[bytes]:
@@ -319,14 +337,17 @@ def _spooled(spool: BinaryIO) -> Iterator[bytes]:
 
 
 def _frames(
-    kind: str, blobs: list[tuple[bytes, bytes]], records: Iterator[bytes], signed: bytes, end: bytes
+    kind: str, blobs: list[tuple[bytes, bytes]], records: Iterator[bytes], signed: list[bytes], end: bytes
 ) -> Iterator[bytes]:
-    """Section 2's order: magic, header, blobs by digest, records, signature, end."""
+    """Section 2's order: magic, header, blobs by digest, records, the signature and the
+    original subject statements, end."""
     yield MAGIC
     yield frame(HEADER_KIND, header(kind))
     for digest, data in blobs:
         yield blob_frame_head(digest, len(data))
         yield data
     yield from records
-    yield frame(SIGNATURE, signed)
+    yield frame(SIGNATURE, signed[0])
+    for subject in signed[1:]:
+        yield frame(ORIGINAL, subject)
     yield frame(END, end)

@@ -26,6 +26,8 @@ class Signed:
     trusted: tuple[str, ...]
     statement: Any
     envelope: Any
+    public: dict[str, bytes]
+    """Each signer's public key, for the original subject statements (step 8b)."""
 
 
 def _is_hex64(text: object) -> bool:
@@ -59,13 +61,14 @@ def _public_keys(entries: Any, limits: BundleLimits) -> dict[str, bytes]:
 def _statement(
     payload: bytes,
     root: bytes,
-    originals: Sequence[tuple[str, int, str]],
+    originals: Sequence[tuple[str, int, str | None]],
     kind: str,
     proof: tuple[int | None, int | None],
     limits: BundleLimits,
     root256: bytes | None,
+    version: int,
 ) -> Any:
-    """Step 8: a Statement v1 naming this root and these originals."""
+    """Step 8: a Statement v1 naming this root and, before version 3, these originals."""
     value = jcs.loads_canonical(payload, 0, limits.depth)
 
     def invalid(rule: str) -> Exception:
@@ -91,9 +94,14 @@ def _statement(
     predicate = value["predicate"]
     if not isinstance(subject, list) or not subject or len(subject) > limits.findings + 1:
         raise invalid("subject")
+    if version == 3 and len(subject) != 1:
+        raise invalid("subject count")  # originals are named by their own statements (step 8b)
     if not _root_matches(subject[0], root, root256, predicate_type == dsse.PREDICATE_TYPE):
         # a proof's root is where its path leads: a wrong path is a bad proof (section 9)
         raise bad(Code.BUNDLE_PROOF_INVALID if kind == "proof" else Code.BUNDLE_ROOT_MISMATCH)
+    if version == 3:
+        _count_findings(predicate, kind, proof, len(originals))
+        return value
     if kind == "proof":
         proof_index, proof_size = proof
         if proof_index is None or not predicate.get("findings") == proof_size == len(subject) - 1:
@@ -109,6 +117,17 @@ def _statement(
             raise bad(Code.BUNDLE_ROOT_MISMATCH)
     _check_subject_shapes(subject)
     return value
+
+
+def _count_findings(predicate: Any, kind: str, proof: tuple[int | None, int | None], held: int) -> None:
+    """Step 8 in version 3: the predicate's ``findings`` is the number of findings the bundle
+    holds, or for a proof the size its path was checked against."""
+    proof_index, proof_size = proof
+    if kind == "proof":
+        if proof_index is None or predicate.get("findings") != proof_size:
+            raise bad(Code.BUNDLE_PROOF_INVALID)
+    elif predicate.get("findings") != held:
+        raise bad(Code.BUNDLE_STATEMENT_INVALID, rule="subject count")
 
 
 def _check_subject_shapes(subject: list[Any]) -> None:
@@ -147,12 +166,13 @@ def _root_matches(entry: Any, root: bytes, root256: bytes | None, current: bool)
 def check_signatures(
     signed: Any,
     root: bytes,
-    originals: Sequence[tuple[str, int, str]],
+    originals: Sequence[tuple[str, int, str | None]],
     kind: str,
     proof: tuple[int | None, int | None],
     trusted: Sequence[bytes],
     limits: BundleLimits,
     root256: bytes | None = None,
+    version: int = 2,
 ) -> Signed:
     """Steps 8-9. Raises on any malformed part or invalid signature (exit 2)."""
     if not isinstance(signed, dict) or set(signed) != {"envelope", "public_keys"}:
@@ -166,13 +186,13 @@ def check_signatures(
     if payload is None:
         raise _invalid("payload encoding")
     known = _public_keys(signed["public_keys"], limits)
-    statement = _statement(payload, root, originals, kind, proof, limits, root256)
+    statement = _statement(payload, root, originals, kind, proof, limits, root256, version)
     entries = envelope["signatures"]
     if not isinstance(entries, list) or len(entries) > limits.signatures:
         raise _invalid("signatures")
     trusted_ids = {keys.keyid(k): k for k in trusted}
     message = dsse.pae(dsse.PAYLOAD_TYPE, payload)
-    signers: list[str] = []
+    signers: dict[str, bytes] = {}
     for entry in entries:
         if not isinstance(entry, dict) or set(entry) != {"keyid", "sig"}:
             raise _invalid("signature entry")
@@ -184,8 +204,8 @@ def check_signatures(
             raise _invalid("signature by a key the bundle does not name")
         if not keys.verify(public, sig, message):
             raise bad(Code.BUNDLE_BAD_SIGNATURE)
-        signers.append(kid)
+        signers[kid] = public
     if set(known) - set(signers):
         raise _invalid("public key without a signature")
     trusted_signers = tuple(k for k in signers if k in trusted_ids)
-    return Signed(tuple(signers), trusted_signers, statement, envelope)
+    return Signed(tuple(signers), trusted_signers, statement, envelope, signers)

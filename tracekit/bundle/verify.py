@@ -19,6 +19,7 @@ from tracekit.bundle.container import (
     DIGEST_BYTES,
     END,
     HEADER_KIND,
+    ORIGINAL,
     PROOF,
     RECORD,
     SIGNATURE,
@@ -30,8 +31,10 @@ from tracekit.bundle.container import (
 )
 from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS, BundleLimits
 from tracekit.bundle.records import Count, Hex64, Manifest, Record, from_json, refs
+from tracekit.bundle.roots import bundle_root, sha256_root
 from tracekit.bundle.shape import FindingShape
-from tracekit.bundle.signature import check_signatures
+from tracekit.bundle.signature import Signed, check_signatures
+from tracekit.bundle.subjects import OriginalCheck
 from tracekit.kernel import collector
 from tracekit.kernel.errors import Code, Finding, finding
 
@@ -61,7 +64,7 @@ class BundleReport(Struct, frozen=True):
     kind: str | None = None
     root: str | None = None
     finding_roots: tuple[str, ...] = ()
-    originals: tuple[tuple[str, int, str], ...] = ()
+    originals: tuple[tuple[str, int, str | None], ...] = ()
     """Per finding: the original's BLAKE3 digest, length and SHA-256."""
     formats: tuple[str, ...] = ()
     blobs: int = 0
@@ -72,11 +75,15 @@ class BundleReport(Struct, frozen=True):
     statement: Any = None
     envelope: Any = None
     proof_index: int | None = None
+    original_envelopes: tuple[Any, ...] = ()
+    """Version 3: per finding held, its original subject statement's DSSE envelope (None when
+    withheld with the original; section 6, "Original subjects")."""
 
 
 @dataclass(slots=True)
 class _State:
     limits: BundleLimits
+    trusted: Sequence[bytes] = ()
     kind: str = ""
     version: int = 1
     plain: dict[bytes, bytes] = field(default_factory=dict)
@@ -95,6 +102,11 @@ class _State:
     signed: Any = None
     signed_frame: int = 0
     last_digest: bytes = b""
+    closed: Any = None
+    roots: tuple[bytes, list[bytes], int | None] = (b"", [], None)
+    """The bundle root, each finding's BLAKE3 root and a proof's index, once computed."""
+    """The signed part of the verdict (steps 5's closing checks, 6, 8, 9), once made."""
+    original_envelopes: list[Any] = field(default_factory=list)
 
 
 def verify_bundle(
@@ -103,12 +115,12 @@ def verify_bundle(
     limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
 ) -> BundleReport:
     """Verify the bundle read from ``handle`` against the ``trusted`` raw Ed25519 keys."""
-    state = _State(limits)
+    state = _State(limits, trusted)
     try:
         reader = FrameReader(handle, limits)
         with collector.paused():  # a record's objects die with it: no cycle to collect
             _walk(reader, state)
-        return _verdict(state, trusted)
+        return _verdict(state)
     except BundleError as error:
         return BundleReport(2, (error.finding,), kind=state.kind or None)
 
@@ -122,7 +134,7 @@ def _walk(reader: FrameReader, state: _State) -> None:
         if head is None:
             raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
         rank = _RANK[head.kind]
-        if not rank == phase == 2 and not _allowed(phase, rank, state.kind):  # record after record: allowed
+        if not rank == phase == 2 and not _allowed(phase, rank, state):  # record after record: allowed
             raise bad(Code.BUNDLE_FRAME_ORDER, frame=head.number)
         phase = rank
         if head.kind == BLOB:
@@ -145,6 +157,8 @@ def _walk(reader: FrameReader, state: _State) -> None:
             state.proof = value
         elif head.kind == SIGNATURE:
             state.signed, state.signed_frame = value, head.number
+        elif head.kind == ORIGINAL:
+            _original_statement(value, state)
         else:
             count = value.get("frames") if isinstance(value, dict) else None
             if value != {"frames": count} or type(count) is not int or count != head.number:
@@ -154,12 +168,13 @@ def _walk(reader: FrameReader, state: _State) -> None:
             return
 
 
-_RANK = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4, END: 5}
+_RANK = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4, ORIGINAL: 5, END: 6}
 """Each frame kind's place in section 2's order."""
 
 
-def _allowed(phase: int, rank: int, kind: str) -> bool:
-    """Section 2's order; ``kind`` is empty until the header was read."""
+def _allowed(phase: int, rank: int, state: _State) -> bool:
+    """Section 2's order; the kind is empty until the header was read."""
+    kind = state.kind
     if rank == 0 or not kind:
         return rank == 0 and not kind  # the header, and only as the first frame
     if rank == 1:
@@ -170,13 +185,15 @@ def _allowed(phase: int, rank: int, kind: str) -> bool:
         return kind == "proof" and phase == 2
     if rank == 4:
         return phase == (3 if kind == "proof" else 2)
-    return phase == 4
+    if rank == 5:
+        return state.version == 3 and phase in (4, 5)
+    return phase == (5 if state.version == 3 else 4)
 
 
 def _header(value: Any, state: _State) -> None:
     if not isinstance(value, dict) or set(value) != _HEADER_KEYS:
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
-    if type(value["bundle_version"]) is not int or value["bundle_version"] not in (1, 2):
+    if type(value["bundle_version"]) is not int or value["bundle_version"] not in (1, 2, 3):
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
     if value["kind"] not in KINDS:
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
@@ -199,7 +216,7 @@ def _order(digest: bytes, head: FrameHead, state: _State) -> None:
 def _blob(reader: FrameReader, head: FrameHead, state: _State) -> None:
     """Step 4: the payload after its digest (salt and data in version 2) hashes to the digest;
     SHA-256 (and in version 2 the plain BLAKE3) of the data kept for step 5."""
-    salt_bytes = SALT_BYTES if state.version == 2 else 0
+    salt_bytes = SALT_BYTES if state.version >= 2 else 0
     if head.length < DIGEST_BYTES + salt_bytes:
         raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
     declared = reader.payload(FrameHead(head.number, head.kind, DIGEST_BYTES))
@@ -312,21 +329,24 @@ def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, stat
 
 def _original(record: Manifest, head: FrameHead, state: _State) -> None:
     """Step 5: a held original's SHA-256 (and plain BLAKE3 in version 2) equal the manifest's;
-    the plain BLAKE3 is there exactly in version 2."""
+    the SHA-256 is there exactly before version 3, the plain BLAKE3 exactly in version 2."""
     original = record.original
-    if (original.blake3 is not None) != (state.version == 2):
+    if (original.blake3 is not None) != (state.version == 2) or (original.sha256 is not None) != (state.version < 3):
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="original digests")
     digest = bytes.fromhex(original.digest)
     sha = state.table[digest][2]
-    if sha is not None and sha.hex() != original.sha256:
+    if sha is not None and original.sha256 is not None and sha.hex() != original.sha256:
         raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
     plain = state.plain.get(digest)
-    if plain is not None and plain.hex() != original.blake3:
+    if plain is not None and original.blake3 is not None and plain.hex() != original.blake3:
         raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
 
 
-def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
-    """Steps 5 (closing checks), 6, 8, 9 and 10."""
+def _close(state: _State) -> Signed:
+    """Steps 5 (closing checks), 6, 8 and 9, once: at the first original subject statement of a
+    version 3 bundle (all records and the signature frame are read by then), else at the end."""
+    if state.closed is not None:
+        return state.closed  # type: ignore[no-any-return]
     for shape in state.shapes:
         shape.close()
     if not state.shapes:
@@ -336,22 +356,46 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
     both = [trees.roots() for trees in state.trees]
     roots = [b3_root for b3_root, _ in both]
-    root, proof_index = _bundle_root(state, roots)
-    root256 = _sha256_root(state, [sha256_root for _, sha256_root in both])
+    first = state.shapes[0].index
+    root, proof_index = bundle_root(state.kind, roots, state.proof, state.limits, first)
+    state.roots = (root, roots, proof_index)
+    root256 = sha256_root(state.kind, [sha256_root for _, sha256_root in both])
     proof_size = state.proof["size"] if proof_index is not None else None
-    manifests = [shape.manifest for shape in state.shapes]
-    originals = [(m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
-    subjects = [(m.original.blake3 or m.original.digest, m.original.length, m.original.sha256) for m in manifests if m]
-    signed = check_signatures(
-        state.signed,
-        root,
-        subjects,
-        state.kind,
-        (proof_index, proof_size),
-        trusted,
-        state.limits,
-        root256,
+    subjects = [(m.original.blake3 or m.original.digest, m.original.length, m.original.sha256) for m in _manifests(state)]
+    state.closed = check_signatures(
+        state.signed, root, subjects, state.kind, (proof_index, proof_size), state.trusted, state.limits, root256, state.version
     )
+    return state.closed  # type: ignore[no-any-return]
+
+
+def _manifests(state: _State) -> list[Manifest]:
+    return [shape.manifest for shape in state.shapes if shape.manifest]
+
+
+def _original_statement(value: Any, state: _State) -> None:
+    """Step 8b: the next finding's original subject statement (version 3), checked as it is read
+    (one is held at a time)."""
+    signed = _close(state)
+    manifests = _manifests(state)
+    position = len(state.original_envelopes)
+    if position >= len(manifests):
+        raise bad(Code.BUNDLE_STATEMENT_INVALID, rule="original statements")
+    original = manifests[position].original
+    digest = bytes.fromhex(original.digest)
+    length, held, sha = state.table[digest]
+    plain = (state.plain[digest].hex(), sha.hex()) if held and sha is not None else None
+    check = OriginalCheck(signed.statement["subject"][0]["digest"], signed.signers, signed.public, state.limits)
+    index = state.shapes[position].index
+    state.original_envelopes.append(check.check(value, index, (original.digest, length), plain, state.reasons.get(digest)))
+
+
+def _verdict(state: _State) -> BundleReport:
+    """Step 10, after the checks of :func:`_close`."""
+    signed = _close(state)
+    manifests = _manifests(state)
+    if state.version == 3 and len(state.original_envelopes) != len(manifests):
+        raise bad(Code.BUNDLE_STATEMENT_INVALID, rule="original statements")
+    root, roots, proof_index = state.roots
     withheld = tuple(
         Withheld(d.hex(), state.table[d][0], state.reasons[d]) for d in sorted(state.reasons)
     )
@@ -368,8 +412,8 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         kind=state.kind,
         root=root.hex(),
         finding_roots=tuple(r.hex() for r in roots),
-        originals=tuple(originals),
-        formats=tuple(m.format for m in manifests if m),
+        originals=tuple(_original_row(m, state) for m in manifests),
+        formats=tuple(m.format for m in manifests),
         blobs=len(state.table),
         records=state.records,
         withheld=withheld,
@@ -378,47 +422,15 @@ def _verdict(state: _State, trusted: Sequence[bytes]) -> BundleReport:
         statement=signed.statement,
         envelope=signed.envelope,
         proof_index=proof_index,
+        original_envelopes=tuple(state.original_envelopes),
     )
 
 
-def _sha256_root(state: _State, roots: list[bytes]) -> bytes | None:
-    """Step 6's second root from the findings' SHA-256 ``roots``; None for a proof, which holds
-    one finding's records only."""
-    from tracekit.bundle.seal import campaign_root
-
-    if state.kind == "finding":
-        return roots[0]
-    return campaign_root(roots, merkle.sha256) if state.kind == "campaign" else None
-
-
-def _bundle_root(state: _State, roots: list[bytes]) -> tuple[bytes, int | None]:
-    """Step 6: the finding root, the campaign root, or the root a proof's path leads to."""
-    from tracekit.bundle.seal import campaign_root, finding_leaf
-
-    if state.kind == "finding":
-        return roots[0], None
-    if state.kind == "campaign":
-        return campaign_root(roots), None
-    proof = state.proof
-    if len(roots) != 1 or not isinstance(proof, dict) or set(proof) != {"index", "size", "path"}:
-        raise bad(Code.BUNDLE_PROOF_INVALID)
-    index, size, path = proof["index"], proof["size"], proof["path"]
-    ok = (
-        type(index) is int
-        and type(size) is int
-        and 0 <= index < size <= state.limits.findings
-        and index == state.shapes[0].index
-        and isinstance(path, list)
-        and len(path) <= state.limits.proof_path
-        and all(isinstance(p, str) and len(p) == 64 and p == p.lower() for p in path)
-    )
-    if not ok:
-        raise bad(Code.BUNDLE_PROOF_INVALID)
-    try:
-        siblings = [bytes.fromhex(p) for p in path]
-    except ValueError:
-        raise bad(Code.BUNDLE_PROOF_INVALID) from None
-    root = merkle.root_from_path(finding_leaf(index, roots[0]), index, size, siblings)
-    if root is None:
-        raise bad(Code.BUNDLE_PROOF_INVALID)
-    return root, index
+def _original_row(manifest: Manifest, state: _State) -> tuple[str, int, str | None]:
+    """The report's row for an original: blob digest, length, and its SHA-256 where published
+    (in version 3 only while the original is held)."""
+    original = manifest.original
+    if original.sha256 is not None:
+        return (original.digest, original.length, original.sha256)
+    sha = state.table[bytes.fromhex(original.digest)][2]
+    return (original.digest, original.length, sha.hex() if sha is not None else None)

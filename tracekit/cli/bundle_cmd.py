@@ -317,7 +317,7 @@ def redact(
             if wanted and not set(wanted) <= chosen.keys():
                 fail(Code.BUNDLE_NO_SUCH_BLOB)
             handle.seek(0)
-            write_atomic(output, core.rewrite(handle, LIMITS, chosen), force)
+            write_atomic(output, core.rewrite(handle, LIMITS, chosen, originals), force)
     except OSError:
         fail(Code.FORMAT_UNREADABLE)
     except TracekitError as error:  # a container original that does not decode (section 8)

@@ -30,11 +30,12 @@ FINDINGS_FORMATS = (*FORMATS, "junit", "sarif", "ocsf", "otlp")
 
 
 class Original(msgspec.Struct, frozen=True):
-    """One finding's original file: its digests and length."""
+    """One finding's original file: its blob digest, length and SHA-256; the SHA-256 is null
+    when a version 3 bundle withholds it with the original (docs/bundle-format.md section 8)."""
 
     blake3: str
     length: int
-    sha256: str
+    sha256: str | None
 
 
 class WithheldBlob(msgspec.Struct, frozen=True):
@@ -106,6 +107,8 @@ class BundleShow(msgspec.Struct, frozen=True):
     bundle: BundleCheck
     statement: Statement | None
     envelope: DsseEnvelope | None
+    original_envelopes: tuple[DsseEnvelope | None, ...] = ()
+    """Version 3: each original subject statement's envelope, null where withheld (section 6)."""
 
 
 def bundle_check(path: str, report: BundleReport) -> BundleCheck:
@@ -139,7 +142,10 @@ def bundle_show(path: str, report: BundleReport) -> BundleShow:
         statement = msgspec.convert(report.statement, Statement, strict=True)
     if report.envelope is not None:
         envelope = msgspec.convert(report.envelope, DsseEnvelope, strict=True)
-    return BundleShow(bundle_check(path, report), statement, envelope)
+    originals = tuple(
+        None if e is None else msgspec.convert(e, DsseEnvelope, strict=True) for e in report.original_envelopes
+    )
+    return BundleShow(bundle_check(path, report), statement, envelope, originals)
 
 
 # -- the action reports: what a command wrote, as digests and counts ----------------------------

@@ -42,7 +42,7 @@ def _redacted(data: bytes, select: redact.Selector) -> tuple[dict[bytes, str], b
     report = check(data)
     originals = [bytes.fromhex(o[0]) for o in report.originals]
     chosen = redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, select, originals)
-    out = b"".join(redact.rewrite(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, chosen))
+    out = b"".join(redact.rewrite(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, chosen, originals))
     return chosen, out
 
 

@@ -132,7 +132,7 @@ def test_a_spool_gives_the_same_bundle_as_records_made_again(item: FindingInput)
 
 
 def test_the_plan_counts_each_blob_with_its_salt(item: FindingInput) -> None:
-    """Version 2 blob frames hold digest, salt and bytes (docs/bundle-format.md section 3): the
+    """Version 2 and 3 blob frames hold digest, salt and bytes (docs/bundle-format.md section 3): the
     blob bound the plan applies is the verifier's, salt included, and both roots are signed."""
     import json
 
@@ -140,7 +140,7 @@ def test_the_plan_counts_each_blob_with_its_salt(item: FindingInput) -> None:
 
     data = _sealed([item], ROOMY)
     frames = list(iter_frames(io.BytesIO(data), ROOMY))
-    assert json.loads(frames[0].payload)["bundle_version"] == 2
+    assert json.loads(frames[0].payload)["bundle_version"] == 3
     largest = _exact(data)["blob_bytes"]
     for bound in (largest - SALT_BYTES, largest - 1):
         with pytest.raises(BundleError) as raised:

@@ -125,6 +125,13 @@ def test_a_pynacl_signature_verifies_in_tracekit() -> None:
     signed["envelope"]["signatures"] = [{"keyid": kid, "sig": base64.b64encode(sig).decode()}]
     signed["public_keys"] = [{"algorithm": "ed25519", "keyid": kid, "public_key": base64.b64encode(public).decode()}]
     frames[at] = (b"S", fr.canon(signed))
+    for i, (kind, body) in enumerate(frames):  # version 3: each original's statement too
+        if kind == b"A":
+            subject = fr.doc(body)
+            payload = base64.b64decode(subject["envelope"]["payload"])
+            sig = signing.sign(_pae("application/vnd.in-toto+json", payload)).signature
+            subject["envelope"]["signatures"] = [{"keyid": kid, "sig": base64.b64encode(sig).decode()}]
+            frames[i] = (b"A", fr.canon(subject))
     from tracekit.bundle.verify import verify_bundle
 
     report = verify_bundle(io.BytesIO(fr.join(frames)), [public])
