@@ -75,6 +75,8 @@ class BundleReport(Struct, frozen=True):
     statement: Any = None
     envelope: Any = None
     proof_index: int | None = None
+    version: int = 0
+    """The header's ``bundle_version``."""
     original_envelopes: tuple[Any, ...] = ()
     """Version 3: per finding held, its original subject statement's DSSE envelope (None when
     withheld with the original; section 6, "Original subjects")."""
@@ -422,6 +424,7 @@ def _verdict(state: _State) -> BundleReport:
         statement=signed.statement,
         envelope=signed.envelope,
         proof_index=proof_index,
+        version=state.version,
         original_envelopes=tuple(state.original_envelopes),
     )
 

@@ -327,6 +327,9 @@ def redact(
     report_action("redact", RedactReport(str(output), report.root, withheld), format)
     if not chosen:
         diag(finding(Code.BUNDLE_NOTHING_TO_REDACT))
+    exposed = sum(1 for digest in originals if digest in chosen)
+    if exposed and report.version < 3:  # their plain digests are signed (bundle format section 8)
+        diag(finding(Code.BUNDLE_ORIGINAL_DIGESTS_PUBLISHED, version=report.version, count=exposed))
     say(quiet, "redact", f"{len(chosen)} blob(s) withheld")
 
 

@@ -388,6 +388,8 @@ class Code(enum.StrEnum):
     FORMAT_EMPTY = "format.empty"
     # -- one episode id everywhere (docs/cli.md, "Episode ids") --
     STORE_OLDER_SCHEMA = "store.older_schema"
+    # -- redaction of bundles sealed before original subject statements (bundle format section 8)
+    BUNDLE_ORIGINAL_DIGESTS_PUBLISHED = "bundle.original_digests_published"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1045,6 +1047,12 @@ CODE_INFO: dict[Code, CodeInfo] = {
         _E,
         "The campaign store was written by an older tracekit (schema version {found}; this "
         "tracekit reads {supported}); run `tracekit audit DIR --db FILE` once to upgrade it.",
+    ),
+    Code.BUNDLE_ORIGINAL_DIGESTS_PUBLISHED: CodeInfo(
+        _W,
+        "The bundle is of version {version}: {count} withheld original(s) keep their plain SHA-256 "
+        "in the signed statement, which confirms a guess of the whole file; seal the trace again "
+        "to redact it fully.",
     ),
 }
 
