@@ -8,6 +8,7 @@ import base64
 import binascii
 import hashlib
 import re
+from collections.abc import Callable
 
 SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
 PKCS8_PREFIX = bytes.fromhex("302e020100300506032b657004220420")
@@ -89,6 +90,32 @@ def sign(seed: bytes, message: bytes) -> bytes:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     return Ed25519PrivateKey.from_private_bytes(seed).sign(message)
+
+
+def signer(seed: bytes) -> Callable[[bytes], bytes]:
+    """``sign`` with the key made once, for a sealer that signs a statement per finding."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(seed).sign
+
+
+def verifier(public: bytes) -> Callable[[bytes, bytes], bool]:
+    """``verify`` with the key made once: ``(signature, message) -> valid``."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    key = Ed25519PublicKey.from_public_bytes(public) if len(public) == 32 else None
+
+    def check(signature: bytes, message: bytes) -> bool:
+        if key is None or len(signature) != 64:
+            return False
+        try:
+            key.verify(signature, message)
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    return check
 
 
 def verify(public: bytes, signature: bytes, message: bytes) -> bool:

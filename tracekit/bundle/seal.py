@@ -305,9 +305,10 @@ def _original_frames(
 ) -> list[bytes]:
     """Each finding's original subject statement (section 6, "Original subjects"), planned."""
     frames = []
+    signer = None if seed is None else (keys.keyid(keys.public_of(seed)), keys.signer(seed))
     for index, sealed in enumerate(findings):
         original = (sealed.original.digest, sealed.original.length)
-        frames.append(original_frame(index, original_statement(index, sealed.plain, root, original), seed))
+        frames.append(original_frame(index, original_statement(index, sealed.plain, root, original), signer))
         plan.json_frame(len(frames[-1]), plan.frames)
     return frames
 

@@ -5,7 +5,7 @@ with the original while the bundle's statement and its signature stay whole."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tracekit.bundle import dsse, jcs, keys
@@ -38,13 +38,17 @@ def original_statement(
     }
 
 
-def original_frame(index: int, statement: dict[str, Any], seed: bytes | None) -> bytes:
+Signer = tuple[str, Callable[[bytes], bytes]]
+"""A signer's keyid and its signing function (:func:`tracekit.bundle.keys.signer`)."""
+
+
+def original_frame(index: int, statement: dict[str, Any], signer: Signer | None) -> bytes:
     """The ``A`` payload: ``{"finding": i, "envelope": DSSE}``, signed by the bundle's signer."""
     payload = jcs.dumps(statement)
     signatures: tuple[dsse.Signature, ...] = ()
-    if seed is not None:
-        kid = keys.keyid(keys.public_of(seed))
-        signatures = (dsse.Signature(kid, keys.sign(seed, dsse.pae(dsse.PAYLOAD_TYPE, payload))),)
+    if signer is not None:
+        kid, sign = signer
+        signatures = (dsse.Signature(kid, sign(dsse.pae(dsse.PAYLOAD_TYPE, payload))),)
     envelope = dsse.Envelope(payload, dsse.PAYLOAD_TYPE, signatures)
     return jcs.dumps({"finding": index, "envelope": dsse.envelope_json(envelope)})
 
@@ -72,7 +76,7 @@ class OriginalCheck:
     ) -> None:
         self.root = dict(root)
         self.signers = frozenset(signers)
-        self.public = public
+        self.verifiers = {kid: keys.verifier(public[kid]) for kid in signers}
         self.limits = limits
 
     def check(
@@ -124,7 +128,7 @@ class OriginalCheck:
             kid, sig = entry["keyid"], dsse.unb64(entry["sig"])
             if kid not in self.signers or kid in seen or sig is None:
                 raise bad(Code.BUNDLE_SIGNATURE_INVALID, rule="original statement signer")
-            if not keys.verify(self.public[kid], sig, message):
+            if not self.verifiers[kid](sig, message):
                 raise bad(Code.BUNDLE_BAD_SIGNATURE)
             seen.add(kid)
         if seen != self.signers:

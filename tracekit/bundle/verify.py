@@ -109,6 +109,7 @@ class _State:
     """The bundle root, each finding's BLAKE3 root and a proof's index, once computed."""
     """The signed part of the verdict (steps 5's closing checks, 6, 8, 9), once made."""
     original_envelopes: list[Any] = field(default_factory=list)
+    original_check: OriginalCheck | None = None
 
 
 def verify_bundle(
@@ -386,7 +387,9 @@ def _original_statement(value: Any, state: _State) -> None:
     digest = bytes.fromhex(original.digest)
     length, held, sha = state.table[digest]
     plain = (state.plain[digest].hex(), sha.hex()) if held and sha is not None else None
-    check = OriginalCheck(signed.statement["subject"][0]["digest"], signed.signers, signed.public, state.limits)
+    if state.original_check is None:  # one per bundle: its keys are made once
+        state.original_check = OriginalCheck(signed.statement["subject"][0]["digest"], signed.signers, signed.public, state.limits)
+    check = state.original_check
     index = state.shapes[position].index
     state.original_envelopes.append(check.check(value, index, (original.digest, length), plain, state.reasons.get(digest)))
 
