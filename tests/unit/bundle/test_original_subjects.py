@@ -82,6 +82,7 @@ def test_each_original_has_a_signed_statement_that_stock_verifiers_accept(campai
     from google.protobuf import json_format
     from in_toto_attestation.v1.statement import Statement
     from securesystemslib.dsse import Envelope
+    from securesystemslib.exceptions import VerificationError
     from securesystemslib.signer import SSlibKey
 
     data = sealed(2, campaign=campaign)
@@ -102,6 +103,12 @@ def test_each_original_has_a_signed_statement_that_stock_verifiers_accept(campai
         assert statement["subject"][0]["digest"]["sha256"] == sha
         assert statement["predicate"]["bundle_root"] == bundle_statement["subject"][0]["digest"]
         assert statement["predicate"]["original"] == {"digest": digest, "length": length}
+    forged = dict(subjects[0]["envelope"])
+    payload = bytearray(base64.b64decode(forged["payload"]))
+    payload[-3] ^= 1
+    forged["payload"] = base64.b64encode(bytes(payload)).decode()
+    with pytest.raises(VerificationError):
+        Envelope.from_dict(forged).verify([key], 1)
     records = [fr.doc(p) for k, p in fr.split(data) if k == b"R" and fr.doc(p)["type"] == "manifest"]
     assert all(set(r["original"]) == {"digest", "length"} for r in records)
 
