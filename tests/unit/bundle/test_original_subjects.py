@@ -6,6 +6,7 @@ stays whole (section 8); bundles of versions 1 and 2 keep verifying."""
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import io
 import json
@@ -95,7 +96,7 @@ def test_each_original_has_a_signed_statement_that_stock_verifiers_accept(campai
     subjects = _subject_frames(data)
     assert [s["finding"] for s in subjects] == list(range(max(campaign, 1)))
     for value, (digest, length, sha) in zip(subjects, report.originals, strict=True):
-        assert key.keyid in Envelope.from_dict(dict(value["envelope"])).verify([key], 1)
+        assert key.keyid in Envelope.from_dict(copy.deepcopy(value["envelope"])).verify([key], 1)
         statement = _payload(value["envelope"])
         typed = Statement([], "", {})
         json_format.ParseDict(statement, typed.pb)
@@ -103,7 +104,7 @@ def test_each_original_has_a_signed_statement_that_stock_verifiers_accept(campai
         assert statement["subject"][0]["digest"]["sha256"] == sha
         assert statement["predicate"]["bundle_root"] == bundle_statement["subject"][0]["digest"]
         assert statement["predicate"]["original"] == {"digest": digest, "length": length}
-    forged = dict(subjects[0]["envelope"])
+    forged = copy.deepcopy(subjects[0]["envelope"])
     payload = bytearray(base64.b64decode(forged["payload"]))
     payload[-3] ^= 1
     forged["payload"] = base64.b64encode(bytes(payload)).decode()
