@@ -154,7 +154,7 @@ def test_unexpected_exception_maps_to_internal_error(tmp_path: Path) -> None:
     script = (
         "import tracekit.cli.verify_run as v\n"
         "def boom(*a, **k):\n    raise RuntimeError('secret detail')\n"
-        "v.verify_job = boom\n"
+        "v.verify_batch = boom\n"
         "import sys; sys.argv = ['tracekit', 'verify', sys.argv[1]]\n"
         "from tracekit.cli.app import main; main()\n"
     )

@@ -76,14 +76,15 @@ def verify(
     inputs = verify_run.inputs_of(paths)
     _other_inputs(inputs, trusted_key, format, output, force, quiet)
     named = set(paths)
-    files, left_out = _split_bundles(inputs.files, named)
+    files, left_out, sniffed = _split_bundles(inputs.files, named)
     if not files:  # sealed bundles only (docs/bundle-format.md): verified as bundles
-        from tracekit.cli import bundle_cmd
-
-        verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
-        raise typer.Exit(worst(verdict, inputs.note()))
-    with verify_run.verified(verify_run.request(files, named, left_out, inputs, opts), opts) as campaign:
-        emit(verify_run.render(campaign, format), output, force)
+        _verify_bundles(inputs, trusted_key, format, output, force, quiet)
+    req = verify_run.request(files, named, left_out, inputs, opts, sniff_walked=not sniffed)
+    try:
+        with verify_run.verified(req, opts) as campaign:
+            emit(verify_run.render(campaign, format), output, force)
+    except verify_run.AllBundles:  # a folder of bundles alone, found by the workers
+        _verify_bundles(inputs, trusted_key, format, output, force, quiet)
     if not quiet:
         print(verify_run.summary(campaign), file=sys.stderr)
     raise typer.Exit(worst(campaign.tally.exit_code, inputs.note()))
@@ -105,19 +106,32 @@ def _other_inputs(
     raise typer.Exit(worst(verdict, inputs.note()))
 
 
-def _split_bundles(found: list[str], named: set[str]) -> tuple[list[str], list[SkippedFile]]:
-    """The traces to verify, and the walked bundles left out beside them (``cli.bundle_input``:
-    a folder of bundles alone is verified as bundles). A bundle named with traces is refused."""
+def _verify_bundles(
+    inputs: Inputs, trusted_key: list[str], format: FindingsFormat, output: Path | None, force: bool, quiet: bool
+) -> NoReturn:
+    from tracekit.cli import bundle_cmd
+
+    verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
+    raise typer.Exit(worst(verdict, inputs.note()))
+
+
+def _split_bundles(found: list[str], named: set[str]) -> tuple[list[str], list[SkippedFile], bool]:
+    """The traces to verify, the walked bundles left out beside them (``cli.bundle_input``: a
+    folder of bundles alone is verified as bundles), and whether every file was sniffed here. A
+    bundle named with traces is refused. Only the named files are sniffed here unless one is a
+    bundle: walked files are sniffed by the workers that read them (verify_job.VerifyJob.sniff)."""
     from tracekit.cli.bundle_io import is_bundle
     from tracekit.report.skipped import SkippedFile
 
+    if not any(is_bundle(p) for p in named):
+        return found, [], False
     bundles = {p for p in found if is_bundle(p)}
     if bundles and bundles & named and len(bundles) != len(found):
         fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
     traces = [p for p in found if p not in bundles]
     if not traces:
-        return [], []
-    return traces, [SkippedFile(p, Code.CLI_BUNDLE_INPUT.value) for p in found if p in bundles]
+        return [], [], True
+    return traces, [SkippedFile(p, Code.CLI_BUNDLE_INPUT.value) for p in found if p in bundles], True
 
 
 def show(

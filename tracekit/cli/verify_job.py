@@ -11,6 +11,7 @@ from tracekit.kernel.errors import TracekitError
 
 if TYPE_CHECKING:
     from tracekit.report.verify_render import VerifyTrace
+    from tracekit.report.verify_stream import VerifyTally
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,44 @@ class VerifyJob:
     jobs: int = 1
     """Processes for this one trace (tracekit.formats.agentguard.verify_parallel): more than 1 only when the run
     has exactly one file and local workers to spare (docs/performance.md)."""
+    sniff: bool = False
+    """Left out as a sealed bundle (``cli.bundle_input``) when the file starts with the bundle
+    magic: a walked file, sniffed by the worker that reads it rather than by the parent
+    (docs/performance.md, "Campaigns")."""
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyBatch:
+    """What a worker sends back for a batch of files: only what the parent keeps (docs/cli.md,
+    "Executors"). Each file is the spool line of its report, or the code of a walked file left
+    out (``format.unknown``, ``cli.bundle_input``); the batch's counts travel as one tally."""
+
+    lines: list[bytes | str]
+    tally: VerifyTally
+
+
+def verify_batch(jobs: list[VerifyJob]) -> VerifyBatch:
+    """Verify a batch of files in order (module-level: it pickles by name)."""
+    import msgspec
+
+    from tracekit.cli.bundle_io import is_bundle
+    from tracekit.kernel.errors import Code
+    from tracekit.report.verify_stream import VerifyTally
+
+    encode = msgspec.json.Encoder().encode
+    tally = VerifyTally()
+    lines: list[bytes | str] = []
+    for job in jobs:
+        if job.sniff and is_bundle(job.source):
+            lines.append(Code.CLI_BUNDLE_INPUT.value)
+            continue
+        trace = verify_job(job)
+        if trace is None:
+            lines.append(Code.FORMAT_UNKNOWN.value)
+            continue
+        tally.add(trace)
+        lines.append(encode(trace))
+    return VerifyBatch(lines, tally)
 
 
 def verify_job(job: VerifyJob) -> VerifyTrace | None:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from tracekit.cli.common import (
     EXIT_ERROR,
@@ -22,7 +22,7 @@ from tracekit.cli.common import (
     diag,
     fail,
 )
-from tracekit.cli.verify_job import VerifyJob, verify_job
+from tracekit.cli.verify_job import VerifyBatch, VerifyJob, verify_batch
 from tracekit.kernel.errors import Code, TracekitError
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 WORKER_MODULES = (
     "tracekit.cli.verify_job", "tracekit.cli.trace_input", "tracekit.formats.agentguard.verify",
-    "tracekit.report.verify_render",
+    "tracekit.report.verify_render", "tracekit.report.verify_stream", "tracekit.cli.bundle_io",
 )
 """What every worker imports: imported once before the pool forks (kernel/executors/local.py)."""
 
@@ -73,13 +73,14 @@ class VerifyCampaign:
 
 
 def request(files: list[str], named: set[str], left_out: list[SkippedFile], inputs: Inputs,
-            opts: VerifyOptions) -> VerifyRequest:
-    """One job per trace file."""
+            opts: VerifyOptions, sniff_walked: bool = False) -> VerifyRequest:
+    """One job per trace file; with ``sniff_walked``, the workers leave out walked files that
+    are sealed bundles (docs/performance.md, "Campaigns")."""
     run = opts.run
     one = len(files) == 1 and run.jobs > 1 and run.name is ExecutorName.local
     work = [
         VerifyJob(p, absolute(p), opts.strict_sources, opts.canonical, opts.roots, opts.input_format,
-                  p in named, run.jobs if one else 1)
+                  p in named, run.jobs if one else 1, sniff_walked and p not in named)
         for p in files
     ]
     return VerifyRequest(work, left_out, inputs, one)
@@ -102,9 +103,10 @@ def _weight(job: VerifyJob) -> int:
 
 @contextmanager
 def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign]:
-    """Verify every job on the executor, spooling each trace's report (memory flat in the
-    campaign's size); the campaign, whose spool is closed when the block ends. Exits 2 when the
-    executor is unavailable or no file is a trace."""
+    """Verify every job on the executor in batches (verify_job.verify_batch: the workers send
+    back spool lines and a tally), spooling each trace's report (memory flat in the campaign's
+    size); the campaign, whose spool is closed when the block ends. Exits 2 when the executor is
+    unavailable or no file is a trace."""
     import typer
 
     from tracekit.cli.progress import tracked
@@ -118,26 +120,46 @@ def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign
                            preload=WORKER_MODULES)
     spool: Spool[VerifyTrace] = Spool(VerifyTrace)
     tally = VerifyTally()
+    bundles: list[SkippedFile] = []
     skipped: list[SkippedFile] = []
     try:
-        done = tracked(chosen.map_ordered(verify_job, work, _weight), len(work), "verify", opts.quiet)
-        for job, trace in zip(work, done, strict=True):
-            if trace is None:
-                skipped.append(SkippedFile(job.path, Code.FORMAT_UNKNOWN.value))
-            else:
-                spool.add(trace)
-                tally.add(trace)
+        done = 0  # batches come back in input order: work[done] is the next batch's first file
+        for batch in tracked(chosen.map_batches(verify_batch, work, _weight), len(work), "verify", opts.quiet, _files):
+            tally.merge(batch.tally)
+            for line in batch.lines:
+                if isinstance(line, bytes):
+                    spool.add_line(line)
+                else:
+                    kept = bundles if line == Code.CLI_BUNDLE_INPUT.value else skipped
+                    kept.append(SkippedFile(work[done].path, line))
+                done += 1
     except TracekitError as error:
         spool.close()
         diag(error.finding)
         raise typer.Exit(EXIT_ERROR) from None
     try:
         if not tally.total:
-            req.inputs.note()
-            fail(Code.CLI_NO_INPUT)
-        yield VerifyCampaign(spool, tally, req.left_out + skipped)
+            _no_trace(req, bundles)
+        yield VerifyCampaign(spool, tally, req.left_out + bundles + skipped)
     finally:
         spool.close()
+
+
+def _files(batch: VerifyBatch) -> int:
+    return len(batch.lines)
+
+
+def _no_trace(req: VerifyRequest, bundles: list[SkippedFile]) -> NoReturn:
+    """No file was a trace: a folder of sealed bundles alone, which the workers found, is
+    verified as bundles (raises :class:`AllBundles`); anything else exits 2 (``cli.no_input``)."""
+    if bundles and len(bundles) == len(req.work) and not req.left_out:
+        raise AllBundles()
+    req.inputs.note()
+    fail(Code.CLI_NO_INPUT)
+
+
+class AllBundles(Exception):  # noqa: N818 - a signal to the command, not an error
+    """Every file of the request was a sealed bundle: the command verifies them as bundles."""
 
 
 def render(campaign: VerifyCampaign, format: FindingsFormat) -> Iterable[str]:

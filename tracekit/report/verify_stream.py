@@ -51,6 +51,14 @@ class VerifyTally:
         self._status[trace.status] += 1
         self.details += sum(1 for f in trace.findings if f.severity != "info")
 
+    def merge(self, other: VerifyTally) -> None:
+        """Add the counts of ``other``, a tally of the traces that came after this one's (a
+        worker's batch, docs/cli.md "Executors"): the tally of both runs of traces, in order."""
+        self.total += other.total
+        self.exit_code = int(worst(self.exit_code, other.exit_code))
+        self.details += other.details
+        self._status.update(other._status)
+
     def summary(self) -> VerifySummary:
         s = self._status
         return VerifySummary(self.total, s["intact"], s["source_changed"], s["source_missing"], s["no_integrity"],

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from tracekit.kernel.executors.batches import batches, run_each
+from tracekit.kernel.executors.batches import BATCH_TASKS, batched, batches, run_each
 from tracekit.kernel.executors.window import ordered
 
 if TYPE_CHECKING:  # imported when a pool is started: --jobs 1 never needs it
@@ -75,10 +75,10 @@ class LocalExecutor:
         """Run ``work`` over batches of ``tasks`` (batches.py) and yield each batch's result in
         order: for a worker that sums its batch up (an audit's tally) so that only the summary
         travels back."""
-        groups = batches(tasks, weigh, self.jobs)
-        if self.jobs <= 1:
-            yield from (work(group) for group in groups)
+        if self.jobs <= 1:  # in-process: batches bound memory only, nothing to weigh
+            yield from (work(group) for group in batched(tasks, None, BATCH_TASKS, BATCH_TASKS))
             return
+        groups = batches(tasks, weigh, self.jobs)
         context = self._context()
         with context.Pool(self.jobs, initializer=ignore_sigint) as pool:
             yield from ordered(
