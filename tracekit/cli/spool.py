@@ -36,6 +36,12 @@ class Spool(Generic[S]):
         self._handle.seek(0, 2)
         self._handle.write(line + b"\n")
 
+    def add_lines(self, lines: list[bytes]) -> None:
+        """:meth:`add_line` for each of ``lines`` (a worker's batch), in one write."""
+        if lines:
+            self._handle.seek(0, 2)
+            self._handle.write(b"\n".join(lines) + b"\n")
+
     def extend(self, items: Iterable[S]) -> None:
         for item in items:
             self.add(item)

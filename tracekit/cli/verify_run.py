@@ -126,10 +126,9 @@ def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign
         done = 0  # batches come back in input order: work[done] is the next batch's first file
         for batch in tracked(chosen.map_batches(verify_batch, work, _weight), len(work), "verify", opts.quiet, _files):
             tally.merge(batch.tally)
+            spool.add_lines([line for line in batch.lines if isinstance(line, bytes)])
             for line in batch.lines:
-                if isinstance(line, bytes):
-                    spool.add_line(line)
-                else:
+                if isinstance(line, str):
                     kept = bundles if line == Code.CLI_BUNDLE_INPUT.value else skipped
                     kept.append(SkippedFile(work[done].path, line))
                 done += 1

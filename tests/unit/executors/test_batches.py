@@ -55,8 +55,15 @@ def test_batching_is_lazy() -> None:
 def test_a_short_campaign_is_cut_finer_so_every_worker_gets_batches() -> None:
     assert limits([1, 2, 3], None, 2) == (1, 1)  # no weight: tasks of unknown cost, one per batch
     assert limits(iter([1, 2]), one, 2) == (BATCH_BYTES, BATCH_TASKS)  # not known in advance
-    max_bytes, max_tasks = limits(list(range(20)), lambda t: 1000, 2)
-    assert max_tasks == 3 and max_bytes == 2500  # 20 tasks, 8 parts
+    weighed: list[int] = []
+
+    def weigh(task: int) -> int:
+        weighed.append(task)
+        return 1000
+
+    max_bytes, max_tasks = limits(list(range(20)), weigh, 2)
+    assert max_tasks == 3 and max_bytes == BATCH_BYTES  # 20 tasks, 8 parts
+    assert weighed == []  # cut by count: nothing is weighed before the first batch leaves
     assert limits([7], lambda t: 10**9, 4) == (BATCH_BYTES, 1)
 
 

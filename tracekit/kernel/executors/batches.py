@@ -6,7 +6,7 @@ pays a pickled task, a pickled result and a wake-up of the parent's pool threads
 cores cost as much as the work itself. A batch holds consecutive tasks up to
 :data:`BATCH_BYTES` of input (by the weight the caller gives each task, a file's size) or
 :data:`BATCH_TASKS` tasks, and never fewer than one task; a campaign known in advance is cut
-finer so that every worker gets several batches and none waits long for the last one.
+finer (by count) so that every worker gets several batches and none waits long for the last one.
 
 Batches keep task order, so results flattened batch by batch are in task order too.
 """
@@ -42,24 +42,24 @@ def file_bytes(path: str) -> int:
 def limits(tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int) -> tuple[int, int]:
     """The (bytes, tasks) bounds of a batch for ``tasks`` on ``workers`` workers: one task per
     batch without ``weigh`` (tasks of unknown cost, a metamorphic study's traces); else the
-    defaults, made smaller when ``tasks`` is a sequence too short to give each worker
-    :data:`BATCHES_PER_WORKER` batches."""
+    defaults, with fewer tasks per batch when ``tasks`` is a sequence too short to give each
+    worker :data:`BATCHES_PER_WORKER` batches. Counted, not weighed: no task is weighed
+    before the first batch leaves, so the parent's ``stat`` of each file overlaps the workers'
+    work instead of delaying it (docs/performance.md, "Campaigns")."""
     if weigh is None:
         return 1, 1
     if not isinstance(tasks, Sequence) or not tasks:
         return BATCH_BYTES, BATCH_TASKS
     parts = max(1, workers) * BATCHES_PER_WORKER
-    total = sum(weigh(task) for task in tasks)
-    max_bytes = max(1, min(BATCH_BYTES, -(-total // parts)))
-    max_tasks = max(1, min(BATCH_TASKS, -(-len(tasks) // parts)))
-    return max_bytes, max_tasks
+    return BATCH_BYTES, max(1, min(BATCH_TASKS, -(-len(tasks) // parts)))
 
 
 def batched(
     tasks: Iterable[T], weigh: Callable[[T], int] | None, max_bytes: int, max_tasks: int
 ) -> Iterator[list[T]]:
     """Consecutive runs of ``tasks``, each closed once it holds ``max_bytes`` (by ``weigh``) or
-    ``max_tasks`` tasks; lazy, so a generator of tasks is never held whole."""
+    ``max_tasks`` tasks; lazy, so a generator of tasks is never held whole, and each task is
+    weighed as its batch is cut."""
     batch: list[T] = []
     held = 0
     for task in tasks:
@@ -73,11 +73,7 @@ def batched(
 
 
 def batches(tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int) -> Iterator[list[T]]:
-    """``tasks`` cut for ``workers`` workers: :func:`limits`, then :func:`batched`. A task of a
-    known sequence is weighed once (a weight may be a ``stat`` of its file), though both read it."""
-    if weigh is not None and isinstance(tasks, Sequence) and tasks:
-        known = {id(task): weigh(task) for task in tasks}
-        weigh = lambda task: known[id(task)]  # noqa: E731 - ids stay valid: the sequence holds every task
+    """``tasks`` cut for ``workers`` workers: :func:`limits`, then :func:`batched`."""
     max_bytes, max_tasks = limits(tasks, weigh, workers)
     return batched(tasks, weigh, max_bytes, max_tasks)
 

@@ -21,6 +21,7 @@ from tracekit.kernel.executors.window import ordered
 
 if TYPE_CHECKING:  # imported when a pool is started: --jobs 1 never needs it
     import multiprocessing.context
+    import multiprocessing.pool
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -34,6 +35,19 @@ def ignore_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool(context: multiprocessing.context.BaseContext, jobs: int) -> multiprocessing.pool.Pool:
+    """A pool of ``jobs`` workers. Forked workers start with the parent's objects frozen out of
+    the collector (``gc.freeze``): a worker's collections never walk, and so never copy, the
+    pages of the modules and inputs it inherited (docs/performance.md, "Campaigns")."""
+    import gc
+
+    gc.freeze()
+    try:
+        return context.Pool(jobs, initializer=ignore_sigint)
+    finally:
+        gc.unfreeze()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +93,7 @@ class LocalExecutor:
             yield from (work(group) for group in batched(tasks, None, BATCH_TASKS, BATCH_TASKS))
             return
         groups = batches(tasks, weigh, self.jobs)
-        context = self._context()
-        with context.Pool(self.jobs, initializer=ignore_sigint) as pool:
+        with _pool(self._context(), self.jobs) as pool:
             yield from ordered(
                 lambda group: pool.apply_async(work, (group,)),
                 lambda handle: handle.get(),
