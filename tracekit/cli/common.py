@@ -167,29 +167,28 @@ def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)
     Files named on the command line are kept whatever their suffix; ``-`` is standard input
     (at most once). Symlinked folders are not followed, so a campaign folder cannot loop.
     """
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     too_deep = 0
     for raw in paths:
         path = Path(raw)
         if raw != "-" and path.is_dir():
             deep = [0]
-            found.extend(str(p) for p in _walk(path, suffixes, deep))
+            found.extend(_walk(path, suffixes, deep))
             too_deep += deep[0]
         else:
-            found.append(raw)
-    if found.count("-") > 1:
+            found.append((raw, real_key(raw)))
+    if sum(1 for p, _ in found if p == "-") > 1:
         fail(Code.CLI_STDIN_TWICE)
     return Inputs(_once(found), too_deep)
 
 
-def _once(found: list[str]) -> list[str]:
+def _once(found: list[tuple[str, str]]) -> list[str]:
     """Each file once, at its first mention: overlapping inputs (``A A/sub``, a file named
     twice, a symlink to a file already listed) name the same real path (docs/cli.md, "Inputs
-    and folders")."""
+    and folders"). ``found`` pairs each path with its real path."""
     seen: set[str] = set()
     kept: list[str] = []
-    for path in found:
-        real = real_key(path)
+    for path, real in found:
         if real not in seen:
             seen.add(real)
             kept.append(path)
@@ -201,35 +200,39 @@ def real_key(path: str) -> str:
     return path if path == "-" else os.path.realpath(path)
 
 
-def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> Iterator[Path]:
-    """Depth-first, sorted, iterative (no recursion limit to hit): folders deeper than
-    WALK_MAX_DEPTH are counted in ``too_deep[0]`` and not entered."""
-    stack: list[tuple[Path, int]] = [(folder, 0)]
+def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> Iterator[tuple[str, str]]:
+    """Depth-first, sorted, iterative (no recursion limit to hit): each file with its real
+    path; folders deeper than WALK_MAX_DEPTH are counted in ``too_deep[0]`` and not entered.
+    Symlinked folders are not entered, so below the folder's real path a file that is not a
+    symlink is its own real path and a plain file by its directory entry: only symlinks cost a
+    ``realpath`` and a ``stat`` (docs/performance.md, "Campaigns")."""
+    stack: list[tuple[Path, str, int]] = [(folder, os.path.realpath(folder), 0)]
     while stack:
-        current, depth = stack.pop()
+        current, real, depth = stack.pop()
         try:
             with os.scandir(current) as entries:
                 listed = sorted(entries, key=lambda e: e.name)
         except OSError:
             continue
-        subfolders: list[Path] = []
+        subfolders: list[tuple[Path, str]] = []
         for entry in listed:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
+                link = not is_dir and entry.is_symlink()
+                plain = is_dir or link or entry.is_file(follow_symlinks=False)
             except OSError:
                 continue
             if is_dir:
-                subfolders.append(Path(entry.path))
-            elif (
-                entry.name.endswith(suffixes)
-                and not entry.name.endswith(NOT_TRACES)
-                and is_regular_file(entry.path)
-            ):
-                yield Path(entry.path)
+                subfolders.append((Path(entry.path), os.path.join(real, entry.name)))
+            elif entry.name.endswith(suffixes) and not entry.name.endswith(NOT_TRACES):
+                if link and is_regular_file(entry.path):
+                    yield str(Path(entry.path)), os.path.realpath(entry.path)
+                elif plain and not link:
+                    yield str(Path(entry.path)), os.path.join(real, entry.name)
         if depth >= WALK_MAX_DEPTH:
             too_deep[0] += len(subfolders)
             continue
-        stack.extend((sub, depth + 1) for sub in reversed(subfolders))
+        stack.extend((sub, sub_real, depth + 1) for sub, sub_real in reversed(subfolders))
 
 
 def absolute(path: str) -> str:
