@@ -5,8 +5,8 @@ picklable task and get the results back in task order, so a report is byte-ident
 executor ran it. Tasks travel in batches cut by the bytes they read (batches.py); a command whose
 parent needs only a summary of each batch (audit's tally and its spooled lines) hands over a
 function of a whole batch instead (``map_batches``). At most a bounded window of batches is in
-flight (window.py), so memory does not grow with a campaign's size. Registered executors: ``local`` (in-process, or a process
-pool with ``--jobs``) and ``dask`` (a dask.distributed cluster; imported lazily).
+flight (window.py), so memory does not grow with a campaign's size. Registered executors: ``local`` (in-process, or worker processes
+with ``--jobs``: workers.py) and ``dask`` (a dask.distributed cluster; imported lazily).
 
 SIGINT policy, the same for every executor: workers ignore SIGINT; the parent's handler
 (cli/app.py) raises, the pool or cluster is shut down by its context manager, nothing partial

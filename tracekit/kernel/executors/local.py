@@ -1,4 +1,5 @@
-"""The ``local`` executor: in-process for ``--jobs 1``, a process pool otherwise.
+"""The ``local`` executor: in-process for ``--jobs 1``, worker processes otherwise (workers.py:
+one pipe each, no helper threads in the parent).
 
 Tasks travel in batches cut by bytes (batches.py): one round trip carries many small files.
 A command that names the modules its workers need (``preload``: verify, audit, check) gets
@@ -17,11 +18,9 @@ from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from tracekit.kernel.executors.batches import BATCH_TASKS, batched, batches, run_each
-from tracekit.kernel.executors.window import ordered
 
 if TYPE_CHECKING:  # imported when a pool is started: --jobs 1 never needs it
-    import multiprocessing.context
-    import multiprocessing.pool
+    from tracekit.kernel.executors.workers import Context, Workers
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -30,22 +29,17 @@ WINDOW_PER_JOB = 3
 """Batches in flight per worker: one running, the next ones queued."""
 
 
-def ignore_sigint() -> None:
-    """Pool worker initializer: the parent handles Ctrl-C and stops the pool."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _pool(context: multiprocessing.context.BaseContext, jobs: int) -> multiprocessing.pool.Pool:
-    """A pool of ``jobs`` workers. Forked workers start with the parent's objects frozen out of
-    the collector (``gc.freeze``): a worker's collections never walk, and so never copy, the
+def _workers(context: Context, jobs: int) -> Workers:
+    """``jobs`` workers (workers.py). Forked workers start with the parent's objects frozen out
+    of the collector (``gc.freeze``): a worker's collections never walk, and so never copy, the
     pages of the modules and inputs it inherited (docs/performance.md, "Campaigns")."""
     import gc
 
+    from tracekit.kernel.executors.workers import Workers
+
     gc.freeze()
     try:
-        return context.Pool(jobs, initializer=ignore_sigint)
+        return Workers(context, jobs)
     finally:
         gc.unfreeze()
 
@@ -58,7 +52,7 @@ class LocalExecutor:
     """Modules the workers need, imported once before the workers start (in the parent, or in
     the fork server)."""
 
-    def _context(self) -> multiprocessing.context.BaseContext:
+    def _context(self) -> Context:
         import multiprocessing
         import threading
 
@@ -93,10 +87,5 @@ class LocalExecutor:
             yield from (work(group) for group in batched(tasks, None, BATCH_TASKS, BATCH_TASKS))
             return
         groups = batches(tasks, weigh, self.jobs)
-        with _pool(self._context(), self.jobs) as pool:
-            yield from ordered(
-                lambda group: pool.apply_async(work, (group,)),
-                lambda handle: handle.get(),
-                groups,
-                self.jobs * WINDOW_PER_JOB,
-            )
+        with _workers(self._context(), self.jobs) as pool:
+            yield from pool.map(work, groups, self.jobs * WINDOW_PER_JOB)

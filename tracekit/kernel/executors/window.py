@@ -1,6 +1,6 @@
 """Ordered, bounded submission: keep at most ``window`` tasks in flight, yield in task order.
 
-Shared by the process-pool and Dask executors. Results come back in submission order, which is
+Used by the Dask executor (the local one keeps its own window: workers.py). Results come back in submission order, which is
 what makes every executor's report identical; a slow task only holds back the ones behind it
 until the window is full.
 """

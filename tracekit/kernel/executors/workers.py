@@ -1,0 +1,154 @@
+"""The local executor's worker processes: one pipe each, no helper threads (docs/performance.md,
+"Campaigns").
+
+``multiprocessing.Pool`` runs three threads in the parent (one hands out tasks, one collects
+results, one watches the workers and wakes on every submission); on two cores their CPU is taken
+from the workers, and on a campaign of small files it was most of the parent's time during the
+work. Here the parent alone writes each batch to a worker's pipe and reads results with one
+``wait`` over the pipes. A worker is sent its next batch once it has answered the last (a
+round trip of well under a millisecond per batch of many files): it is then reading, so the
+parent's write never blocks on a worker that is itself blocked writing a large answer, and a
+slow batch holds up only its own worker. Results are yielded in batch order; at most ``window``
+batches are sent ahead of the one the caller waits for, so memory is bounded.
+
+A worker that dies (killed, out of memory) closes its pipe: the parent stops with
+``internal.error``, never hangs. An exception raised by the work is raised again in the parent,
+as ``Pool`` does. Workers ignore SIGINT; the parent's handler stops them (kernel/executors).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tracekit.kernel.errors import Code, TracekitError, finding
+
+if TYPE_CHECKING:
+    import multiprocessing.context
+    from multiprocessing.connection import Connection
+
+    Context = multiprocessing.context.ForkContext | multiprocessing.context.ForkServerContext
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+QUEUED = 1
+"""Batches sent to a worker and not yet answered (more could deadlock: see the module's text)."""
+JOIN_SECONDS = 5.0
+"""How long a worker has to exit once its pipe is closed before it is terminated."""
+
+
+def serve(conn: Connection, inherited: list[Connection]) -> None:
+    """A worker's loop: run each ``(work, batch)`` it receives and send back ``(True, result)``
+    or ``(False, exception)``, until the parent closes the pipe (module-level: a fork server
+    imports it by name)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for other in inherited:  # the parent's ends of its own and earlier workers' pipes, copied by fork
+        other.close()
+    while True:
+        try:
+            work, batch = pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, work(batch))
+        except BaseException as error:  # noqa: BLE001 - sent to the parent, which raises it
+            answer = (False, error)
+        try:
+            data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 - an exception that does not pickle
+            data = pickle.dumps((False, RuntimeError("a worker's exception could not be sent")))
+        conn.send_bytes(data)
+
+
+def dead() -> TracekitError:
+    return TracekitError(finding(Code.INTERNAL_ERROR))
+
+
+class Workers:
+    """``jobs`` worker processes of ``context``, each at the end of its own pipe; a context
+    manager that stops them (closing the pipes, then terminating any that lingers)."""
+
+    def __init__(self, context: Context, jobs: int) -> None:
+        fork = context.get_start_method() == "fork"
+        self._conns: list[Connection] = []
+        self._procs: list[Any] = []
+        try:
+            for _ in range(jobs):
+                mine, theirs = context.Pipe(duplex=True)
+                inherited = [*self._conns, mine] if fork else []  # a forked worker closes its copies
+                proc = context.Process(target=serve, args=(theirs, inherited), daemon=True)
+                proc.start()
+                theirs.close()
+                self._conns.append(mine)
+                self._procs.append(proc)
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every pipe (a worker exits when it reads the end), then reap the workers."""
+        for conn in self._conns:
+            conn.close()
+        for proc in self._procs:
+            proc.join(JOIN_SECONDS)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
+        self._conns, self._procs = [], []
+
+    def map(self, work: Callable[[T], R], batches: Iterable[T], window: int) -> Iterator[R]:
+        """``work(batch)`` for each of ``batches``, run on the workers, yielded in order."""
+        from multiprocessing.connection import wait
+
+        queued: list[deque[int]] = [deque() for _ in self._conns]
+        done: dict[int, R] = {}
+        todo = iter(batches)
+        sent = wanted = 0
+        more = True
+        while True:
+            while more and sent - wanted < max(1, window):
+                worker = min(range(len(queued)), key=lambda i: len(queued[i]))
+                if len(queued[worker]) >= QUEUED:
+                    break
+                batch = next(todo, _END)
+                if batch is _END:
+                    more = False
+                    break
+                self._conns[worker].send_bytes(pickle.dumps((work, batch), pickle.HIGHEST_PROTOCOL))
+                queued[worker].append(sent)
+                sent += 1
+            while wanted in done:
+                yield done.pop(wanted)
+                wanted += 1
+            if not more and wanted == sent:
+                return
+            busy = [conn for conn, waiting in zip(self._conns, queued, strict=True) if waiting]
+            if not busy:  # the window was full and has just been yielded: send more first
+                continue
+            for conn in wait(busy):
+                worker = self._conns.index(conn)  # type: ignore[arg-type]
+                done[queued[worker].popleft()] = self._receive(conn)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _receive(conn: Connection) -> Any:
+        try:
+            ok, value = pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            raise dead() from None
+        if not ok:
+            raise value
+        return value
+
+
+_END: Any = object()
