@@ -167,7 +167,9 @@ def speedup_rows(campaign: Path, reps: int) -> tuple[list[Row], dict[str, dict[s
         rows.append(_ratio_row(f"`{command} DIR --jobs 2` vs `--jobs 1`", ">= 1.7x", speedup, speedup >= 1.7, detail))
     slower = m["audit1"]["wall"] / m["verify1"]["wall"]
     cpu = m["audit1"]["cpu"] / m["verify1"]["cpu"]
-    rows.append(_ratio_row("`audit DIR` vs `verify DIR`", "<= 1.5x", slower, slower <= 1.5,
+    # One process each: on an idle machine its time is its CPU time, and under load the CPU
+    # ratio is the steadier one; met only when both are (never reassured by noise).
+    rows.append(_ratio_row("`audit DIR` vs `verify DIR`", "<= 1.5x", slower, max(slower, cpu) <= 1.5,
                            f"the time; CPU {cpu:.2f}x"))
     return rows, m
 

@@ -4,11 +4,11 @@ campaign -> the renderer of the chosen format."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, overload
 
 from tracekit.cli.common import (
     EXIT_ERROR,
@@ -55,7 +55,7 @@ class VerifyOptions:
 class VerifyRequest:
     """The traces to verify, as jobs, with the walked bundles left out beside them."""
 
-    work: list[VerifyJob]
+    work: Sequence[VerifyJob]
     left_out: list[SkippedFile]
     inputs: Inputs
     one_trace_jobs: bool
@@ -78,12 +78,30 @@ def request(files: list[str], named: set[str], left_out: list[SkippedFile], inpu
     are sealed bundles (docs/performance.md, "Campaigns")."""
     run = opts.run
     one = len(files) == 1 and run.jobs > 1 and run.name is ExecutorName.local
-    work = [
-        VerifyJob(p, absolute(p), opts.strict_sources, opts.canonical, opts.roots, opts.input_format,
-                  p in named, run.jobs if one else 1, sniff_walked and p not in named)
-        for p in files
-    ]
-    return VerifyRequest(work, left_out, inputs, one)
+    return VerifyRequest(Jobs(files, named, opts, run.jobs if one else 1, sniff_walked), left_out, inputs, one)
+
+
+class Jobs(Sequence[VerifyJob]):
+    """The job of each file, made when it is read: a campaign holds its list of files, not a
+    job per file as well (peak memory, docs/performance.md "Campaigns")."""
+
+    def __init__(self, files: list[str], named: set[str], opts: VerifyOptions, jobs: int, sniff: bool) -> None:
+        self._files, self._named, self._opts, self._jobs, self._sniff = files, named, opts, jobs, sniff
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    @overload
+    def __getitem__(self, index: int) -> VerifyJob: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[VerifyJob]: ...
+    def __getitem__(self, index: int | slice) -> VerifyJob | list[VerifyJob]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        p, opts = self._files[index], self._opts
+        named = p in self._named
+        return VerifyJob(p, absolute(p), opts.strict_sources, opts.canonical, opts.roots, opts.input_format,
+                         named, self._jobs, self._sniff and not named)
 
 
 def inputs_of(paths: list[str]) -> Inputs:
