@@ -210,29 +210,41 @@ def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> Itera
     while stack:
         current, real, depth = stack.pop()
         try:
-            with os.scandir(current) as entries:
-                listed = sorted(entries, key=lambda e: e.name)
+            listed = sorted(_kinds(current, suffixes))
         except OSError:
             continue
         subfolders: list[tuple[Path, str]] = []
-        for entry in listed:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                link = not is_dir and entry.is_symlink()
-                plain = is_dir or link or entry.is_file(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir:
-                subfolders.append((Path(entry.path), os.path.join(real, entry.name)))
-            elif entry.name.endswith(suffixes) and not entry.name.endswith(NOT_TRACES):
-                if link and is_regular_file(entry.path):
-                    yield str(Path(entry.path)), os.path.realpath(entry.path)
-                elif plain and not link:
-                    yield str(Path(entry.path)), os.path.join(real, entry.name)
+        for name, kind in listed:
+            path = os.path.join(current, name)
+            if kind == "dir":
+                subfolders.append((Path(path), os.path.join(real, name)))
+            elif kind == "link" and is_regular_file(path):
+                yield str(Path(path)), os.path.realpath(path)
+            elif kind == "file":
+                yield str(Path(path)), os.path.join(real, name)
         if depth >= WALK_MAX_DEPTH:
             too_deep[0] += len(subfolders)
             continue
         stack.extend((sub, sub_real, depth + 1) for sub, sub_real in reversed(subfolders))
+
+
+def _kinds(folder: Path, suffixes: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """The entries of ``folder`` a walk may take, each as its name and ``dir``, ``link`` or
+    ``file`` (a plain file by its directory entry): nothing else of an entry is held while a
+    folder of many files is sorted."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    yield entry.name, "dir"
+                elif not entry.name.endswith(suffixes) or entry.name.endswith(NOT_TRACES):
+                    continue
+                elif entry.is_symlink():
+                    yield entry.name, "link"
+                elif entry.is_file(follow_symlinks=False):
+                    yield entry.name, "file"
+            except OSError:
+                continue
 
 
 def absolute(path: str) -> str:
