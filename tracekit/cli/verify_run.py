@@ -21,6 +21,7 @@ from tracekit.cli.common import (
     collect_inputs,
     diag,
     fail,
+    leave,
 )
 from tracekit.cli.verify_job import VerifyJob, verify_job
 from tracekit.kernel.errors import Code, TracekitError
@@ -105,8 +106,6 @@ def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign
     """Verify every job on the executor, spooling each trace's report (memory flat in the
     campaign's size); the campaign, whose spool is closed when the block ends. Exits 2 when the
     executor is unavailable or no file is a trace."""
-    import typer
-
     from tracekit.cli.progress import tracked
     from tracekit.cli.spool import Spool
     from tracekit.report.skipped import SkippedFile
@@ -130,7 +129,7 @@ def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign
     except TracekitError as error:
         spool.close()
         diag(error.finding)
-        raise typer.Exit(EXIT_ERROR) from None
+        leave(EXIT_ERROR)
     try:
         if not tally.total:
             req.inputs.note()

@@ -1,0 +1,87 @@
+"""The fast path for the plain forms of ``tracekit verify`` (docs/cli.md, "Start-up").
+
+``tracekit verify [-q | --quiet] [-f | --format FORMAT] [--] TRACE...`` is read here, without
+typer (about a third of a small verify's start-up), and runs the one body of the command
+(tracekit/cli/verify_flow.py) with every other option at its default. Anything else, any other
+option, ``-h``/``--help``, a missing or unknown value, no TRACE, ``--debug``, a completion
+call, goes to the typer app unread, which prints, exits and fails exactly as it always has:
+this reader only decides that a command line is one it knows, never that one is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+FORMATS = ("table", "json", "markdown", "junit", "sarif", "ocsf", "otlp")
+"""``--format`` choices: tracekit.cli.common.FindingsFormat (a test keeps the two in step; the
+enum is not imported to read a command line that may not be ours)."""
+
+
+class Plain(NamedTuple):
+    """A plain ``verify`` command line: its traces, its format and whether it is quiet."""
+
+    paths: list[str]
+    format: str
+    quiet: bool
+
+
+def parse(argv: list[str]) -> Plain | None:
+    """``argv`` (without the program name) as a plain verify, or None for the typer app.
+    Options may come before, between or after the traces, as click reads them; ``--`` ends
+    the options, ``-`` is standard input, the last ``--format`` wins."""
+    if not argv or argv[0] != "verify" or os.environ.get("_TRACEKIT_COMPLETE"):
+        return None
+    paths: list[str] = []
+    format, quiet, options = "table", False, True
+    words = iter(argv[1:])
+    for word in words:
+        if word.startswith("--debug"):  # taken off anywhere, even after --: the app's (cli/debug.py)
+            return None
+        if not options or word == "-" or not word.startswith("-"):
+            paths.append(word)
+        elif word == "--":
+            options = False
+        elif word in ("-q", "--quiet"):
+            quiet = True
+        else:
+            value = _format_value(word, words)
+            if value not in FORMATS:
+                return None
+            format = value
+    return Plain(paths, format, quiet) if paths else None
+
+
+def _format_value(word: str, words: Iterator[str]) -> str | None:
+    """The value of a ``--format`` option spelt ``-f X``, ``-fX``, ``--format X`` or
+    ``--format=X``; None for any other option, or a missing value."""
+    if word in ("-f", "--format"):
+        return next(words, None)
+    if word.startswith("--format="):
+        return word.removeprefix("--format=")
+    if word.startswith("-f") and not word.startswith("--"):
+        return word[2:]
+    return None
+
+
+def run(plain: Plain) -> NoReturn:
+    """Verify as ``tracekit verify`` does with these options (the app's SIGINT handler, JSON
+    head, exit codes and internal-error report); exits."""
+    from tracekit.cli.app import catch_sigint, guarded
+    from tracekit.kernel import collector
+
+    with collector.paused():  # start-up's imports, as the app does (cli/app.py, main)
+        catch_sigint()
+        from tracekit.cli import verify_flow
+        from tracekit.cli.common import FindingsFormat
+        from tracekit.report.jsonout import set_head
+
+        set_head(command="verify")
+
+    def verify() -> NoReturn:
+        verify_flow.verify(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
+
+    guarded(verify, "tracekit verify")
