@@ -9,9 +9,10 @@ import enum
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
+
+import msgspec
 
 from tracekit.kernel.errors import Code, ExitCode, Finding, finding, worst
 from tracekit.report.text import display_path
@@ -91,8 +92,7 @@ def interrupted() -> NoReturn:
     sys.exit(EXIT_INTERRUPTED)
 
 
-@dataclass(frozen=True, slots=True)
-class Inputs:
+class Inputs(msgspec.Struct, frozen=True):
     """The files a command will read, and how many folders were too deep to search."""
 
     files: list[str]
@@ -261,8 +261,7 @@ class ExecutorName(enum.StrEnum):
     dask = "dask"
 
 
-@dataclass(frozen=True, slots=True)
-class ExecutorOptions:
+class ExecutorOptions(msgspec.Struct, frozen=True):
     """The executor flags every campaign command shares."""
 
     name: ExecutorName = ExecutorName.local

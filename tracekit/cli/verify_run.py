@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from tracekit.cli.common import (
     EXIT_ERROR,
@@ -39,8 +40,7 @@ WORKER_MODULES = (
 """What every worker imports: imported once before the pool forks (kernel/executors/local.py)."""
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyOptions:
+class VerifyOptions(msgspec.Struct, frozen=True):
     """The options every trace of one run is verified with (the command line's)."""
 
     strict_sources: bool
@@ -52,8 +52,7 @@ class VerifyOptions:
     quiet: bool
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyRequest:
+class VerifyRequest(msgspec.Struct, frozen=True):
     """The traces to verify, as jobs, with the walked bundles left out beside them."""
 
     work: list[VerifyJob]
@@ -64,8 +63,7 @@ class VerifyRequest:
     cores (docs/performance.md, "One trace on several cores"); the report is the serial one."""
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyCampaign:
+class VerifyCampaign(msgspec.Struct, frozen=True):
     """Every trace's typed report spooled in input order, their counts, the files left out."""
 
     spool: Spool[VerifyTrace]
