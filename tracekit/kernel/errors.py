@@ -13,6 +13,22 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    _T = TypeVar("_T")
+    _CodeClass = enum.StrEnum
+
+    def _code_enum(cls: _T) -> _T:
+        return cls
+
+else:
+    # The same StrEnum, built by the stdlib's own fast builder for its large enums
+    # (``http.HTTPStatus``): the metaclass's way compares each new member with every one before
+    # it, ~25M instructions for these ~330 codes against ~13M (docs/performance.md, "Start-up").
+    # tests/unit/test_error_codes.py checks it against the class built the usual way.
+    _CodeClass = object
+    _code_enum = enum._simple_enum(enum.StrEnum)
 
 
 class Severity(enum.StrEnum):
@@ -24,7 +40,8 @@ class Severity(enum.StrEnum):
     INFO = "info"  # a fact worth reporting (a source that matched)
 
 
-class Code(enum.StrEnum):
+@_code_enum
+class Code(_CodeClass):
     """Stable diagnostic codes. The value is the code; the member name is for Python only."""
 
     # -- loading (docs/trace-format.md step 1) -------------------------------------------------
@@ -392,8 +409,7 @@ class Code(enum.StrEnum):
     BUNDLE_ORIGINAL_DIGESTS_PUBLISHED = "bundle.original_digests_published"
 
 
-@dataclass(frozen=True, slots=True)
-class CodeInfo:
+class CodeInfo(NamedTuple):
     """The documentation of one code: its default severity and fixed message."""
 
     severity: Severity
