@@ -11,7 +11,8 @@ this reader only decides that a command line is one it knows, never that one is 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
+import sys
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -21,12 +22,19 @@ FORMATS = ("table", "json", "markdown", "junit", "sarif", "ocsf", "otlp")
 enum is not imported to read a command line that may not be ours)."""
 
 
-class Plain(NamedTuple):
+LATER = ("tracekit.cli.spool", "tracekit.kernel.executors.local", "tracekit.report.verify_stream")
+"""What the command imports beyond its workers' modules, once it runs: imported with them
+before it starts, while the collector is paused (a collection scans what imports make, in
+vain)."""
+
+
+class Plain:
     """A plain ``verify`` command line: its traces, its format and whether it is quiet."""
 
-    paths: list[str]
-    format: str
-    quiet: bool
+    __slots__ = ("format", "paths", "quiet")
+
+    def __init__(self, paths: list[str], format: str, quiet: bool) -> None:
+        self.paths, self.format, self.quiet = paths, format, quiet
 
 
 def parse(argv: list[str]) -> Plain | None:
@@ -74,14 +82,34 @@ def run(plain: Plain) -> NoReturn:
     from tracekit.kernel import collector
 
     with collector.paused():  # start-up's imports, as the app does (cli/app.py, main)
+        import_msgspec()
         catch_sigint()
-        from tracekit.cli import verify_flow
+        from tracekit.cli import verify_flow, verify_run
         from tracekit.cli.common import FindingsFormat
         from tracekit.report.jsonout import set_head
 
+        for module in (*verify_run.WORKER_MODULES, *LATER):
+            __import__(module)
         set_head(command="verify")
 
     def verify() -> NoReturn:
         verify_flow.verify(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
 
     guarded(verify, "tracekit verify")
+
+
+def import_msgspec() -> None:
+    """Import msgspec without typing_extensions (~38M instructions with the ``inspect``, ``ast``
+    and ``dis`` it imports: more than tracekit's own modules on this path). msgspec 0.23 imports
+    it for one function, ``get_type_hints``, which it always calls with ``include_extras=True``,
+    and on Python 3.11 and later that is ``typing.get_type_hints`` unchanged (typing_extensions
+    calls it and returns its result); msgspec falls back to typing's own when typing_extensions
+    cannot be imported. It can be again right after, for whatever needs it (a bundle's typer
+    command). tests/cli/test_verify_fast.py checks both halves."""
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import refused, as if absent
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        del sys.modules["typing_extensions"]

@@ -12,8 +12,9 @@ Codes never change meaning. ``docs/error-codes.md`` is generated from this modul
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
+
+import msgspec
 
 if TYPE_CHECKING:
     _T = TypeVar("_T")
@@ -1084,8 +1085,7 @@ RETIRED: dict[Code, Code] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """One diagnostic: a stable code, its severity, the line it concerns and fixed text."""
 
     code: Code
