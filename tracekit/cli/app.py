@@ -118,7 +118,12 @@ def entry() -> None:
         if plain is None:
             main()
         else:
-            verify_fast.run(plain)
+            from tracekit.kernel import collector
+
+            with collector.paused():  # start-up's imports, as main() does
+                verify_fast.start()
+                catch_sigint()
+            guarded(lambda: verify_fast.run(plain), "tracekit verify")
     except SystemExit as done:
         _exit_now(done.code)
         raise

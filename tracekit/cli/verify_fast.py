@@ -75,27 +75,25 @@ def _format_value(word: str, words: Iterator[str]) -> str | None:
     return None
 
 
+def start() -> None:
+    """What the command imports, imported before it runs (the app pauses the collector around
+    this: a collection would scan what imports make, in vain), and the JSON head's name."""
+    import_msgspec()
+    from tracekit.cli import verify_flow, verify_run  # noqa: F401 - imported for run()
+    from tracekit.report.jsonout import set_head
+
+    for module in (*verify_run.WORKER_MODULES, *LATER):
+        __import__(module)
+    set_head(command="verify")
+
+
 def run(plain: Plain) -> NoReturn:
-    """Verify as ``tracekit verify`` does with these options (the app's SIGINT handler, JSON
-    head, exit codes and internal-error report); exits."""
-    from tracekit.cli.app import catch_sigint, guarded
-    from tracekit.kernel import collector
+    """Verify as ``tracekit verify`` does with these options; exits (through the app's
+    ``guarded``, which maps every exception to its exit code as for any command)."""
+    from tracekit.cli import verify_flow
+    from tracekit.cli.common import FindingsFormat
 
-    with collector.paused():  # start-up's imports, as the app does (cli/app.py, main)
-        import_msgspec()
-        catch_sigint()
-        from tracekit.cli import verify_flow, verify_run
-        from tracekit.cli.common import FindingsFormat
-        from tracekit.report.jsonout import set_head
-
-        for module in (*verify_run.WORKER_MODULES, *LATER):
-            __import__(module)
-        set_head(command="verify")
-
-    def verify() -> NoReturn:
-        verify_flow.verify(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
-
-    guarded(verify, "tracekit verify")
+    verify_flow.verify(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
 
 
 def import_msgspec() -> None:
