@@ -205,3 +205,35 @@ def test_the_console_script_and_python_m_take_the_entry() -> None:
     text = script.read_text(encoding="utf-8") if script.exists() else "from tracekit.cli.app import entry"
     assert "from tracekit.cli.app import entry" in text
     assert "entry()" in (ROOT / "tracekit" / "__main__.py").read_text(encoding="utf-8")
+
+
+def test_the_process_ends_at_once_only_when_nothing_is_left_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import atexit
+    import threading
+
+    from tracekit.cli import app
+
+    ended: list[int] = []
+    handlers = [0]
+    monkeypatch.setattr(os, "_exit", ended.append)
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: handlers[0])
+    app._exit_now(2)
+    assert ended == [2]
+    app._exit_now(None)
+    app._exit_now("text")
+    assert ended == [2]  # not an exit status: the usual exit
+    handlers[0] = 1
+    app._exit_now(0)
+    assert ended == [2]  # an exit handler waits (a process pool, logging): the usual exit runs it
+    handlers[0] = 0
+    waiting = threading.Event()
+    other = threading.Thread(target=waiting.wait)
+    other.start()
+    try:
+        app._exit_now(0)
+        assert ended == [2]  # another thread still runs
+    finally:
+        waiting.set()
+        other.join()
+    app._exit_now(1)
+    assert ended == [2, 1]
