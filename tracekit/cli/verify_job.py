@@ -3,9 +3,10 @@ runs it (docs/cli.md, "Executors"). ``verify``, ``bundle`` and ``attest`` all ve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from tracekit.kernel.errors import TracekitError
 
@@ -14,8 +15,7 @@ if TYPE_CHECKING:
     from tracekit.report.verify_stream import VerifyTally
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyJob:
+class VerifyJob(msgspec.Struct, frozen=True):
     """One trace to verify: plain data, cheap to send to a worker process or a Dask worker."""
 
     path: str
@@ -40,8 +40,7 @@ class VerifyJob:
     (docs/performance.md, "Campaigns")."""
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyBatch:
+class VerifyBatch(msgspec.Struct, frozen=True):
     """What a worker sends back for a batch of files: only what the parent keeps (docs/cli.md,
     "Executors"). Each file is the spool line of its report, or the code of a walked file left
     out (``format.unknown``, ``cli.bundle_input``); the batch's counts travel as one tally."""
@@ -52,8 +51,6 @@ class VerifyBatch:
 
 def verify_batch(jobs: list[VerifyJob]) -> VerifyBatch:
     """Verify a batch of files in order (module-level: it pickles by name)."""
-    import msgspec
-
     from tracekit.cli.bundle_io import is_bundle
     from tracekit.kernel.errors import Code
     from tracekit.report.verify_stream import VerifyTally

@@ -10,8 +10,9 @@ finding with the format's own code, never another format's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import BinaryIO, Protocol
+
+import msgspec
 
 from tracekit.kernel.errors import Finding, TracekitError
 from tracekit.kernel.evidence import EvidenceFile
@@ -20,8 +21,7 @@ SNIFF_BYTES = 64 * 1024
 """How much of a file detection looks at (its first bytes)."""
 
 
-@dataclass(frozen=True, slots=True)
-class FormatLimits:
+class FormatLimits(msgspec.Struct, frozen=True):
     """Bounds for importing one third-party file (docs/formats.md, "Bounds")."""
 
     total_bytes: int = 512 * 1024 * 1024
@@ -50,8 +50,7 @@ class FormatLimits:
 DEFAULT_FORMAT_LIMITS = FormatLimits()
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(msgspec.Struct, frozen=True):
     """An opened input: a seekable binary handle and its size. No path is kept: diagnostics
     never show one, and importers never resolve names found inside the file."""
 

@@ -13,9 +13,10 @@ gets the fork server (docs/performance.md, "Campaigns").
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
+
+import msgspec
 
 from tracekit.kernel.executors.batches import BATCH_TASKS, batched, batches, run_each
 
@@ -44,8 +45,7 @@ def _workers(context: Context, jobs: int) -> Workers:
         gc.unfreeze()
 
 
-@dataclass(frozen=True, slots=True)
-class LocalExecutor:
+class LocalExecutor(msgspec.Struct, frozen=True):
     jobs: int = 1
     name: str = "local"
     preload: tuple[str, ...] = ()
