@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracekit.cli.common import fail, is_regular_file, refuse_folder
+from tracekit.cli.sniff import is_bundle as is_bundle  # the bundle commands' own test
 from tracekit.kernel.errors import Code, ExitCode, Finding, TracekitError, finding
 
 if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
@@ -124,19 +125,6 @@ def _check_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
     refused = any(isinstance(j, Code) for j in judged)
     outcome = aggregate(v.result for v in verdicts)
     return CheckResult(2 if refused else 0, tuple(sorted(codes)), outcome, mode_name(strict))
-
-
-def is_bundle(path: str) -> bool:
-    """True when ``path`` is a regular file that starts with the bundle magic."""
-    from tracekit.bundle.magic import MAGIC
-
-    if path == "-" or not is_regular_file(path):
-        return False
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
 
 
 def trusted_keys(paths: list[str] | None) -> list[bytes]:

@@ -51,7 +51,7 @@ class VerifyBatch(msgspec.Struct, frozen=True):
 
 def verify_batch(jobs: list[VerifyJob]) -> VerifyBatch:
     """Verify a batch of files in order (module-level: it pickles by name)."""
-    from tracekit.cli.bundle_io import is_bundle
+    from tracekit.cli.sniff import is_bundle
     from tracekit.kernel.errors import Code
     from tracekit.report.verify_stream import VerifyTally
 

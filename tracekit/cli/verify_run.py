@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 WORKER_MODULES = (
     "tracekit.cli.verify_job", "tracekit.cli.trace_input", "tracekit.formats.agentguard.verify",
-    "tracekit.report.verify_render", "tracekit.report.verify_stream", "tracekit.cli.bundle_io",
+    "tracekit.report.verify_render", "tracekit.report.verify_stream", "tracekit.cli.sniff",
 )
 """What every worker imports: imported once before the pool forks (kernel/executors/local.py)."""
 
