@@ -62,7 +62,10 @@ def serve(conn: Connection, inherited: list[Connection]) -> None:
             data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - an exception that does not pickle
             data = pickle.dumps((False, RuntimeError("a worker's exception could not be sent")))
-        conn.send_bytes(data)
+        try:
+            conn.send_bytes(data)
+        except OSError:  # the parent stopped (Ctrl-C, an error elsewhere): nothing to answer
+            return
 
 
 def dead() -> TracekitError:
@@ -93,11 +96,15 @@ class Workers:
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(now=kind is not None)
 
-    def close(self) -> None:
-        """Close every pipe (a worker exits when it reads the end), then reap the workers."""
+    def close(self, now: bool = False) -> None:
+        """Close every pipe (a worker exits when it reads the end), then reap the workers; with
+        ``now`` (the parent is stopping: Ctrl-C, an error), terminate them first, as ``Pool``
+        did, so that nothing they write outlives the command."""
+        for proc in self._procs if now else ():
+            proc.terminate()
         for conn in self._conns:
             conn.close()
         for proc in self._procs:
