@@ -10,7 +10,7 @@ finding with the format's own code, never another format's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol, TypeVar
 
@@ -99,6 +99,11 @@ class EpisodeStream:
     def whole(cls, evidence: EvidenceFile) -> EpisodeStream:
         """A stream over evidence already read whole (a reader that does not stream)."""
         return cls(evidence.format, evidence.format_version, enumerate(evidence.episodes), evidence.run_problems)
+
+    def only(self, keep: Callable[[Episode], bool]) -> EpisodeStream:
+        """The same stream without the episodes ``keep`` rejects."""
+        pairs = ((key, episode) for key, episode in self.pairs if keep(episode))
+        return EpisodeStream(self.format, self.format_version, pairs, self.run_problems)
 
     def evidence(self) -> EvidenceFile:
         """The whole file: every episode read, in the file's order."""
