@@ -14,6 +14,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e .
+	@# Bytecode now: with PYTHONDONTWRITEBYTECODE set, every start would otherwise compile every
+	@# tracekit module it imports (docs/cli.md, "Start-up"); Python recompiles a changed one.
+	$(PY) -m compileall -q tracekit
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed

@@ -2,7 +2,7 @@
 """Every import on the path of ``tracekit verify FILE`` (docs/performance.md, "Start-up").
 
 Runs ``tracekit verify --quiet FILE`` under ``python -X importtime`` (as the console script
-does: ``from tracekit.cli.app import main``) several times (bytecode compiled
+does: ``from tracekit.cli.app import entry``, the fast path) several times (bytecode compiled
 first) and prints, per group of modules (a tracekit module by its first three name parts, any
 other by its top-level package), the sum of their own import times, the best of the runs for
 each module: what start-up is made of. ``-X importtime`` adds its own overhead, so read the
@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 from inputs import SMALL
 from timing import compile_bytecode
 
-CONSOLE_SCRIPT = "import sys; sys.argv[0] = 'tracekit'; from tracekit.cli.app import main; main()"
+CONSOLE_SCRIPT = "import sys; sys.argv[0] = 'tracekit'; from tracekit.cli.app import entry; entry()"
 
 
 def self_times(path: Path, runs: int) -> dict[str, int]:

@@ -1,5 +1,5 @@
 """``python -m tracekit``: the same entry point as the ``tracekit`` console script."""
 
-from tracekit.cli.app import main
+from tracekit.cli.app import entry
 
-main()
+entry()

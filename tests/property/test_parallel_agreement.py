@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import msgspec
 from gen import base
 from hypothesis import given
 from hypothesis import strategies as st
@@ -99,7 +100,7 @@ def _raw_edit(data: bytes, edit: int, at: int, other: int) -> bytes:
 
 def _state(report: VerifyReport) -> list[object]:
     report.path = ""
-    return [getattr(report, field.name) for field in dataclasses.fields(report)]
+    return [getattr(report, field.name) for field in msgspec.structs.fields(report)]
 
 
 def _parallel(data: bytes, options: VerifyOptions, cuts: list[int]) -> VerifyReport:
@@ -143,6 +144,6 @@ def test_parallel_reports_what_serial_reports(
         data = _forge_link(data, link)
     if raw is not None:
         data = _raw_edit(data, *raw)
-    options = dataclasses.replace(OPTIONS, canonical=canonical)
+    options = msgspec.structs.replace(OPTIONS, canonical=canonical)
     expected = _state(verify_bytes(data, options))
     assert _state(_parallel(data, options, cuts)) == expected

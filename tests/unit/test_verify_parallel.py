@@ -3,11 +3,11 @@ the ranges: same findings (the first error, reported the same way), counts, noti
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from tests.helpers import CORPUS
@@ -25,7 +25,7 @@ OPTIONS = [
 
 
 def _state(report: VerifyReport) -> list[object]:
-    return [getattr(report, field.name) for field in dataclasses.fields(report)]
+    return [getattr(report, field.name) for field in msgspec.structs.fields(report)]
 
 
 def _lines(data: bytes) -> list[int]:

@@ -106,8 +106,54 @@ def __getattr__(name: str) -> typer.Typer:
     return _FULL[0]
 
 
+def entry() -> None:
+    """The ``tracekit`` console script and ``python -m tracekit``: the plain forms of ``tracekit
+    verify`` go to the fast path that never imports typer (tracekit/cli/verify_fast.py), every
+    other command line to :func:`main`. The process then ends at once when nothing is left to
+    run at exit (docs/cli.md, "Start-up")."""
+    from tracekit.cli import verify_fast
+
+    plain = verify_fast.parse(sys.argv[1:])
+    try:
+        if plain is None:
+            main()
+        else:
+            from tracekit.kernel import collector
+
+            with collector.paused():  # start-up's imports, as main() does
+                verify_fast.start()
+                catch_sigint()
+            guarded(lambda: verify_fast.run(plain), "tracekit verify")
+    except SystemExit as done:
+        _exit_now(done.code)
+        raise
+
+
+def _exit_now(code: object) -> None:
+    """End the process with ``code`` without tearing the interpreter down (a module at a time,
+    the collector over everything start-up made), when that is safe: an integer status, no
+    exit handler registered (a process pool, logging), no other thread, and both standard
+    streams flushed. Otherwise return, and the exit runs as usual."""
+    import atexit
+
+    if not isinstance(code, int) or atexit._ncallbacks():
+        return
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe: the usual exit reports it as before
+        return
+    import os
+
+    os._exit(code)
+
+
 def main() -> None:
-    """Run the CLI; map every exception that escapes a command to a documented exit code."""
+    """Run the CLI through the typer app; map every exception that escapes a command to a
+    documented exit code."""
     from tracekit.kernel import collector
 
     # Start-up only allocates what lives as long as the process (modules, the app), so the
@@ -115,39 +161,56 @@ def main() -> None:
     # "Start-up"); it runs again once the command starts.
     with collector.paused():
         _prepare()
-    # The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
-    # to print, in the one error style.
-    from typer import Abort
-    from typer._click.exceptions import NoArgsIsHelpError, UsageError
+    command = sys.argv[1] if len(sys.argv) > 1 else None
 
+    def run() -> object:
+        with collector.paused():
+            app = build(command)
+        return app(standalone_mode=False)
+
+    guarded(run, _named_command())
+
+
+def guarded(call: Callable[[], object], named: str) -> NoReturn:
+    """Run a command and exit with its code; every exception that escapes it becomes a
+    documented exit code (an internal error is reported, never mistaken for a verdict)."""
     from tracekit.cli.common import Interrupted, fail_internal, interrupted
 
-    named = _named_command()
     try:
-        with collector.paused():
-            app = build(sys.argv[1] if len(sys.argv) > 1 else None)
-        code = app(standalone_mode=False)
-    except NoArgsIsHelpError as error:
-        error.show()  # the help text a bare group prints; exit 2 as click does
-        sys.exit(2)
-    except UsageError as error:
-        usage_error(error)
-    except Abort:
-        interrupted()
+        code = call()
     except SystemExit:
         raise
     except (KeyboardInterrupt, Interrupted):
         interrupted()
     except BaseException as error:  # noqa: BLE001 - fail closed: a crash is reported, never a verdict
+        _typer_outcome(error)
         _debug_report(error, named)
         fail_internal()
     sys.exit(code if isinstance(code, int) else 0)
 
 
-def _prepare() -> None:
-    """What every command line needs before its command is built: the SIGINT handler, the
-    completion callback, ``--debug`` taken off the arguments, the JSON head's command name."""
-    import os
+def _typer_outcome(error: BaseException) -> None:
+    """The click that typer vendors (typer is pinned, docs/adr/0003): its usage errors are ours
+    to print, in the one error style; its Abort is an interrupt. Nothing when typer never ran."""
+    if "typer" not in sys.modules:
+        return
+    from typer import Abort
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError
+
+    from tracekit.cli.common import interrupted
+
+    if isinstance(error, NoArgsIsHelpError):
+        error.show()  # the help text a bare group prints; exit 2 as click does
+        sys.exit(2)
+    if isinstance(error, UsageError):
+        usage_error(error)
+    if isinstance(error, Abort):
+        interrupted()
+
+
+def catch_sigint() -> None:
+    """Ctrl-C raises our own exception: typer turns KeyboardInterrupt into a silent exit 130, so
+    that an interrupt is reported with its code and nothing partial is written."""
     import signal
 
     from tracekit.cli.common import Interrupted
@@ -155,9 +218,15 @@ def _prepare() -> None:
     def _on_sigint(_signum: int, _frame: object) -> None:
         raise Interrupted
 
-    # typer turns KeyboardInterrupt into a silent exit 130; our own exception reaches us instead,
-    # so an interrupt is reported with its code and nothing partial is written.
     signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _prepare() -> None:
+    """What every command line needs before its command is built: the SIGINT handler, the
+    completion callback, ``--debug`` taken off the arguments, the JSON head's command name."""
+    import os
+
+    catch_sigint()
     from tracekit.report.jsonout import set_head
 
     if os.environ.get("_TRACEKIT_COMPLETE"):

@@ -11,17 +11,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from tracekit.cli.common import (
-    FORCE,
-    FORMAT,
-    QUIET,
-    TRACE_SUFFIXES,
-    Command,
-    Format,
-    collect_inputs,
-    diag,
-    fail,
-)
+from tracekit.cli.common import TRACE_SUFFIXES, Format, collect_inputs, diag, fail
+from tracekit.cli.options import FORCE, FORMAT, QUIET, Command
 from tracekit.cli.sink import check_target, emit, write_atomic
 from tracekit.kernel.errors import Code, ExitCode, TracekitError, worst
 

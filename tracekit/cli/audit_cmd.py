@@ -24,15 +24,7 @@ import typer
 
 from tracekit.cli.audit_io import AuditOptions
 from tracekit.cli.common import (
-    CONNECT_TIMEOUT,
-    EXECUTOR,
     EXIT_ERROR,
-    FINDINGS_FORMAT,
-    INPUT_FORMAT,
-    JOBS,
-    SCHEDULER,
-    TRUSTED_ROOT,
-    Command,
     ExecutorName,
     ExecutorOptions,
     FindingsFormat,
@@ -41,6 +33,16 @@ from tracekit.cli.common import (
     fail,
     parse_roots,
     worst,
+)
+from tracekit.cli.options import (
+    CONNECT_TIMEOUT,
+    EXECUTOR,
+    FINDINGS_FORMAT,
+    INPUT_FORMAT,
+    JOBS,
+    SCHEDULER,
+    TRUSTED_ROOT,
+    Command,
 )
 from tracekit.cli.sink import check_target, emit
 from tracekit.kernel.errors import Code, TracekitError

@@ -29,20 +29,8 @@ from tracekit.cli.bundle_io import (
     trusted_keys,
     verify_path,
 )
-from tracekit.cli.common import (
-    FORCE,
-    FORMAT,
-    OUTPUT,
-    QUIET,
-    Command,
-    ExitCode,
-    Format,
-    collect_inputs,
-    diag,
-    fail,
-    refuse_folder,
-    say,
-)
+from tracekit.cli.common import ExitCode, Format, collect_inputs, diag, fail, refuse_folder, say
+from tracekit.cli.options import FORCE, FORMAT, OUTPUT, QUIET, Command
 from tracekit.cli.sink import check_target, emit, is_stdout, write_atomic
 from tracekit.kernel.errors import Code, TracekitError
 from tracekit.report.jsonout import set_head

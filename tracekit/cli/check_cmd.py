@@ -30,19 +30,15 @@ from tracekit.cli.check_parts import (
     strict_hint,
 )
 from tracekit.cli.common import (
-    CONNECT_TIMEOUT,
-    EXECUTOR,
     EXIT_FAIL,
     EXIT_OK,
-    JOBS,
-    SCHEDULER,
-    Command,
     ExecutorName,
     ExecutorOptions,
     diag,
     fail,
     refuse_folder,
 )
+from tracekit.cli.options import CONNECT_TIMEOUT, EXECUTOR, JOBS, SCHEDULER, Command
 from tracekit.cli.sink import check_target, emit
 from tracekit.kernel.errors import Code, TracekitError, finding
 

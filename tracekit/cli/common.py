@@ -9,11 +9,10 @@ import enum
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-import typer
+import msgspec
 
 from tracekit.kernel.errors import Code, ExitCode, Finding, finding, worst
 from tracekit.report.text import display_path
@@ -55,20 +54,6 @@ class FindingsFormat(enum.StrEnum):
     otlp = "otlp"
 
 
-
-FORMAT = typer.Option(Format.table, "--format", "-f", help="Output format.")
-FINDINGS_FORMAT = typer.Option(FindingsFormat.table, "--format", "-f", help="Output format.")
-OUTPUT = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout.")
-FORCE = typer.Option(False, "--force", help="Replace existing output files.")
-QUIET = typer.Option(False, "--quiet", "-q", help="No summary line on stderr.")
-TRUSTED_ROOT = typer.Option(
-    None,
-    "--trusted-root",
-    metavar="NAME=DIR",
-    help="Trusted root for source artifacts, NAME=DIR (NAME: RUN_ROOT, REPOSITORY_ROOT, ...).",
-)
-
-
 def diag(found: Finding, where: str | None = None) -> None:
     """Print one diagnostic line on stderr."""
     line = f" line {found.line}" if found.line else ""
@@ -86,7 +71,13 @@ def say(quiet: bool, command: str, text: str) -> None:
 def fail(code: Code, exit_code: int = EXIT_ERROR, **params: int | str) -> NoReturn:
     """Print a diagnostic for ``code`` and exit."""
     diag(finding(code, **params))
-    raise typer.Exit(exit_code)
+    leave(exit_code)
+
+
+def leave(code: int) -> NoReturn:
+    """End the command with ``code`` (the one way every command exits with a verdict; the app
+    maps it to the process's exit status, and neither needs the CLI framework)."""
+    raise SystemExit(int(code))
 
 
 def fail_internal() -> NoReturn:
@@ -101,8 +92,7 @@ def interrupted() -> NoReturn:
     sys.exit(EXIT_INTERRUPTED)
 
 
-@dataclass(frozen=True, slots=True)
-class Inputs:
+class Inputs(msgspec.Struct, frozen=True):
     """The files a command will read, and how many folders were too deep to search."""
 
     files: list[str]
@@ -150,14 +140,6 @@ class InputFormat(enum.StrEnum):
     claude_code = "claude_code"
     codex = "codex"
     atif = "atif"
-
-
-INPUT_FORMAT = typer.Option(
-    None,
-    "--input-format",
-    metavar="NAME",
-    help="Read every input as this format, no detection: inspect, otel, agentdojo, garak, agentguard, harness.",
-)
 
 
 def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)) -> Inputs:
@@ -279,16 +261,7 @@ class ExecutorName(enum.StrEnum):
     dask = "dask"
 
 
-JOBS = typer.Option(1, "--jobs", "-j", metavar="N", min=1, max=256, help="Worker processes (or local Dask workers).")
-EXECUTOR = typer.Option(ExecutorName.local, "--executor", help="Where the work runs.")
-SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786.")
-CONNECT_TIMEOUT = typer.Option(
-    20.0, "--connect-timeout", metavar="SECONDS", min=0.1, max=3600, help="Seconds to reach the Dask scheduler."
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutorOptions:
+class ExecutorOptions(msgspec.Struct, frozen=True):
     """The executor flags every campaign command shares."""
 
     name: ExecutorName = ExecutorName.local
@@ -311,21 +284,3 @@ class ExecutorOptions:
             return make_executor("dask", self.jobs, self.scheduler, self.connect_timeout)
         jobs = 1 if stdin else max(1, min(self.jobs, tasks))
         return LocalExecutor(jobs, preload=preload)
-
-
-class Command(typer.core.TyperCommand):
-    """Every command's class: the usage line shows ``TRACE...`` rather than typer's
-    ``{TRACE...}`` for a required argument."""
-
-    def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's own vendored Context
-        pieces = super().collect_usage_pieces(ctx)
-        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
-
-    def format_epilog(self, ctx: Any, formatter: Any) -> None:
-        """The command's examples (tracekit/cli/examples.py), kept as written."""
-        from tracekit.cli.examples import epilog
-
-        text = epilog(ctx.command_path)
-        if text:
-            formatter.write_paragraph()
-            formatter.write(text + "\n")

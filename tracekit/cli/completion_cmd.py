@@ -10,7 +10,7 @@ import enum
 
 import typer
 
-from tracekit.cli.common import Command
+from tracekit.cli.options import Command
 
 COMPLETE_VAR = "_TRACEKIT_COMPLETE"
 

@@ -21,19 +21,8 @@ from typing import Any, NoReturn, TypeVar
 import typer
 
 from tracekit.cli.audit_io import AuditJob, AuditOptions
-from tracekit.cli.common import (
-    FORCE,
-    FORMAT,
-    OUTPUT,
-    QUIET,
-    Command,
-    ExecutorOptions,
-    ExitCode,
-    Format,
-    diag,
-    fail,
-    say,
-)
+from tracekit.cli.common import ExecutorOptions, ExitCode, Format, diag, fail, say
+from tracekit.cli.options import FORCE, FORMAT, OUTPUT, QUIET, Command
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.report.jsonout import set_head

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import typer
 
-from tracekit.cli.common import FORCE, FORMAT, OUTPUT, Command, Format, fail
+from tracekit.cli.common import Format, fail
+from tracekit.cli.options import FORCE, FORMAT, OUTPUT, Command
 from tracekit.kernel.errors import Code, ExitCode
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 
 from tracekit.cli.bundle_io import report_action
-from tracekit.cli.common import FORCE, FORMAT, QUIET, Command, Format, say
+from tracekit.cli.common import Format, say
+from tracekit.cli.options import FORCE, FORMAT, QUIET, Command
 from tracekit.cli.sink import check_target, write_files
 
 

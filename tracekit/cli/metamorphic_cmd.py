@@ -27,15 +27,7 @@ from pathlib import Path
 import typer
 
 from tracekit.cli.common import (
-    CONNECT_TIMEOUT,
-    EXECUTOR,
     EXIT_ERROR,
-    FORCE,
-    FORMAT,
-    JOBS,
-    OUTPUT,
-    SCHEDULER,
-    Command,
     ExecutorName,
     ExecutorOptions,
     Format,
@@ -43,6 +35,16 @@ from tracekit.cli.common import (
     collect_inputs,
     diag,
     fail,
+)
+from tracekit.cli.options import (
+    CONNECT_TIMEOUT,
+    EXECUTOR,
+    FORCE,
+    FORMAT,
+    JOBS,
+    OUTPUT,
+    SCHEDULER,
+    Command,
 )
 from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.report.text import display_path

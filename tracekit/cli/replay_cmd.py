@@ -24,6 +24,14 @@ from tracekit.cli.common import (
     EXIT_ERROR,
     EXIT_FAIL,
     EXIT_OK,
+    FindingsFormat,
+    Format,
+    InputFormat,
+    diag,
+    parse_roots,
+    refuse_folder,
+)
+from tracekit.cli.options import (
     FINDINGS_FORMAT,
     FORCE,
     FORMAT,
@@ -32,12 +40,6 @@ from tracekit.cli.common import (
     QUIET,
     TRUSTED_ROOT,
     Command,
-    FindingsFormat,
-    Format,
-    InputFormat,
-    diag,
-    parse_roots,
-    refuse_folder,
 )
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.kernel.errors import Code, Finding, Severity, TracekitError, finding

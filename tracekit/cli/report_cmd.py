@@ -23,12 +23,7 @@ import typer
 
 from tracekit.cli.common import (
     EXIT_ERROR,
-    FORCE,
-    INPUT_FORMAT,
-    QUIET,
     TRACE_SUFFIXES,
-    TRUSTED_ROOT,
-    Command,
     InputFormat,
     absolute,
     collect_inputs,
@@ -37,6 +32,7 @@ from tracekit.cli.common import (
     parse_roots,
     worst,
 )
+from tracekit.cli.options import FORCE, INPUT_FORMAT, QUIET, TRUSTED_ROOT, Command
 from tracekit.cli.sink import check_target, emit
 from tracekit.kernel.errors import Code, TracekitError
 

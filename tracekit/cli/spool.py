@@ -1,17 +1,21 @@
 """The one spool: per-trace results streamed to an anonymous temporary file as they arrive and
 read back in order when the report is written, so a campaign's memory holds only its summary
 (audit's reports, metamorphic's cases, check's suite entries; docs/threat-model.md, "Work
-budget")."""
+budget"). The first :data:`IN_MEMORY` bytes stay in memory: a small run never makes (or
+imports the module that makes) a temporary file (docs/performance.md, "Start-up")."""
 
 from __future__ import annotations
 
-import tempfile
+import io
 from collections.abc import Iterable, Iterator
 from typing import IO, Generic, TypeVar
 
 import msgspec
 
 S = TypeVar("S", bound=msgspec.Struct)
+
+IN_MEMORY = 1024 * 1024
+"""Bytes a spool keeps in memory before it moves them to an anonymous temporary file."""
 
 
 class Spool(Generic[S]):
@@ -20,21 +24,34 @@ class Spool(Generic[S]):
 
     def __init__(self, kind: type[S]) -> None:
         # Closed by close(); a spool lives as long as its command, not one block.
-        self._handle: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self._memory: io.BytesIO | None = io.BytesIO()
+        self._handle: IO[bytes] = self._memory
         self._encoder = msgspec.json.Encoder()
         self._decoder = msgspec.json.Decoder(kind)
 
     def add(self, item: S) -> int:
         """Spool ``item`` at the end, whatever was read since; its offset, for :meth:`at`."""
         offset = self._handle.seek(0, 2)
-        self._handle.write(self._encoder.encode(item) + b"\n")
+        self._write(self._encoder.encode(item) + b"\n")
         return offset
 
     def add_line(self, line: bytes) -> None:
         """Spool an item already encoded as :meth:`add` encodes it (by a worker), without its
         newline."""
         self._handle.seek(0, 2)
-        self._handle.write(line + b"\n")
+        self._write(line + b"\n")
+
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` (the handle is at its end), moving the spool to a temporary file
+        once it would pass :data:`IN_MEMORY`."""
+        if self._memory is not None and self._memory.tell() + len(data) > IN_MEMORY:
+            import tempfile
+
+            self._handle = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+            self._handle.write(self._memory.getvalue())
+            self._memory.close()
+            self._memory = None
+        self._handle.write(data)
 
     def extend(self, items: Iterable[S]) -> None:
         for item in items:

@@ -28,9 +28,10 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeVar
+
+import msgspec
 
 from tracekit.formats.base import (
     DEFAULT_FORMAT_LIMITS,
@@ -74,8 +75,7 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-@dataclass(frozen=True, slots=True)
-class Opened:
+class Opened(msgspec.Struct, frozen=True):
     """An input, opened once, with the format it holds (None: no format accepts it)."""
 
     format: str | None

@@ -9,9 +9,19 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from tracekit.cli.common import (
+    EXIT_ERROR,
+    ExecutorName,
+    ExecutorOptions,
+    FindingsFormat,
+    Format,
+    InputFormat,
+    diag,
+    parse_roots,
+    refuse_folder,
+)
+from tracekit.cli.options import (
     CONNECT_TIMEOUT,
     EXECUTOR,
-    EXIT_ERROR,
     FINDINGS_FORMAT,
     FORCE,
     FORMAT,
@@ -22,25 +32,13 @@ from tracekit.cli.common import (
     SCHEDULER,
     TRUSTED_ROOT,
     Command,
-    ExecutorName,
-    ExecutorOptions,
-    FindingsFormat,
-    Format,
-    InputFormat,
-    Inputs,
-    diag,
-    fail,
-    parse_roots,
-    refuse_folder,
-    worst,
 )
 from tracekit.cli.sink import check_target, emit
-from tracekit.kernel.errors import Code, Finding, Severity, TracekitError
+from tracekit.kernel.errors import Finding, Severity, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.formats.agentguard.verify import VerifyReport
     from tracekit.report.show_render import EvidenceShow
-    from tracekit.report.skipped import SkippedFile
 
 
 def verify(
@@ -65,59 +63,11 @@ def verify(
     ),
 ) -> None:
     """Verify traces: exit 0 intact, 1 intact but a source changed, 2 invalid (the worst wins)."""
-    from tracekit.cli import verify_run
+    from tracekit.cli import verify_flow
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
-    if output is not None:
-        check_target(output, force)
-    roots = tuple((k, str(v.resolve())) for k, v in parse_roots(trusted_root).items())
-    forced = None if input_format is None else input_format.value
-    opts = verify_run.VerifyOptions(strict_sources, canonical, roots, forced, run, quiet)
-    inputs = verify_run.inputs_of(paths)
-    _other_inputs(inputs, trusted_key, format, output, force, quiet)
-    named = set(paths)
-    files, left_out = _split_bundles(inputs.files, named)
-    if not files:  # sealed bundles only (docs/bundle-format.md): verified as bundles
-        from tracekit.cli import bundle_cmd
-
-        verdict = bundle_cmd.verify_bundles(inputs.files, trusted_key, format.value, output, force, quiet)
-        raise typer.Exit(worst(verdict, inputs.note()))
-    with verify_run.verified(verify_run.request(files, named, left_out, inputs, opts), opts) as campaign:
-        emit(verify_run.render(campaign, format), output, force)
-    if not quiet:
-        print(verify_run.summary(campaign), file=sys.stderr)
-    raise typer.Exit(worst(campaign.tally.exit_code, inputs.note()))
-
-
-def _other_inputs(
-    inputs: Inputs, trusted_key: list[str], format: FindingsFormat, output: Path | None, force: bool, quiet: bool
-) -> None:
-    """in-toto attestation files (docs/attest.md), never mixed with traces: verified as such,
-    and the command exits."""
-    attestations = [p for p in inputs.files if p.endswith(".intoto.jsonl")]
-    if not attestations:
-        return
-    from tracekit.cli import attest_cmd
-
-    if len(attestations) != len(inputs.files):
-        fail(Code.CLI_OPTION_CONFLICT, option="Attestation files", other="traces in one run")
-    verdict = attest_cmd.verify_attestations(inputs.files, trusted_key, format.value, output, force, quiet)
-    raise typer.Exit(worst(verdict, inputs.note()))
-
-
-def _split_bundles(found: list[str], named: set[str]) -> tuple[list[str], list[SkippedFile]]:
-    """The traces to verify, and the walked bundles left out beside them (``cli.bundle_input``:
-    a folder of bundles alone is verified as bundles). A bundle named with traces is refused."""
-    from tracekit.cli.bundle_io import is_bundle
-    from tracekit.report.skipped import SkippedFile
-
-    bundles = {p for p in found if is_bundle(p)}
-    if bundles and bundles & named and len(bundles) != len(found):
-        fail(Code.CLI_OPTION_CONFLICT, option="Bundles", other="traces in one run")
-    traces = [p for p in found if p not in bundles]
-    if not traces:
-        return [], []
-    return traces, [SkippedFile(p, Code.CLI_BUNDLE_INPUT.value) for p in found if p in bundles]
+    verify_flow.verify(paths, format, input_format, strict_sources, trusted_root, canonical, run, output, force,
+                       quiet, trusted_key)
 
 
 def show(

@@ -3,9 +3,10 @@ runs it (docs/cli.md, "Executors"). ``verify``, ``bundle`` and ``attest`` all ve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from tracekit.kernel.errors import TracekitError
 
@@ -13,8 +14,7 @@ if TYPE_CHECKING:
     from tracekit.report.verify_render import VerifyTrace
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyJob:
+class VerifyJob(msgspec.Struct, frozen=True):
     """One trace to verify: plain data, cheap to send to a worker process or a Dask worker."""
 
     path: str

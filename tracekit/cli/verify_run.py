@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from tracekit.cli.common import (
     EXIT_ERROR,
@@ -21,6 +22,7 @@ from tracekit.cli.common import (
     collect_inputs,
     diag,
     fail,
+    leave,
 )
 from tracekit.cli.verify_job import VerifyJob, verify_job
 from tracekit.kernel.errors import Code, TracekitError
@@ -38,8 +40,7 @@ WORKER_MODULES = (
 """What every worker imports: imported once before the pool forks (kernel/executors/local.py)."""
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyOptions:
+class VerifyOptions(msgspec.Struct, frozen=True):
     """The options every trace of one run is verified with (the command line's)."""
 
     strict_sources: bool
@@ -51,8 +52,7 @@ class VerifyOptions:
     quiet: bool
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyRequest:
+class VerifyRequest(msgspec.Struct, frozen=True):
     """The traces to verify, as jobs, with the walked bundles left out beside them."""
 
     work: list[VerifyJob]
@@ -63,8 +63,7 @@ class VerifyRequest:
     cores (docs/performance.md, "One trace on several cores"); the report is the serial one."""
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyCampaign:
+class VerifyCampaign(msgspec.Struct, frozen=True):
     """Every trace's typed report spooled in input order, their counts, the files left out."""
 
     spool: Spool[VerifyTrace]
@@ -105,8 +104,6 @@ def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign
     """Verify every job on the executor, spooling each trace's report (memory flat in the
     campaign's size); the campaign, whose spool is closed when the block ends. Exits 2 when the
     executor is unavailable or no file is a trace."""
-    import typer
-
     from tracekit.cli.progress import tracked
     from tracekit.cli.spool import Spool
     from tracekit.report.skipped import SkippedFile
@@ -130,7 +127,7 @@ def verified(req: VerifyRequest, opts: VerifyOptions) -> Iterator[VerifyCampaign
     except TracekitError as error:
         spool.close()
         diag(error.finding)
-        raise typer.Exit(EXIT_ERROR) from None
+        leave(EXIT_ERROR)
     try:
         if not tally.total:
             req.inputs.note()

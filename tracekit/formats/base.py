@@ -11,8 +11,9 @@ finding with the format's own code, never another format's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol, TypeVar
+
+import msgspec
 
 from tracekit.kernel.errors import Finding, TracekitError
 from tracekit.kernel.evidence import Episode, EvidenceFile, RunProblem
@@ -23,8 +24,7 @@ SNIFF_BYTES = 64 * 1024
 """How much of a file detection looks at (its first bytes)."""
 
 
-@dataclass(frozen=True, slots=True)
-class FormatLimits:
+class FormatLimits(msgspec.Struct, frozen=True):
     """Bounds for importing one third-party file (docs/formats.md, "Bounds")."""
 
     total_bytes: int = 512 * 1024 * 1024
@@ -53,8 +53,7 @@ class FormatLimits:
 DEFAULT_FORMAT_LIMITS = FormatLimits()
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(msgspec.Struct, frozen=True):
     """An opened input: a seekable binary handle and its size. No path is kept: diagnostics
     never show one, and importers never resolve names found inside the file."""
 
@@ -79,8 +78,7 @@ class FormatError(TracekitError):
         super().__init__(found)
 
 
-@dataclass(slots=True)
-class EpisodeStream:
+class EpisodeStream(msgspec.Struct):
     """An imported file read one episode at a time (docs/formats.md, "Streaming episodes").
 
     ``pairs`` yields ``(key, episode)`` in the order the file holds them; a reader that holds

@@ -12,7 +12,24 @@ Codes never change meaning. ``docs/error-codes.md`` is generated from this modul
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
+
+import msgspec
+
+if TYPE_CHECKING:
+    _T = TypeVar("_T")
+    _CodeClass = enum.StrEnum
+
+    def _code_enum(cls: _T) -> _T:
+        return cls
+
+else:
+    # The same StrEnum, built by the stdlib's own fast builder for its large enums
+    # (``http.HTTPStatus``): the metaclass's way compares each new member with every one before
+    # it, ~25M instructions for these ~330 codes against ~13M (docs/performance.md, "Start-up").
+    # tests/unit/test_error_codes.py checks it against the class built the usual way.
+    _CodeClass = object
+    _code_enum = enum._simple_enum(enum.StrEnum)
 
 
 class Severity(enum.StrEnum):
@@ -24,7 +41,8 @@ class Severity(enum.StrEnum):
     INFO = "info"  # a fact worth reporting (a source that matched)
 
 
-class Code(enum.StrEnum):
+@_code_enum
+class Code(_CodeClass):
     """Stable diagnostic codes. The value is the code; the member name is for Python only."""
 
     # -- loading (docs/trace-format.md step 1) -------------------------------------------------
@@ -392,8 +410,7 @@ class Code(enum.StrEnum):
     BUNDLE_ORIGINAL_DIGESTS_PUBLISHED = "bundle.original_digests_published"
 
 
-@dataclass(frozen=True, slots=True)
-class CodeInfo:
+class CodeInfo(NamedTuple):
     """The documentation of one code: its default severity and fixed message."""
 
     severity: Severity
@@ -1068,8 +1085,7 @@ RETIRED: dict[Code, Code] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """One diagnostic: a stable code, its severity, the line it concerns and fixed text."""
 
     code: Code

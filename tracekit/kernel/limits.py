@@ -6,11 +6,10 @@ The order in which they are enforced is documented in docs/trace-format.md, step
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """Bounds enforced while a trace streams in, before the bytes they bound are decoded."""
 
     total_bytes: int = 16 * 1024 * 1024
@@ -65,8 +64,7 @@ HARNESS_SCENARIO_LIMITS = Limits(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class WorkBudget:
+class WorkBudget(msgspec.Struct, frozen=True):
     """Bounds on the work done *after* loading: docs/threat-model.md, "Work budget".
 
     The loader's limits bound what a trace may hold; these bound what a command may do with it,

@@ -19,7 +19,6 @@ Findings come only from the exact path, so both paths report the same codes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from math import copysign
 from typing import Any
 
@@ -52,8 +51,7 @@ class RecordProblem(Exception):
         self.finding = found
 
 
-@dataclass(frozen=True, slots=True)
-class HeaderRecord:
+class HeaderRecord(msgspec.Struct, frozen=True):
     """The decoded header line."""
 
     line: int

@@ -13,8 +13,9 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from tracekit.formats.agentguard.schema.agentguard import SourceArtifact
 from tracekit.kernel.errors import Code
@@ -32,8 +33,7 @@ TOO_LARGE = "too_large"
 """What :func:`_hash_regular_file` returns for a file past the hashing bound."""
 
 
-@dataclass(frozen=True, slots=True)
-class SourceStatus:
+class SourceStatus(msgspec.Struct, frozen=True):
     """The outcome for one recorded source; ``role`` is printed only when it is a known role."""
 
     index: int

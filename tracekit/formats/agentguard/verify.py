@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NoReturn, Protocol
 
+import msgspec
 from msgspec.structs import astuple
 
 from tracekit.formats.agentguard.chain import header_identity, policy_snapshot_hash, root_hash
@@ -58,8 +58,7 @@ def plain_step(
 EXIT_INTACT, EXIT_SOURCE, EXIT_INVALID = 0, 1, 2
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyOptions:
+class VerifyOptions(msgspec.Struct, frozen=True):
     """What to check and how strictly; the defaults reproduce upstream's verdicts."""
 
     limits: Limits = DEFAULT_LIMITS
@@ -67,7 +66,7 @@ class VerifyOptions:
     """Make non-canonical lines (spacing, key order, escapes, CRLF) fatal instead of notices."""
     strict_sources: bool = False
     """Treat an unavailable optional source as a failure (exit 1), as upstream's flag does."""
-    trusted_roots: Mapping[str, Path] = field(default_factory=dict)
+    trusted_roots: Mapping[str, Path] = msgspec.field(default_factory=dict)
     """Roots a source path may resolve against, by ``${NAME}``; RUN_ROOT replaces the trace dir."""
     check_sources: bool = True
     keep_events: bool = False
@@ -76,17 +75,16 @@ class VerifyOptions:
     """Given each event once it passed steps 2-7, in order (a streaming consumer: replay)."""
 
 
-@dataclass(slots=True)
-class VerifyReport:
+class VerifyReport(msgspec.Struct):
     """Everything verify learned about one trace."""
 
     path: str
-    findings: list[Finding] = field(default_factory=list)
-    sources: list[SourceStatus] = field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    sources: list[SourceStatus] = msgspec.field(default_factory=list)
     header: ag.Header | None = None
-    events: list[EventRecord] = field(default_factory=list)
+    events: list[EventRecord] = msgspec.field(default_factory=list)
     event_count: int = 0
-    counts: Counter[str] = field(default_factory=Counter)
+    counts: Counter[str] = msgspec.field(default_factory=Counter)
     truncated_payloads: int = 0
     redaction_markers: int = 0
     strict_sources: bool = False

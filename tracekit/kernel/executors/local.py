@@ -12,9 +12,10 @@ gets the fork server (docs/performance.md, "Campaigns").
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
+
+import msgspec
 
 from tracekit.kernel.executors.batches import batches, run_each
 from tracekit.kernel.executors.window import ordered
@@ -36,8 +37,7 @@ def ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-@dataclass(frozen=True, slots=True)
-class LocalExecutor:
+class LocalExecutor(msgspec.Struct, frozen=True):
     jobs: int = 1
     name: str = "local"
     preload: tuple[str, ...] = ()

@@ -1,0 +1,113 @@
+"""The fast path for the plain forms of ``tracekit verify`` (docs/cli.md, "Start-up").
+
+``tracekit verify [-q | --quiet] [-f | --format FORMAT] [--] TRACE...`` is read here, without
+typer (about a third of a small verify's start-up), and runs the one body of the command
+(tracekit/cli/verify_flow.py) with every other option at its default. Anything else, any other
+option, ``-h``/``--help``, a missing or unknown value, no TRACE, ``--debug``, a completion
+call, goes to the typer app unread, which prints, exits and fails exactly as it always has:
+this reader only decides that a command line is one it knows, never that one is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+FORMATS = ("table", "json", "markdown", "junit", "sarif", "ocsf", "otlp")
+"""``--format`` choices: tracekit.cli.common.FindingsFormat (a test keeps the two in step; the
+enum is not imported to read a command line that may not be ours)."""
+
+
+LATER = ("tracekit.cli.spool", "tracekit.kernel.executors.local", "tracekit.report.verify_stream")
+"""What the command imports beyond its workers' modules, once it runs: imported with them
+before it starts, while the collector is paused (a collection scans what imports make, in
+vain)."""
+
+
+class Plain:
+    """A plain ``verify`` command line: its traces, its format and whether it is quiet."""
+
+    __slots__ = ("format", "paths", "quiet")
+
+    def __init__(self, paths: list[str], format: str, quiet: bool) -> None:
+        self.paths, self.format, self.quiet = paths, format, quiet
+
+
+def parse(argv: list[str]) -> Plain | None:
+    """``argv`` (without the program name) as a plain verify, or None for the typer app.
+    Options may come before, between or after the traces, as click reads them; ``--`` ends
+    the options, ``-`` is standard input, the last ``--format`` wins."""
+    if not argv or argv[0] != "verify" or os.environ.get("_TRACEKIT_COMPLETE"):
+        return None
+    paths: list[str] = []
+    format, quiet, options = "table", False, True
+    words = iter(argv[1:])
+    for word in words:
+        if word.startswith("--debug"):  # taken off anywhere, even after --: the app's (cli/debug.py)
+            return None
+        if not options or word == "-" or not word.startswith("-"):
+            paths.append(word)
+        elif word == "--":
+            options = False
+        elif word in ("-q", "--quiet"):
+            quiet = True
+        else:
+            value = _format_value(word, words)
+            if value not in FORMATS:
+                return None
+            format = value
+    return Plain(paths, format, quiet) if paths else None
+
+
+def _format_value(word: str, words: Iterator[str]) -> str | None:
+    """The value of a ``--format`` option spelt ``-f X``, ``-fX``, ``--format X`` or
+    ``--format=X``; None for any other option, or a missing value."""
+    if word in ("-f", "--format"):
+        return next(words, None)
+    if word.startswith("--format="):
+        return word.removeprefix("--format=")
+    if word.startswith("-f") and not word.startswith("--"):
+        return word[2:]
+    return None
+
+
+def start() -> None:
+    """What the command imports, imported before it runs (the app pauses the collector around
+    this: a collection would scan what imports make, in vain), and the JSON head's name."""
+    import_msgspec()
+    from tracekit.cli import verify_flow, verify_run  # noqa: F401 - imported for run()
+    from tracekit.report.jsonout import set_head
+
+    for module in (*verify_run.WORKER_MODULES, *LATER):
+        __import__(module)
+    set_head(command="verify")
+
+
+def run(plain: Plain) -> NoReturn:
+    """Verify as ``tracekit verify`` does with these options; exits (through the app's
+    ``guarded``, which maps every exception to its exit code as for any command)."""
+    from tracekit.cli import verify_flow
+    from tracekit.cli.common import FindingsFormat
+
+    verify_flow.verify(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
+
+
+def import_msgspec() -> None:
+    """Import msgspec without typing_extensions (~38M instructions with the ``inspect``, ``ast``
+    and ``dis`` it imports: more than tracekit's own modules on this path). msgspec 0.23 imports
+    it for one function, ``get_type_hints``, which it always calls with ``include_extras=True``,
+    and on Python 3.11 and later that is ``typing.get_type_hints`` unchanged (typing_extensions
+    calls it and returns its result); msgspec falls back to typing's own when typing_extensions
+    cannot be imported. It can be again right after, for whatever needs it (a bundle's typer
+    command). tests/cli/test_verify_fast.py checks both halves."""
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import refused, as if absent
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        del sys.modules["typing_extensions"]
