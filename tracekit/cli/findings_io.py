@@ -121,7 +121,7 @@ class SweepPart(Struct, frozen=True):
 def sweep_job(job: SweepJob) -> SweepPart:
     """Load one file and sweep every consistent episode (tracekit/judging/findings/sweep.py)."""
     from tracekit.formats.reading import consume_file
-    from tracekit.judging.findings.sweep import SweepTally, sweep_stream
+    from tracekit.judging.findings.sweep import SweepTally, sweep_file
     from tracekit.judging.findings.transforms import BY_NAME
     from tracekit.judging.harness.model import judging_strict
     from tracekit.judging.harness.scenario import parse_scenario
@@ -134,7 +134,7 @@ def sweep_job(job: SweepJob) -> SweepPart:
     def swept(stream: EpisodeStream) -> SweepPart:
         tally = SweepTally.new(transforms)
         strict = judging_strict(False, stream.format) if job.strict is None else job.strict
-        cases = sweep_stream(job.name, stream.pairs, scenario, tally, transforms, job.trials, strict)
+        cases = sweep_file(job.name, stream, scenario, tally, transforms, job.trials, strict)
         return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total, strict)
 
     try:

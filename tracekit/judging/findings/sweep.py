@@ -15,12 +15,11 @@ caller folds each case into a :class:`SweepTally`, which keeps counts and a boun
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from msgspec import Struct, field
 
-from tracekit.formats.base import in_order
+from tracekit.formats.base import EpisodeStream, in_order
 from tracekit.judging.findings.consistency import check_episode
 from tracekit.judging.findings.judge import EpisodeVerdict, judge_episode
 from tracekit.judging.findings.transforms import BY_NAME, TRANSFORMS, EvidenceTransform, Klass
@@ -159,29 +158,18 @@ class SweepTally(Struct):
 
 def sweep_file(
     trace: str,
-    episodes: Sequence[Episode],
+    episodes: Sequence[Episode] | EpisodeStream,
     scenario: Scenario,
     tally: SweepTally,
     transforms: Sequence[EvidenceTransform] = TRANSFORMS,
     trials: int = 1,
     strict: bool = True,
 ) -> list[SweepCase]:
-    """Sweep every consistent episode of one file into ``tally``; return its cases."""
-    return sweep_stream(trace, enumerate(episodes), scenario, tally, transforms, trials, strict)
-
-
-def sweep_stream(
-    trace: str,
-    pairs: Iterable[tuple[Any, Episode]],
-    scenario: Scenario,
-    tally: SweepTally,
-    transforms: Sequence[EvidenceTransform] = TRANSFORMS,
-    trials: int = 1,
-    strict: bool = True,
-) -> list[SweepCase]:
-    """:func:`sweep_file` over a stream's ``(key, episode)`` pairs (docs/formats.md, "Streaming
-    episodes"): each episode is swept as it is read, and its cases (or the code refusing it)
-    go into ``tally`` in the file's order once every episode is read."""
+    """Sweep every consistent episode of one file into ``tally``; return its cases. From a
+    stream (docs/formats.md, "Streaming episodes"), each episode is swept as it is read, and its
+    cases (or the code refusing it) go into ``tally`` in the file's order once every episode is
+    read."""
+    pairs = episodes.pairs if isinstance(episodes, EpisodeStream) else enumerate(episodes)
 
     def swept(episode: Episode) -> tuple[str, str | None, list[SweepCase]]:
         refused = check_episode(episode)
