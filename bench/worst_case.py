@@ -85,6 +85,10 @@ def inputs() -> dict[str, Path]:
     # sample more (refused); sealing the first plans about 750,000 of the 1,000,000 frames
     found["eval_at_items"] = _write("eval-at-items.eval", eval_worst.chatty_eval(50, 10_000))
     found["eval_over_items"] = _write("eval-over-items.eval", eval_worst.chatty_eval(51, 10_000))
+    # the same bound over many samples: 5,000 samples of 100 messages (per-episode costs)
+    found["eval_many"] = _write("eval-many.eval", eval_worst.chatty_eval(5_000, 100))
+    # and over 50,000 samples of 10: what a command keeps per episode, times many episodes
+    found["eval_most"] = _write("eval-most.eval", eval_worst.chatty_eval(50_000, 10))
     sources = DATA / "sources"
     sources.mkdir(exist_ok=True)
     found["sources"] = sources / "trace.jsonl"
@@ -142,11 +146,19 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
     """The .eval reader and the sealer at their limits (docs/threat-model.md, "seal" and "The
     Inspect archive reader"); ``bundle verify`` of what was sealed, for comparison."""
     t = TRACEKIT
-    at, over = p["eval_at_items"], p["eval_over_items"]
+    at, over, many, most = p["eval_at_items"], p["eval_over_items"], p["eval_many"], p["eval_most"]
+    policy = str(ROOT / "corpus" / "findings" / "exfil-email.yaml")
     sealed = {name: str(DATA / f"{name}.tkb") for name in ("eval", "realistic")}
     return [
         ("show", ".eval 500,000 short messages", [t, "show", at]),
         ("audit", ".eval 500,000 short messages", [t, "audit", at, "--format", "json"]),
+        ("check", ".eval 500,000 short messages", [t, "check", policy, at]),
+        ("show", ".eval 5,000 x 100 messages", [t, "show", many]),
+        ("audit", ".eval 5,000 x 100 messages", [t, "audit", many, "--format", "json"]),
+        ("check", ".eval 5,000 x 100 messages", [t, "check", policy, many]),
+        ("show", ".eval 50,000 x 10 messages", [t, "show", most]),
+        ("audit", ".eval 50,000 x 10 messages", [t, "audit", most, "--format", "json"]),
+        ("check", ".eval 50,000 x 10 messages", [t, "check", policy, most]),
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
         ("seal", ".eval 500,000 short messages", [t, "seal", at, "-o", sealed["eval"], "--force"]),
         ("verify", "bundle of .eval 500,000", [t, "verify", sealed["eval"]]),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tracekit.cli.trace_input import Opened
+    from tracekit.formats.base import EpisodeStream
     from tracekit.judging.audit.campaign import Tally
     from tracekit.judging.audit.model import AuditReport, Format
     from tracekit.kernel.errors import Finding
@@ -210,26 +211,26 @@ def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
 
 
 def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditReport:
-    from tracekit.cli.trace_input import load_evidence
+    from tracekit.cli.trace_input import consume_evidence
     from tracekit.judging.audit import unreadable
     from tracekit.judging.audit.imported import audit_evidence
     from tracekit.judging.harness.model import judging_strict
     from tracekit.judging.harness.scenario import parse_scenario
+    from tracekit.kernel.episode_id import names
     from tracekit.kernel.errors import TracekitError
 
+    scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
+
+    def audited(stream: EpisodeStream) -> AuditReport:
+        if opts.episode is not None:
+            wanted = opts.episode
+            stream = stream.only(lambda e: names(wanted, e.id))
+        return audit_evidence(path, stream, scenario, strict=judging_strict(opts.strict, stream.format))
+
     try:
-        evidence = load_evidence(path, source)
+        return consume_evidence(path, source, audited)
     except TracekitError as error:
         return unreadable(path, _FORMATS.get(fmt, "unknown"), error.finding)
-    if opts.episode is not None:
-        import msgspec
-
-        from tracekit.kernel.episode_id import names
-
-        kept = tuple(e for e in evidence.episodes if names(opts.episode, e.id))
-        evidence = msgspec.structs.replace(evidence, episodes=kept)
-    scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
-    return audit_evidence(path, evidence, scenario, strict=judging_strict(opts.strict, evidence.format))
 
 
 def only_episode(report: AuditReport, wanted: str) -> bool:

@@ -92,6 +92,8 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
                 else:
                     spool.add_line(line)
                 done += 1
+            batch.lines.clear()  # spooled: not held while the campaign is rendered
+            line = None
         if not tally.total:
             fail(Code.CLI_NO_INPUT)
         yield AuditCampaign(spool, tally.summary(len(left_out)), tally.exit, left_out)

@@ -107,6 +107,7 @@ def _check_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
     verdict disagrees, in the default mode of the format (docs/cli.md, "Verdicts and modes")."""
     from tracekit.bundle.predicate import CheckResult
     from tracekit.cli import check_io, findings_io
+    from tracekit.formats.reading import consume_file
     from tracekit.judging.harness import evaluate, parse_scenario, parse_trace
     from tracekit.judging.harness.model import aggregate, judging_strict, mode_name
 
@@ -116,8 +117,7 @@ def _check_result(path: str, fmt: str, scenario: bytes | None) -> CheckResult:
     if fmt == "harness":
         result = evaluate(parsed, parse_trace(check_io.read_trace(path)), strict).result
         return CheckResult(0, (), result, mode_name(strict))
-    evidence = findings_io.load(path, fmt)
-    judged = [findings_io.judge(parsed, episode, strict) for episode in evidence.episodes]
+    judged = consume_file(path, lambda stream: [findings_io.judge(parsed, e, strict) for _, e in stream.pairs], fmt)
     codes = {j.value for j in judged if isinstance(j, Code)}
     verdicts = [j for j in judged if not isinstance(j, Code)]
     if any(v.disagrees for v in verdicts):

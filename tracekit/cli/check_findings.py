@@ -27,6 +27,7 @@ from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:
     from tracekit.cli.findings_io import CheckJob, CheckPart
+    from tracekit.formats.base import EpisodeStream
     from tracekit.judging.findings.judge import EpisodeVerdict
     from tracekit.judging.harness.scenario import Scenario
     from tracekit.kernel.evidence import Episode, EvidenceFile
@@ -66,6 +67,8 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
     """One file of any format: one row per episode (docs/findings.md, "Command line")."""
     from tracekit import REPORT_VERSION
     from tracekit.cli import check_io, findings_io
+    from tracekit.formats.base import in_order
+    from tracekit.formats.reading import consume_file
     from tracekit.judging.harness import gates, parse_scenario
     from tracekit.judging.harness.model import judging_strict
     from tracekit.report.findings_render import FindingsReport
@@ -76,15 +79,17 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
         scenario_path, lambda: parse_scenario(check_io.read_scenario(scenario_path)),
         refusal(opts, scenario_path, trace_path),
     )
-    evidence = or_exit(
-        trace_path, lambda: findings_io.load(trace_path, opts.input_format),
+    def judged(stream: EpisodeStream) -> tuple[EpisodeStream, bool, tuple[EpisodeEntry, ...]]:
+        strict = judging_strict(opts.strict, stream.format)
+        chosen = stream.only(lambda e: selected(e, opts.episode)).pairs
+        return stream, strict, tuple(in_order((k, entry(e, findings_io.judge(scenario, e, strict))) for k, e in chosen))
+
+    evidence, strict, entries = or_exit(
+        trace_path, lambda: consume_file(trace_path, judged, opts.input_format),
         refusal(opts, scenario_path, trace_path, scenario),
     )
-    chosen = [e for e in evidence.episodes if selected(e, opts.episode)]
-    if opts.episode is not None and not chosen:
+    if opts.episode is not None and not entries:
         fail(Code.FINDINGS_NO_EPISODE)
-    strict = judging_strict(opts.strict, evidence.format)
-    entries = tuple(entry(e, findings_io.judge(scenario, e, strict)) for e in chosen)
     disagree = sum(1 for e in entries if any(t.agreement == "disagree" for t in e.tool_verdicts))
     report = FindingsReport(REPORT_VERSION, scenario.id, evidence.format, strict, entries, disagree)
     refused = [e.refused for e in entries if e.refused is not None]
@@ -126,7 +131,7 @@ def _rendered_campaign(report: CampaignReport, fmt: str) -> str:
     return render_events(fmt, "check", from_campaign(report))
 
 
-def _run_status(evidence: EvidenceFile, path: str) -> None:
+def _run_status(evidence: EvidenceFile | EpisodeStream, path: str) -> None:
     """A run that did not finish, or whose totals disagree with its records, is said on stderr
     (docs/formats.md, "Run status"): its episodes are not a complete run."""
     from tracekit.judging.audit.imported import run_findings

@@ -266,17 +266,19 @@ def store_job(job: AuditJob) -> dict[str, Any] | None:
     uses, and its report is kept with one row per episode (tracekit/store/episodes.py);
     anything else is audited as ``tracekit audit`` does."""
     from tracekit.cli.audit_io import audit_job
-    from tracekit.cli.trace_input import load_evidence, opened
+    from tracekit.cli.trace_input import consume_evidence, opened
     from tracekit.judging.audit.imported import audit_evidence
     from tracekit.judging.harness.scenario import parse_scenario
-    from tracekit.store.episodes import evidence_result
+    from tracekit.store.episodes import stream_result
 
+    scenario = None if job.opts.scenario is None else parse_scenario(job.opts.scenario)
     try:
         with opened(job.source, job.opts.input_format) as source:
             if source.format is not None and source.format not in AUDITED:
-                evidence = load_evidence(job.source, source)
-                scenario = None if job.opts.scenario is None else parse_scenario(job.opts.scenario)
-                return evidence_result(evidence, audit_evidence(job.path, evidence, scenario))
+                return consume_evidence(
+                    job.source, source,
+                    lambda stream: stream_result(stream, lambda s: audit_evidence(job.path, s, scenario)),
+                )
     except TracekitError:
         pass  # unreadable or refused: plain audit reports it with its own code, as below
     return audit_job(job)

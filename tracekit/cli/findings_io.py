@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
@@ -23,6 +23,7 @@ from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 from tracekit.kernel.evidence import EvidenceFile
 
 if TYPE_CHECKING:
+    from tracekit.formats.base import EpisodeStream
     from tracekit.judging.findings.judge import EpisodeVerdict
     from tracekit.judging.harness.scenario import Scenario
     from tracekit.kernel.evidence import Episode
@@ -119,6 +120,7 @@ class SweepPart(Struct, frozen=True):
 
 def sweep_job(job: SweepJob) -> SweepPart:
     """Load one file and sweep every consistent episode (tracekit/judging/findings/sweep.py)."""
+    from tracekit.formats.reading import consume_file
     from tracekit.judging.findings.sweep import SweepTally, sweep_file
     from tracekit.judging.findings.transforms import BY_NAME
     from tracekit.judging.harness.model import judging_strict
@@ -126,15 +128,19 @@ def sweep_job(job: SweepJob) -> SweepPart:
 
     if not job.named and not_a_trace(job.path):
         return SweepPart(job.name, Code.FORMAT_UNKNOWN.value)
+    transforms = [BY_NAME[name] for name in job.transforms]
+    scenario = parse_scenario(job.scenario)
+
+    def swept(stream: EpisodeStream) -> SweepPart:
+        tally = SweepTally.new(transforms)
+        strict = judging_strict(False, stream.format) if job.strict is None else job.strict
+        cases = sweep_file(job.name, stream, scenario, tally, transforms, job.trials, strict)
+        return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total, strict)
+
     try:
-        evidence = load(job.path, None)
+        return consume_file(job.path, swept)
     except TracekitError as error:
         return SweepPart(job.name, error.finding.code.value)
-    transforms = [BY_NAME[name] for name in job.transforms]
-    tally = SweepTally.new(transforms)
-    strict = judging_strict(False, evidence.format) if job.strict is None else job.strict
-    cases = sweep_file(job.name, evidence.episodes, parse_scenario(job.scenario), tally, transforms, job.trials, strict)
-    return SweepPart(job.name, None, tally.episodes, tuple(cases), tuple(tally.skipped), tally.skipped_total, strict)
 
 
 class CheckJob(Struct, frozen=True):
@@ -174,29 +180,35 @@ class CheckPart(Struct, frozen=True):
 def check_job(job: CheckJob) -> CheckPart:
     """Load one file and judge every episode under the scenario (docs/findings.md, "Campaigns"):
     an episode that fails the consistency checks is refused, not judged."""
+    from tracekit.formats.base import in_order
+    from tracekit.formats.reading import consume_file
     from tracekit.judging.findings.campaign import judged
     from tracekit.judging.harness.model import judging_strict
     from tracekit.judging.harness.scenario import parse_scenario
 
     if not job.named and job.input_format is None and not_a_trace(job.path):
         return CheckPart(job.name, job.policy, skipped=True)
+    scenario = parse_scenario(job.scenario)
+
+    def checked(stream: EpisodeStream) -> CheckPart:
+        strict = judging_strict(job.strict, stream.format)
+        done: list[tuple[Any, JudgedEpisode]] = []
+        refused: list[tuple[Any, Code]] = []
+        for key, episode in stream.pairs:
+            verdict = judge(scenario, episode, strict)
+            if isinstance(verdict, Code):
+                refused.append((key, verdict))
+            else:
+                done.append((key, judged(episode, verdict)))
+        return CheckPart(
+            job.name, job.policy, format=stream.format, judged=tuple(in_order(done)),
+            refused=tuple(in_order(refused)), strict=strict,
+        )
+
     try:
-        evidence = load(job.path, job.input_format)
+        return consume_file(job.path, checked, job.input_format)
     except TracekitError as error:
         return CheckPart(job.name, job.policy, error=error.finding)
-    scenario = parse_scenario(job.scenario)
-    strict = judging_strict(job.strict, evidence.format)
-    done: list[JudgedEpisode] = []
-    refused: list[Code] = []
-    for episode in evidence.episodes:
-        verdict = judge(scenario, episode, strict)
-        if isinstance(verdict, Code):
-            refused.append(verdict)
-        else:
-            done.append(judged(episode, verdict))
-    return CheckPart(
-        job.name, job.policy, format=evidence.format, judged=tuple(done), refused=tuple(refused), strict=strict
-    )
 
 
 def judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:

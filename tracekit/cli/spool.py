@@ -67,8 +67,10 @@ class Spool(Generic[S]):
         """Every item, in the order spooled."""
         self._handle.flush()
         self._handle.seek(0)
-        for line in self._handle:
-            yield self._decoder.decode(line)
+        while line := self._handle.readline():
+            item = self._decoder.decode(line)
+            del line  # not held while the item is used (a file's audit can be tens of MB)
+            yield item
 
     def at(self, offset: int) -> S:
         """The item spooled at ``offset``."""

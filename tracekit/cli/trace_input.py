@@ -26,16 +26,17 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 import msgspec
 
 from tracekit.formats.base import (
     DEFAULT_FORMAT_LIMITS,
     SNIFF_BYTES,
+    EpisodeStream,
     FormatError,
     FormatLimits,
     Source,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from tracekit.formats.agentguard.verify import VerifyOptions, VerifyReport
 
 STDIN = "-"
+T = TypeVar("T")
 SKIPPABLE_UNKNOWN = (".json",)
 """Suffixes of walked files that are skipped, not reported, when no format accepts them (rule 3)."""
 
@@ -180,6 +182,17 @@ def load_evidence(
     """The evidence of an opened input through its format's importer; raises
     :class:`FormatError` with that format's code (``format.unknown`` when none accepts it)."""
     from tracekit.formats import registry
+
+    return consume_evidence(path, source, registry.whole, limits)
+
+
+def consume_evidence(
+    path: str, source: Opened, use: Callable[[EpisodeStream], T], limits: FormatLimits = DEFAULT_FORMAT_LIMITS
+) -> T:
+    """What ``use`` makes of an opened input's episodes, handed over one at a time as its
+    importer reads them (docs/formats.md, "Streaming episodes"); errors as
+    :func:`load_evidence`, a broken file's raised from inside the stream."""
+    from tracekit.formats import registry
     from tracekit.formats.agentdojo import path_context
 
     if source.format is None:
@@ -189,9 +202,10 @@ def load_evidence(
         if source.size > limits.total_bytes:
             raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
         context = () if path == STDIN else path_context(Path(path).parts)
-        return registry.load_as(fmt, Source(source.stream, source.size, Path(path).suffix.lower(), context), limits)
+        opened_source = Source(source.stream, source.size, Path(path).suffix.lower(), context)
+        return use(registry.stream_as(fmt, opened_source, limits))
     with spooled(source.stream, limits) as copy:
-        return registry.load_as(fmt, copy, limits)
+        return use(registry.stream_as(fmt, copy, limits))
 
 
 def verify_opened(path: str, source: Opened, options: VerifyOptions, jobs: int = 1) -> VerifyReport:

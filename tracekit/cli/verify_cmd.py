@@ -38,7 +38,7 @@ from tracekit.kernel.errors import Finding, Severity, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.formats.agentguard.verify import VerifyReport
-    from tracekit.kernel.evidence import EvidenceFile
+    from tracekit.report.show_render import EvidenceShow
 
 
 def verify(
@@ -80,7 +80,7 @@ def show(
     quiet: bool = QUIET,
 ) -> None:
     """Summarise what a trace holds (never raw output or file content); exit 2 if it is invalid."""
-    from tracekit.cli.trace_input import load_evidence, opened, unknown, verify_opened
+    from tracekit.cli.trace_input import consume_evidence, opened, unknown, verify_opened
     from tracekit.formats.agentguard.verify import VerifyOptions
 
     refuse_folder(path)
@@ -92,7 +92,9 @@ def show(
             if source.format is None:
                 raise unknown()
             if source.format != "agentguard":
-                _show_evidence(load_evidence(path, source), format, output, force, quiet)
+                from tracekit.report.show_render import evidence_show
+
+                _show_evidence(consume_evidence(path, source, evidence_show), format, output, force, quiet)
             report = verify_opened(path, source, options)
     except TracekitError as error:
         _show_refused(path, [error.finding], format, output, force)
@@ -112,11 +114,10 @@ def _show_refused(path: str, found: list[Finding], format: Format, output: Path 
     raise typer.Exit(EXIT_ERROR)
 
 
-def _show_evidence(evidence: EvidenceFile, format: Format, output: Path | None, force: bool, quiet: bool) -> NoReturn:
+def _show_evidence(report: EvidenceShow, format: Format, output: Path | None, force: bool, quiet: bool) -> NoReturn:
     """show for a format without integrity data: what the file holds, as counts (exit 0)."""
     from tracekit.report import show_render
 
-    report = show_render.evidence_show(evidence)
     renderers = {
         Format.json: show_render.render_json,
         Format.table: show_render.render_table,

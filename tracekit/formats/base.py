@@ -10,12 +10,15 @@ finding with the format's own code, never another format's.
 
 from __future__ import annotations
 
-from typing import BinaryIO, Protocol
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 import msgspec
 
 from tracekit.kernel.errors import Finding, TracekitError
-from tracekit.kernel.evidence import EvidenceFile
+from tracekit.kernel.evidence import Episode, EvidenceFile, RunProblem
+
+T = TypeVar("T")
 
 SNIFF_BYTES = 64 * 1024
 """How much of a file detection looks at (its first bytes)."""
@@ -75,6 +78,42 @@ class FormatError(TracekitError):
         super().__init__(found)
 
 
+class EpisodeStream(msgspec.Struct):
+    """An imported file read one episode at a time (docs/formats.md, "Streaming episodes").
+
+    ``pairs`` yields ``(key, episode)`` in the order the file holds them; a reader that holds
+    only one episode at a time (Inspect) lets a consumer keep only what it makes of each. The
+    file's episode order, the one :class:`EvidenceFile` has, is the pairs' stable order by key
+    (:func:`in_order`): a consumer that reports in order keeps ``(key, result)`` and sorts at the
+    end. A broken file raises :class:`FormatError` while ``pairs`` is iterated, so nothing is
+    reported until the stream is exhausted."""
+
+    format: str
+    format_version: str | None
+    pairs: Iterator[tuple[Any, Episode]]
+    run_problems: tuple[RunProblem, ...] = ()
+
+    @classmethod
+    def whole(cls, evidence: EvidenceFile) -> EpisodeStream:
+        """A stream over evidence already read whole (a reader that does not stream)."""
+        return cls(evidence.format, evidence.format_version, enumerate(evidence.episodes), evidence.run_problems)
+
+    def only(self, keep: Callable[[Episode], bool]) -> EpisodeStream:
+        """The same stream without the episodes ``keep`` rejects."""
+        pairs = ((key, episode) for key, episode in self.pairs if keep(episode))
+        return EpisodeStream(self.format, self.format_version, pairs, self.run_problems)
+
+    def evidence(self) -> EvidenceFile:
+        """The whole file: every episode read, in the file's order."""
+        return EvidenceFile(self.format, self.format_version, tuple(in_order(self.pairs)), self.run_problems)
+
+
+def in_order(pairs: Iterable[tuple[Any, T]]) -> list[T]:
+    """The values of ``(key, value)`` pairs in the stable order of their keys: the file's
+    episode order for what a consumer made of each episode of an :class:`EpisodeStream`."""
+    return [value for _, value in sorted(pairs, key=lambda pair: pair[0])]
+
+
 class TraceFormat(Protocol):
     """One supported format."""
 
@@ -88,4 +127,13 @@ class TraceFormat(Protocol):
 
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """The file's evidence; raises :class:`FormatError` with this format's code."""
+        ...
+
+
+class StreamingFormat(TraceFormat, Protocol):
+    """A format whose reader can also yield its episodes one at a time."""
+
+    def stream(self, source: Source, limits: FormatLimits) -> EpisodeStream:
+        """The file's episodes as they are read; raises :class:`FormatError` with this format's
+        code, before the stream or while it is iterated."""
         ...

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
 from tracekit.formats import envelope
-from tracekit.formats.base import FormatError, FormatLimits, Source
+from tracekit.formats.base import EpisodeStream, FormatError, FormatLimits, Source
 from tracekit.formats.inspect_run import run_problems
 from tracekit.formats.inspect_sample import episode, sample_items
 from tracekit.formats.inspect_values import obj, opt_str
@@ -52,10 +52,16 @@ class InspectFormat:
             return False
         return b"version" in keys or b"status" in keys
 
-    def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
+    def stream(self, source: Source, limits: FormatLimits) -> EpisodeStream:
+        """One sample's episode at a time (docs/formats.md, "Streaming episodes"): the archive
+        reader holds one member's bytes and one sample's values at once, the JSON reader the
+        document and one sample's values."""
         source.handle.seek(0)
         zipped = source.handle.read(4) == _ZIP
-        return _load_eval(source, limits) if zipped else _load_json(source, limits)
+        return _stream_eval(source, limits) if zipped else _stream_json(source, limits)
+
+    def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
+        return self.stream(source, limits).evidence()
 
 
 def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
@@ -174,10 +180,6 @@ def facts(log: dict[str, Any]) -> tuple[RunFacts, str]:
     )
 
 
-def _sorted(pairs: list[tuple[tuple[int, Any, int], Episode]]) -> tuple[Episode, ...]:
-    return tuple(ep for _, ep in sorted(pairs, key=lambda pair: pair[0]))
-
-
 def _sample_key(sample: Any) -> tuple[int, Any, int]:
     """Episodes are ordered by sample id (integers first), then epoch: the same for a .eval
     (members in completion order) and its converted JSON."""
@@ -208,14 +210,13 @@ class _FileItems:
         return key, converted
 
 
-def _episodes(samples: list[Any], base: RunFacts, limits: FormatLimits) -> tuple[Episode, ...]:
-    if len(samples) > limits.episodes:
-        raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
+def _samples(samples: list[Any], base: RunFacts, limits: FormatLimits) -> Iterator[tuple[Any, Episode]]:
     items = _FileItems(limits)
-    return _sorted([items.pair(s, base, limits) for s in samples])
+    for sample in samples:
+        yield items.pair(sample, base, limits)
 
 
-def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
+def _stream_json(source: Source, limits: FormatLimits) -> EpisodeStream:
     """Steps J1-J3: one bounded document.
 
     Fast path: the document's top level is decoded with its values left as raw slices of the
@@ -224,8 +225,9 @@ def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
     cover the whole text (size, depth, UTF-8). Every key is counted as :func:`decode` does, part
     by part; the parts' counts and the top level's keys must add up to the text's. Anything
     irregular (a syntax error, a repeated key, a schema error, a bound) sends the document
-    through :func:`_load_json_whole`, the whole-document path, which reports it with exactly
-    the finding and first-error order it always had."""
+    through :func:`_stream_whole`, the whole-document path, which reports it with exactly the
+    finding and first-error order it always had (:func:`_whole_error` once episodes have been
+    handed over: nothing is reported before the stream ends)."""
     if source.size > limits.member_bytes:
         raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
     source.handle.seek(0)
@@ -234,15 +236,18 @@ def _load_json(source: Source, limits: FormatLimits) -> EvidenceFile:
         raise FormatError(finding(Code.INSPECT_MEMBER_TOO_LARGE, limit=limits.member_bytes))
     outside = outside_strings(data)
     if _too_deep(data, outside, limits.depth) or not data.isascii() and not _utf8(data):
-        return _load_json_whole(data, limits)
+        return _stream_whole(data, limits)
     try:
-        return _load_json_parts(data, outside.count(b":"), limits)
+        log, raw_samples, keys = _json_head(data, limits)
+        base, version = facts(log)
     except (FormatError, msgspec.DecodeError, _Irregular):
-        return _load_json_whole(data, limits)
+        return _stream_whole(data, limits)
+    pairs = _json_pairs(data, raw_samples, base, keys - outside.count(b":"), limits)
+    return EpisodeStream(NAME, version, pairs, run_problems(log, len(raw_samples)))
 
 
 class _Irregular(Exception):
-    """The fast path of :func:`_load_json` met something the whole-document path must report."""
+    """The fast path of :func:`_stream_json` met something the whole-document path must report."""
 
 
 _TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -266,27 +271,48 @@ def _keys(value: Any) -> int:
     return outside_strings(msgspec.json.encode(value)).count(b":")
 
 
-def _load_json_parts(data: bytes, text_keys: int, limits: FormatLimits) -> EvidenceFile:
+def _json_head(data: bytes, limits: FormatLimits) -> tuple[dict[str, Any], list[msgspec.Raw], int]:
+    """The fast path's top level: the log without its samples, the samples as raw slices, and
+    the keys counted so far (the top level's)."""
     top = _TOP.decode(data)
     keys = 1 if "samples" in top else 0  # the key itself; the rest of the top level in ``log``
     raw_samples = _RAW_LIST.decode(top.pop("samples", msgspec.Raw(b"null"))) or []
     log = {key: msgspec.json.decode(raw) for key, raw in top.items()}
-    keys += _keys(log)
-    base, version = facts(log)
     if len(raw_samples) > limits.episodes:
         raise _Irregular
-    pairs = []
-    items = _FileItems(limits)
-    for raw in raw_samples:
-        sample = msgspec.json.decode(raw)
-        keys += _keys(sample)
-        pairs.append(items.pair(sample, base, limits))
-    if keys != text_keys:
-        raise _Irregular
-    return EvidenceFile(NAME, version, _sorted(pairs), run_problems(log, len(pairs)))
+    return log, raw_samples, keys + _keys(log)
 
 
-def _load_json_whole(data: bytes, limits: FormatLimits) -> EvidenceFile:
+def _json_pairs(
+    data: bytes, raw_samples: list[msgspec.Raw], base: RunFacts, keys: int, limits: FormatLimits
+) -> Iterator[tuple[Any, Episode]]:
+    """The fast path's samples, one at a time; ``keys`` (the top level's count less the text's)
+    must come back to 0 once every sample's keys are added."""
+    try:
+        items = _FileItems(limits)
+        for raw in raw_samples:
+            sample = msgspec.json.decode(raw)
+            keys += _keys(sample)
+            yield items.pair(sample, base, limits)
+        if keys:
+            raise _Irregular
+    except (FormatError, msgspec.DecodeError, _Irregular) as error:
+        _whole_error(data, limits, error)
+
+
+def _whole_error(data: bytes, limits: FormatLimits, error: Exception) -> NoReturn:
+    """The fast path met something irregular after it had handed over episodes: the whole
+    document is read again through :func:`_stream_whole` for the finding it reports (its first
+    error, as before streaming). That path refuses whatever the fast path did; should it not,
+    the fast path's own finding stands (a key count that does not add up: a repeated key)."""
+    for _ in _stream_whole(data, limits).pairs:
+        pass
+    if isinstance(error, FormatError):
+        raise error
+    raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member="document"))
+
+
+def _stream_whole(data: bytes, limits: FormatLimits) -> EpisodeStream:
     log = decode(data, limits, "document")
     del data  # the text is no longer needed while the episodes are built
     if not isinstance(log, dict):
@@ -295,11 +321,14 @@ def _load_json_whole(data: bytes, limits: FormatLimits) -> EvidenceFile:
     samples = log.get("samples") or []
     if not isinstance(samples, list):
         raise _header_schema("samples must be a list")
-    return EvidenceFile(NAME, version, _episodes(samples, base, limits), run_problems(log, len(samples)))
+    if len(samples) > limits.episodes:
+        raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
+    return EpisodeStream(NAME, version, _samples(samples, base, limits), run_problems(log, len(samples)))
 
 
-def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
-    """Steps E1-E6 then H and S: header.json, then each samples/ member in turn."""
+def _stream_eval(source: Source, limits: FormatLimits) -> EpisodeStream:
+    """Steps E1-E6 then H and S: header.json, then each samples/ member in turn, one at a time
+    as the stream is iterated (the source must stay open meanwhile)."""
     from tracekit.formats import inspect_eval as zipped
 
     handle, size = source.handle, source.size
@@ -312,12 +341,14 @@ def _load_eval(source: Source, limits: FormatLimits) -> EvidenceFile:
     ]
     if len(sample_members) > limits.episodes:
         raise FormatError(finding(Code.INSPECT_TOO_MANY_EPISODES, limit=limits.episodes))
-    pairs = []
-    items = _FileItems(limits)
-    for member in sample_members:
-        sample = decode(zipped.read_member(handle, member, size, limits, budget), limits, "sample")
-        pairs.append(items.pair(sample, base, limits))
-    return EvidenceFile(NAME, version, _sorted(pairs), run_problems(log, len(pairs)))
+
+    def pairs() -> Iterator[tuple[Any, Episode]]:
+        items = _FileItems(limits)
+        for member in sample_members:
+            sample = decode(zipped.read_member(handle, member, size, limits, budget), limits, "sample")
+            yield items.pair(sample, base, limits)
+
+    return EpisodeStream(NAME, version, pairs(), run_problems(log, len(sample_members)))
 
 
 def _eval_header(found: Any, handle: Any, size: int, limits: FormatLimits, budget: Any) -> dict[str, Any]:

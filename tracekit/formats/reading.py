@@ -10,18 +10,25 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from tracekit.formats import registry
-from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError, FormatLimits, Source
+from tracekit.formats.base import (
+    DEFAULT_FORMAT_LIMITS,
+    EpisodeStream,
+    FormatError,
+    FormatLimits,
+    Source,
+)
 from tracekit.kernel.errors import Code, finding
 from tracekit.kernel.evidence import EvidenceFile
 
 STDIN = "-"
 _CHUNK = 1024 * 1024
+T = TypeVar("T")
 
 
 def _suffix(path: str | Path) -> str:
@@ -141,3 +148,18 @@ def load_file(
     unless ``input_format`` names the format; raises :class:`FormatError`."""
     with open_source(path, limits) as source:
         return registry.load(source, input_format, limits)
+
+
+def consume_file(
+    path: str | Path,
+    use: Callable[[EpisodeStream], T],
+    input_format: str | None = None,
+    limits: FormatLimits = DEFAULT_FORMAT_LIMITS,
+) -> T:
+    """What ``use`` makes of the file's episodes, handed over one at a time as they are read
+    (docs/formats.md, "Streaming episodes"): the file stays open while ``use`` runs. Detection
+    and errors as :func:`load_file`; a broken file's :class:`FormatError` reaches ``use``'s
+    caller from inside the stream."""
+    with open_source(path, limits) as source:
+        fmt = registry.detected(source, input_format, limits)
+        return use(registry.stream_as(fmt, source, limits))

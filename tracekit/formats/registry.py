@@ -10,10 +10,13 @@ name's suffix only breaks ties a sniff leaves open (docs/formats.md, "Detection"
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from typing import Any
 
 from tracekit.formats.base import (
     DEFAULT_FORMAT_LIMITS,
     SNIFF_BYTES,
+    EpisodeStream,
     FormatError,
     FormatLimits,
     Source,
@@ -113,16 +116,19 @@ def load(
     Raises :class:`FormatError`: ``format.unknown`` when no format accepts the file (the message
     names the supported formats), else the detected format's own code.
     """
+    return load_as(detected(source, input_format, limits), source, limits)
+
+
+def detected(source: Source, input_format: str | None, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) -> TraceFormat:
+    """The format :func:`load` reads ``source`` as (after the total size check)."""
     if source.size > limits.total_bytes:
         raise FormatError(finding(Code.FORMAT_TOO_LARGE, limit=limits.total_bytes))
     if input_format is not None:
-        fmt = get(input_format)
-    else:
-        found = detect(read_prefix(source), source.name_suffix)
-        if found is None:
-            raise FormatError(finding(Code.FORMAT_UNKNOWN, formats=supported()))
-        fmt = found
-    return load_as(fmt, source, limits)
+        return get(input_format)
+    found = detect(read_prefix(source), source.name_suffix)
+    if found is None:
+        raise FormatError(finding(Code.FORMAT_UNKNOWN, formats=supported()))
+    return found
 
 
 def load_as(fmt: TraceFormat, source: Source, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) -> EvidenceFile:
@@ -131,7 +137,36 @@ def load_as(fmt: TraceFormat, source: Source, limits: FormatLimits = DEFAULT_FOR
     The cyclic collector is paused meanwhile (tracekit/kernel/collector.py): an import only grows the
     heap, and with the collector running its time per MiB grew with the file (AgentDojo 0.021
     s/MiB at 1 MiB, 0.042 at 16 MiB; paused, 0.018 and 0.025)."""
-    source.handle.seek(0)
+    return whole(stream_as(fmt, source, limits))
+
+
+def whole(stream: EpisodeStream) -> EvidenceFile:
+    """Every episode of ``stream`` read, in the file's order, with the collector paused (an
+    import only grows the heap)."""
     with collector.paused():
-        return fmt.load(source, limits)
+        return stream.evidence()
+
+
+def stream_as(fmt: TraceFormat, source: Source, limits: FormatLimits = DEFAULT_FORMAT_LIMITS) -> EpisodeStream:
+    """``source`` read by ``fmt`` one episode at a time where its reader streams
+    (docs/formats.md, "Streaming episodes"), else read whole and handed over as a stream. The
+    collector is paused while the reader works (:func:`load_as`), not while the consumer does:
+    what a consumer keeps of each episode is all the heap grows by."""
+    source.handle.seek(0)
+    streamer = getattr(fmt, "stream", None)
+    with collector.paused():
+        if streamer is None:
+            return EpisodeStream.whole(fmt.load(source, limits))
+        stream: EpisodeStream = streamer(source, limits)
+    stream.pairs = _paused(stream.pairs)
+    return stream
+
+
+def _paused(pairs: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+    while True:
+        with collector.paused():
+            pair = next(pairs, None)
+        if pair is None:
+            return
+        yield pair
 

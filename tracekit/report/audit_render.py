@@ -10,7 +10,7 @@ assertion evidence (which may quote the trace, as upstream's does) appears in JS
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -20,7 +20,7 @@ from tracekit.judging.audit.model import AuditFinding, AuditReport
 from tracekit.judging.harness.model import mode_name
 from tracekit.kernel.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings
-from tracekit.report.jsonout import dumps_chunks
+from tracekit.report.jsonout import Streamed, dumps_chunks
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 if TYPE_CHECKING:
@@ -49,7 +49,17 @@ def json_chunks(
     }
     if skipped:
         head["skipped"] = [{"trace": s.trace, "code": s.code} for s in skipped]
-    return dumps_chunks(head, {"traces": (msgspec.to_builtins(t) for t in traces)})
+    return dumps_chunks(head, {"traces": (_trace(t) for t in traces)})
+
+
+def _trace(report: AuditReport) -> dict[str, Any]:
+    """One trace's element; an imported file's episodes made one at a time as they are written
+    (a file of 5,000 episodes is a document of about 50 MB)."""
+    if not report.episodes:
+        return msgspec.to_builtins(report)  # type: ignore[no-any-return]
+    document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, episodes=()))
+    document["episodes"] = Streamed(msgspec.to_builtins(e) for e in report.episodes)
+    return document
 
 
 def as_findings(traces: Iterable[AuditReport]) -> list[TraceFindings]:

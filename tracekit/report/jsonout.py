@@ -51,17 +51,61 @@ def dumps_struct(report: object, /, **head: object) -> str:
     return dumps({**head, **document})
 
 
-def _element(value: Mapping[str, Any]) -> str:
-    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)
-    return "\n".join("    " + line for line in text.splitlines())
+_PIECE = 64 * 1024
+"""Characters of a list element's rendering gathered before they are handed to the sink."""
+_ENCODER = json.JSONEncoder(indent=2, sort_keys=True, ensure_ascii=True)
 
 
-def _list_chunks(items: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+class Streamed:
+    """A list inside a list element of :func:`dumps_chunks`, rendered one item at a time as it
+    is written (a file's episodes in its audit): the items are made only when they are needed."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
+
+
+def _element(value: Any, prefix: str) -> Iterator[str]:
+    """``json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)`` with every line after
+    a break indented by ``prefix``, in pieces of about :data:`_PIECE` characters, a
+    :class:`Streamed` value of ``value`` rendered item by item: an element as large as a file's
+    whole audit is never one string (nor a list of its lines). With ASCII escaping a newline in
+    the text is always a line break, never inside a string."""
+    streamed: dict[str, Streamed] = {}
+    if isinstance(value, dict) and any(isinstance(v, Streamed) for v in value.values()):
+        value = dict(value)
+        for n, (key, item) in enumerate(list(value.items())):
+            if isinstance(item, Streamed):
+                value[key] = f"\x00tracekit-streamed-{n}\x00"
+                streamed[json.dumps(value[key])] = item
+    parts: list[str] = []
+    size = 0
+    for part in _ENCODER.iterencode(value):
+        part = part.replace("\n", "\n" + prefix)
+        marker = next((m for m in streamed if m in part), None) if streamed else None
+        if marker is not None:
+            before, part = part.split(marker, 1)
+            yield "".join([*parts, before])
+            parts, size = [], 0
+            yield from _list_chunks(streamed.pop(marker).items, prefix)
+        parts.append(part)
+        size += len(part)
+        if size >= _PIECE:
+            yield "".join(parts)
+            parts, size = [], 0
+    yield "".join(parts)
+
+
+def _list_chunks(items: Iterable[Any], base: str = "") -> Iterator[str]:
+    """A list whose opening bracket follows a line indented by ``base``, one item at a time."""
     first = True
+    inner = base + "    "
     for item in items:
-        yield ("[\n" if first else ",\n") + _element(item)
+        yield ("[\n" if first else ",\n") + inner
+        yield from _element(item, inner)
         first = False
-    yield "[]" if first else "\n  ]"
+    yield "[]" if first else "\n" + base + "  ]"
 
 
 def dumps_chunks(head: dict[str, Any], lists: dict[str, Iterable[Mapping[str, Any]]]) -> Iterator[str]:

@@ -18,6 +18,7 @@ from collections import Counter
 import msgspec
 
 from tracekit import REPORT_VERSION
+from tracekit.formats.base import EpisodeStream, in_order
 from tracekit.kernel.canonical import jcs_bytes
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
@@ -188,13 +189,16 @@ def _episode(episode: Episode) -> EpisodeShow:
     )
 
 
-def evidence_show(evidence: EvidenceFile) -> EvidenceShow:
-    """The typed report behind every renderer below."""
+def evidence_show(evidence: EvidenceFile | EpisodeStream) -> EvidenceShow:
+    """The typed report behind every renderer below. From a stream, only each episode's
+    counts are kept while the file is read (docs/formats.md, "Streaming episodes")."""
+    stream = evidence if isinstance(evidence, EpisodeStream) else EpisodeStream.whole(evidence)
+    episodes = in_order((key, _episode(e)) for key, e in stream.pairs)
     return EvidenceShow(
-        format=evidence.format,
-        format_version=shown(evidence.format_version),
-        episode_count=len(evidence.episodes),
-        episodes=tuple(_episode(e) for e in evidence.episodes),
+        format=stream.format,
+        format_version=shown(stream.format_version),
+        episode_count=len(episodes),
+        episodes=tuple(episodes),
     )
 
 

@@ -24,10 +24,12 @@ fixed verdict words.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
 
+from tracekit.formats.base import EpisodeStream, in_order
 from tracekit.judging.audit.imported import recorded_outcome
 from tracekit.judging.audit.model import (
     AuditFinding,
@@ -36,7 +38,6 @@ from tracekit.judging.audit.model import (
     audit_report,
     note,
 )
-from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code
 from tracekit.kernel.evidence import Episode, EvidenceFile
 
@@ -49,7 +50,7 @@ def _plain(value: object) -> list[Any]:
 
 
 def _episode(
-    episode: Episode, audited: EpisodeAudit, fmt: str, extra: list[AuditFinding],
+    outcome: str | None, audited: EpisodeAudit, fmt: str, extra: list[AuditFinding],
     verdict: str | None,
 ) -> dict[str, Any]:
     report = audit_report(
@@ -58,13 +59,13 @@ def _episode(
         completeness=audited.completeness,
     )
     out = {
-        "episode_id": episode_label(episode.id),
+        "episode_id": audited.id,
         "format": fmt,
         "exit_code": report.exit_code,
         "readable": True,
         "intact": None,
         "rerunnable": report.rerunnable,
-        "outcome": recorded_outcome(episode),
+        "outcome": outcome,
         "demonstration": None,
         "findings": _plain(report.findings),
         "completeness": _plain(report.completeness),
@@ -90,19 +91,39 @@ def _file_level(report: AuditReport, count: int) -> list[list[AuditFinding]]:
 def evidence_result(evidence: EvidenceFile, report: AuditReport) -> dict[str, Any]:
     """The store result of an imported file: ``report`` (plain ``audit``'s, from ``evidence``)
     with one row per episode."""
-    count = len(evidence.episodes)
+    outcomes = [recorded_outcome(e) for e in evidence.episodes]
+    return _result(evidence.format, evidence.format_version, outcomes, report)
+
+
+def stream_result(stream: EpisodeStream, audit: Callable[[EpisodeStream], AuditReport]) -> dict[str, Any]:
+    """:func:`evidence_result` of a file read one episode at a time (docs/formats.md,
+    "Streaming episodes"): ``audit`` (plain ``audit``'s) consumes the stream, and only each
+    episode's recorded outcome is kept beside it."""
+    seen: list[tuple[Any, str | None]] = []
+
+    def noted(pairs: Iterable[tuple[Any, Episode]]) -> Iterator[tuple[Any, Episode]]:
+        for key, episode in pairs:
+            seen.append((key, recorded_outcome(episode)))
+            yield key, episode
+
+    report = audit(EpisodeStream(stream.format, stream.format_version, noted(stream.pairs), stream.run_problems))
+    return _result(stream.format, stream.format_version, in_order(seen), report)
+
+
+def _result(fmt: str, version: str | None, outcomes: Sequence[str | None], report: AuditReport) -> dict[str, Any]:
+    count = len(outcomes)
     extras = _file_level(report, count)
     judged = report.harness.episodes if report.harness and report.harness.episodes else None
     episodes = [
         _episode(
-            ep, audited, evidence.format, extras[i],
+            outcome, audited, fmt, extras[i],
             str(judged[i].result) if judged is not None and i < len(judged) else None,
         )
-        for i, (ep, audited) in enumerate(zip(evidence.episodes, report.episodes, strict=True))
+        for i, (outcome, audited) in enumerate(zip(outcomes, report.episodes, strict=True))
     ]
     result: dict[str, Any] = {
-        "format": evidence.format,
-        "format_version": evidence.format_version,
+        "format": fmt,
+        "format_version": version,
         "exit_code": report.exit_code,
         "readable": True,
         "intact": None,

@@ -265,7 +265,7 @@ def test_json_logs_load_sample_by_sample(monkeypatch: pytest.MonkeyPatch) -> Non
     def refuse(*_: object) -> None:
         raise AssertionError("the whole-document path was taken")
 
-    monkeypatch.setattr(module, "_load_json_whole", refuse)
+    monkeypatch.setattr(module, "_stream_whole", refuse)
     for name, expected in whole.items():
         assert load_file(INSPECT / name) == expected
 

@@ -14,7 +14,9 @@ With a scenario (``audit --scenario``), its policies are judged on every episode
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from tracekit.formats.base import EpisodeStream, in_order
 from tracekit.judging.audit.completeness.base import indexed
 from tracekit.judging.audit.completeness.episode import FIELDS, LOSS_FIELDS, assess_episode
 from tracekit.judging.audit.model import (
@@ -32,7 +34,7 @@ from tracekit.judging.audit.model import (
     note,
 )
 from tracekit.judging.findings.consistency import check_episode
-from tracekit.judging.findings.judge import judge_file
+from tracekit.judging.findings.judge import EpisodeVerdict, judge_episode
 from tracekit.judging.harness.model import FAIL, aggregate
 from tracekit.judging.harness.scenario import Scenario
 from tracekit.kernel.episode_id import episode_label
@@ -80,16 +82,29 @@ def recorded_outcome(episode: Episode) -> str | None:
     return outcome if outcome in OUTCOME_WORDS else None
 
 
-def _outcome(episodes: Sequence[Episode]) -> str | None:
-    return recorded_outcome(episodes[0]) if len(episodes) == 1 else None
+class _Audited(NamedTuple):
+    """What the file's audit keeps of one episode (its evidence is let go as the file is read)."""
+
+    audit: EpisodeAudit
+    consistency: tuple[Finding, ...]
+    losses: frozenset[str]
+    outcome: str | None
+    verdict: EpisodeVerdict | None
+
+
+def _audited(episode: Episode, fmt: str, scenario: Scenario | None, strict: bool) -> _Audited:
+    audited, consistency = audit_episode(episode, fmt)
+    # Loss names are the evidence model's vocabulary; anything else is not repeated.
+    losses = frozenset(loss if loss in LOSS_FIELDS else "unnamed" for loss in episode.losses)
+    verdict = None if scenario is None else judge_episode(scenario, episode, strict)
+    return _Audited(audited, consistency, losses, recorded_outcome(episode), verdict)
 
 
 def _policy(
-    evidence: EvidenceFile, scenario: Scenario, strict: bool = True
+    verdicts: Sequence[EpisodeVerdict], scenario: Scenario, strict: bool = True
 ) -> tuple[ScenarioSummary, list[AuditFinding]]:
     """The scenario's policies on every episode (docs/findings.md): how many episodes were judged
     and failed, and each tool verdict set beside the policy's (a disagreement is a warning)."""
-    verdicts = judge_file(scenario, evidence, strict)
     summary = ScenarioSummary(
         scenario_id=scenario.id,
         result=aggregate(v.result for v in verdicts),
@@ -139,31 +154,26 @@ def run_findings(fmt: str, problems: Sequence[RunProblem]) -> list[AuditFinding]
 
 
 def audit_evidence(
-    path: str, evidence: EvidenceFile, scenario: Scenario | None = None, *, strict: bool = True
+    path: str, evidence: EvidenceFile | EpisodeStream, scenario: Scenario | None = None, *, strict: bool = True
 ) -> AuditReport:
     """Audit one imported file; ``intact`` is None (the formats carry no integrity data). With
     ``scenario``, its policies are judged on every episode (``harness`` in the report), in strict
-    mode unless told otherwise (docs/cli.md, "Verdicts and modes")."""
-    fmt: Format = evidence.format if evidence.format in IMPORTED else "unknown"  # type: ignore[assignment]
-    findings = [note(Code.AUDIT_FORMAT_NO_INTEGRITY, format=evidence.format)]
-    # Loss names are the evidence model's vocabulary; anything else is not repeated.
-    losses = sorted(
-        {loss if loss in LOSS_FIELDS else "unnamed" for e in evidence.episodes for loss in e.losses}
-    )
-    findings += [note(Code.AUDIT_EXPORTER_LOSS, format=evidence.format, loss=loss) for loss in losses]
-    findings += run_findings(fmt, evidence.run_problems)
-    episodes: list[EpisodeAudit] = []
-    per_episode: list[tuple[FieldStatus, ...]] = []
-    for index, episode in enumerate(evidence.episodes):
-        audited, consistency = audit_episode(episode, evidence.format)
-        episodes.append(audited)
-        per_episode.append(audited.completeness)
-        findings += [located(f, f"episodes[{index}]") for f in consistency]
-    rows = _combined(per_episode) if per_episode else ()
+    mode unless told otherwise (docs/cli.md, "Verdicts and modes"). From a stream, each episode
+    is audited as it is read and only its audit kept (docs/formats.md, "Streaming episodes")."""
+    stream = evidence if isinstance(evidence, EpisodeStream) else EpisodeStream.whole(evidence)
+    kept = in_order((key, _audited(e, stream.format, scenario, strict)) for key, e in stream.pairs)
+    fmt: Format = stream.format if stream.format in IMPORTED else "unknown"  # type: ignore[assignment]
+    findings = [note(Code.AUDIT_FORMAT_NO_INTEGRITY, format=stream.format)]
+    losses = sorted(frozenset[str]().union(*(one.losses for one in kept)))
+    findings += [note(Code.AUDIT_EXPORTER_LOSS, format=stream.format, loss=loss) for loss in losses]
+    findings += run_findings(fmt, stream.run_problems)
+    for index, one in enumerate(kept):
+        findings += [located(f, f"episodes[{index}]") for f in one.consistency]
+    rows = _combined([one.audit.completeness for one in kept]) if kept else ()
     findings += gap_findings(rows)
     harness = None
     if scenario is not None:
-        harness, compared = _policy(evidence, scenario, strict)
+        harness, compared = _policy([one.verdict for one in kept if one.verdict is not None], scenario, strict)
         findings += compared
     return audit_report(
         path,
@@ -172,7 +182,7 @@ def audit_evidence(
         intact=None,
         findings=findings,
         completeness=rows,
-        outcome=_outcome(evidence.episodes),
-        episodes=tuple(episodes),
+        outcome=kept[0].outcome if len(kept) == 1 else None,
+        episodes=tuple(one.audit for one in kept),
         harness=harness,
     )

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 
 from msgspec import Struct, field
 
+from tracekit.formats.base import EpisodeStream, in_order
 from tracekit.judging.findings.consistency import check_episode
 from tracekit.judging.findings.judge import EpisodeVerdict, judge_episode
 from tracekit.judging.findings.transforms import BY_NAME, TRANSFORMS, EvidenceTransform, Klass
@@ -157,22 +158,32 @@ class SweepTally(Struct):
 
 def sweep_file(
     trace: str,
-    episodes: Sequence[Episode],
+    episodes: Sequence[Episode] | EpisodeStream,
     scenario: Scenario,
     tally: SweepTally,
     transforms: Sequence[EvidenceTransform] = TRANSFORMS,
     trials: int = 1,
     strict: bool = True,
 ) -> list[SweepCase]:
-    """Sweep every consistent episode of one file into ``tally``; return its cases."""
-    cases: list[SweepCase] = []
-    for episode in episodes:
+    """Sweep every consistent episode of one file into ``tally``; return its cases. From a
+    stream (docs/formats.md, "Streaming episodes"), each episode is swept as it is read, and its
+    cases (or the code refusing it) go into ``tally`` in the file's order once every episode is
+    read."""
+    pairs = episodes.pairs if isinstance(episodes, EpisodeStream) else enumerate(episodes)
+
+    def swept(episode: Episode) -> tuple[str, str | None, list[SweepCase]]:
         refused = check_episode(episode)
         if refused:
-            tally.skip(trace, episode_label(episode.id), refused[0].code.value)
+            return episode_label(episode.id), refused[0].code.value, []
+        return "", None, list(sweep_episode(trace, episode, scenario, transforms, trials, strict))
+
+    cases: list[SweepCase] = []
+    for label, code, found in in_order((key, swept(episode)) for key, episode in pairs):
+        if code is not None:
+            tally.skip(trace, label, code)
             continue
         tally.episodes += 1
-        for case in sweep_episode(trace, episode, scenario, transforms, trials, strict):
+        for case in found:
             tally.add(case)
             cases.append(case)
     return cases

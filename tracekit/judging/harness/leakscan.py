@@ -86,10 +86,22 @@ def _decode_once(text: str) -> Iterator[tuple[str, str]]:
         yield "base64", decoded
 
 
+_B64_SHORTEST = 8
+"""The shortest run :data:`_B64_RUN` matches: a shorter text has no base64 view."""
+
+
+def plain_only(text: str) -> bool:
+    """Whether ``text`` has no decoded view (no escape, no percent sign, too short for a
+    base64 run): :func:`views` would return the plain text alone."""
+    return len(text) < _B64_SHORTEST and "\\" not in text and "%" not in text
+
+
 def views(text: str) -> list[tuple[str, str]]:
     """``(form, text)`` pairs: the plain text, then decodings up to two levels deep; a view's
     form is its outermost decoding (``base64`` for base64 inside percent-encoding)."""
     found: list[tuple[str, str]] = [("plain", text)]
+    if plain_only(text):
+        return found
     frontier = [("plain", text)]
     for _ in range(_ROUNDS):
         nxt: list[tuple[str, str]] = []
@@ -120,22 +132,33 @@ def find_forms(markers: Sequence[str], texts: Iterable[str], meter: Meter | None
     meter = meter or marker_meter()
     found: dict[int, str] = {}
     plain = 0
+    decoded: dict[str, tuple[int, ...]] = {}  # a text already searched: its views' lengths
     for text in texts:
         meter.charge((len(markers) - plain) * (len(text) + SEARCH_OVERHEAD))
-        for index, marker in enumerate(markers):
-            if found.get(index) != "plain" and marker in text:
-                found[index] = "plain"
-                plain += 1
+        lengths = decoded.get(text)
+        if lengths is None:
+            for index, marker in enumerate(markers):
+                if found.get(index) != "plain" and marker in text:
+                    found[index] = "plain"
+                    plain += 1
         if plain == len(markers):
             break
+        if lengths == () or lengths is None and plain_only(text):  # no decoded view to search
+            decoded[text] = ()
+            continue
         unseen = [i for i in range(len(markers)) if i not in found]
         if not unseen:
             continue
-        for form, view in views(text)[1:]:
+        if lengths is not None:  # searched before: it can find nothing new, but costs the same
+            meter.charge(sum(n + len(unseen) * (n + SEARCH_OVERHEAD) for n in lengths))
+            continue
+        found_views = views(text)[1:]
+        for form, view in found_views:
             meter.charge(len(view) + len(unseen) * (len(view) + SEARCH_OVERHEAD))
             for index in unseen:
                 if index not in found and markers[index] in view:
                     found[index] = form
+        decoded[text] = tuple(len(view) for _, view in found_views)
     return found
 
 

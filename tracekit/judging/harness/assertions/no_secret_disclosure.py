@@ -55,7 +55,11 @@ def outbound_texts(trace: Trace) -> list[str]:
 def pattern_hits(texts: list[str]) -> list[tuple[str, str]]:
     """``(pattern name, form)`` for every credential pattern found in ``texts``."""
     hits: dict[str, str] = {}
+    seen: set[str] = set()  # a text met again finds nothing its first search did not
     for text in texts:
+        if text in seen:
+            continue
+        seen.add(text)
         for form, view in leakscan.views(text):
             for name, pattern in PATTERNS.items():
                 if name not in hits and pattern.search(view):
