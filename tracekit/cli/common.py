@@ -151,17 +151,30 @@ def collect_inputs(paths: Iterable[str], suffixes: tuple[str, ...] = (".jsonl",)
     """
     found: list[tuple[str, str]] = []
     too_deep = 0
+    paths = list(paths)
     for raw in paths:
         path = Path(raw)
         if raw != "-" and path.is_dir():
             deep = [0]
-            found.extend(_walk(path, suffixes, deep))
+            files, links = _walk(path, suffixes, deep)
             too_deep += deep[0]
+            if len(paths) == 1 and not links:  # one folder, no symlink: each file is there once
+                return Inputs(files, too_deep)
+            found += _keyed(path, files, links)
         else:
             found.append((raw, real_key(raw)))
     if sum(1 for p, _ in found if p == "-") > 1:
         fail(Code.CLI_STDIN_TWICE)
     return Inputs(_once(found), too_deep)
+
+
+def _keyed(folder: Path, files: list[str], links: dict[int, str]) -> list[tuple[str, str]]:
+    """Each file :func:`_walk` found below ``folder`` with its real path: a symlink's from
+    ``links``, a plain file's the folder's real path joined with the file's path below the
+    folder (the walk enters no symlinked folder, so nothing between is a link)."""
+    prefix, real = str(folder), os.path.realpath(folder)
+    skip = 0 if prefix == "." else len(prefix) + (prefix != "/")
+    return [(path, links.get(index) or os.path.join(real, path[skip:])) for index, path in enumerate(files)]
 
 
 def _once(found: list[tuple[str, str]]) -> list[str]:
@@ -182,51 +195,65 @@ def real_key(path: str) -> str:
     return path if path == "-" else os.path.realpath(path)
 
 
-def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> Iterator[tuple[str, str]]:
-    """Depth-first, sorted, iterative (no recursion limit to hit): each file with its real
-    path; folders deeper than WALK_MAX_DEPTH are counted in ``too_deep[0]`` and not entered.
-    Symlinked folders are not entered, so below the folder's real path a file that is not a
-    symlink is its own real path and a plain file by its directory entry: only symlinks cost a
-    ``realpath`` and a ``stat`` (docs/performance.md, "Campaigns")."""
-    stack: list[tuple[Path, str, int]] = [(folder, os.path.realpath(folder), 0)]
+def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> tuple[list[str], dict[int, str]]:
+    """Depth-first, sorted, iterative (no recursion limit to hit): the files below ``folder``,
+    and the real path of each that is a symlink, by its index; folders deeper than
+    WALK_MAX_DEPTH are counted in ``too_deep[0]`` and not entered. Symlinked folders are not
+    entered, so a file that is not a symlink is a plain file by its directory entry and its
+    real path follows from the folder's (:func:`_keyed`): only symlinks cost a ``realpath``
+    and a ``stat``, and a campaign's walk holds one string per file (docs/performance.md,
+    "Campaigns")."""
+    files: list[str] = []
+    links: dict[int, str] = {}
+    stack: list[tuple[Path, int]] = [(folder, 0)]
     while stack:
-        current, real, depth = stack.pop()
+        current, depth = stack.pop()
         try:
-            listed = sorted(_kinds(current, suffixes))
+            names, folders, linked = _kinds(current, suffixes)
         except OSError:
             continue
-        subfolders: list[tuple[Path, str]] = []
-        for name, kind in listed:
-            path = os.path.join(current, name)
-            if kind == "dir":
-                subfolders.append((Path(path), os.path.join(real, name)))
-            elif kind == "link" and is_regular_file(path):
-                yield str(Path(path)), os.path.realpath(path)
-            elif kind == "file":
-                yield str(Path(path)), os.path.join(real, name)
+        prefix = str(current)
+        for name in names:
+            path = name if prefix == "." else os.path.join(prefix, name)
+            if name not in linked:
+                files.append(path)
+            elif is_regular_file(path):
+                links[len(files)] = os.path.realpath(path)
+                files.append(path)
         if depth >= WALK_MAX_DEPTH:
-            too_deep[0] += len(subfolders)
+            too_deep[0] += len(folders)
             continue
-        stack.extend((sub, sub_real, depth + 1) for sub, sub_real in reversed(subfolders))
+        stack.extend((Path(name if prefix == "." else os.path.join(prefix, name)), depth + 1)
+                     for name in reversed(folders))
+    return files, links
 
 
-def _kinds(folder: Path, suffixes: tuple[str, ...]) -> Iterator[tuple[str, str]]:
-    """The entries of ``folder`` a walk may take, each as its name and ``dir``, ``link`` or
-    ``file`` (a plain file by its directory entry): nothing else of an entry is held while a
-    folder of many files is sorted."""
+def _kinds(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[str], set[str]]:
+    """The entries of ``folder`` a walk may take: the names of its files (plain by their
+    directory entry, or symlinks) and of its folders, each sorted, and which of the files are
+    symlinks. A folder's files are all listed before its subfolders are entered, so the two
+    orders are independent; only a name is held per entry while a folder of many files is
+    sorted."""
+    names: list[str] = []
+    folders: list[str] = []
+    linked: set[str] = set()
     with os.scandir(folder) as entries:
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    yield entry.name, "dir"
+                    folders.append(entry.name)
                 elif not entry.name.endswith(suffixes) or entry.name.endswith(NOT_TRACES):
                     continue
                 elif entry.is_symlink():
-                    yield entry.name, "link"
+                    linked.add(entry.name)
+                    names.append(entry.name)
                 elif entry.is_file(follow_symlinks=False):
-                    yield entry.name, "file"
+                    names.append(entry.name)
             except OSError:
                 continue
+    names.sort()
+    folders.sort()
+    return names, folders, linked
 
 
 def absolute(path: str) -> str:

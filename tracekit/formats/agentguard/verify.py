@@ -8,6 +8,7 @@ codes. It reads the trace once, line by line, and keeps only the chain state and
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -35,6 +36,8 @@ from tracekit.kernel import collector
 from tracekit.kernel.errors import Code, Finding, Severity, TracekitError, finding
 from tracekit.kernel.limits import DEFAULT_BUDGET, DEFAULT_LIMITS, Limits, Meter
 
+TraceDir = Path | Callable[[], Path] | None
+"""Where sources resolve: a folder, or how to find it (only a trace with sources asks)."""
 SINGLETONS = ("execution_started", "test_result", "execution_completed")
 _POSITIONED = frozenset({*SINGLETONS, "containment_evidence"})
 
@@ -126,7 +129,8 @@ class VerifyReport(msgspec.Struct):
 def verify_file(path: str | Path, options: VerifyOptions = VerifyOptions()) -> VerifyReport:
     """Verify the trace at ``path`` (``-`` for stdin) and return its report; never raises."""
     report = VerifyReport(path=str(path), strict_sources=options.strict_sources)
-    trace_dir = None if str(path) == STDIN else Path(path).resolve().parent
+    # Resolved only for a trace with sources: a campaign's files cost no realpath each.
+    trace_dir: TraceDir = None if str(path) == STDIN else lambda: Path(os.path.dirname(os.path.realpath(path)))
     try:
         with open_trace(path) as stream:
             _verify_stream(stream, options, report, trace_dir)
@@ -155,9 +159,7 @@ class _Stop(Exception):
     """The first error ends the walk; later checks would only repeat it."""
 
 
-def _verify_stream(
-    stream: BinaryIO, options: VerifyOptions, report: VerifyReport, trace_dir: Path | None
-) -> None:
+def _verify_stream(stream: BinaryIO, options: VerifyOptions, report: VerifyReport, trace_dir: TraceDir) -> None:
     def run(walk: Walk) -> None:
         size, lines = read_lines(stream, options.limits)
         walk.fast = worth_building(size)  # docs/performance.md, "Start-up": same verdict either way
@@ -167,7 +169,7 @@ def _verify_stream(
 
 
 def verify_walk(
-    run: Callable[[Walk], None], options: VerifyOptions, report: VerifyReport, trace_dir: Path | None
+    run: Callable[[Walk], None], options: VerifyOptions, report: VerifyReport, trace_dir: TraceDir
 ) -> None:
     """Run ``run`` on a fresh walk, turn what ends it into findings, then check the sources.
 
@@ -186,7 +188,7 @@ def verify_walk(
         report.findings.append(finding(Code.FORMAT_UNREADABLE))
         return
     if options.check_sources and report.header is not None:
-        _check_sources(report, trace_dir, options)
+        _check_sources(report, trace_dir() if callable(trace_dir) else trace_dir, options)
 
 
 class Tail(Protocol):

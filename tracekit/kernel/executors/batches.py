@@ -39,19 +39,23 @@ def file_bytes(path: str) -> int:
         return 0
 
 
-def limits(tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int) -> tuple[int, int]:
+def limits(
+    tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int, scale: int = 1
+) -> tuple[int, int]:
     """The (bytes, tasks) bounds of a batch for ``tasks`` on ``workers`` workers: one task per
     batch without ``weigh`` (tasks of unknown cost, a metamorphic study's traces); else the
-    defaults, with fewer tasks per batch when ``tasks`` is a sequence too short to give each
-    worker :data:`BATCHES_PER_WORKER` batches. Counted, not weighed: no task is weighed
-    before the first batch leaves, so the parent's ``stat`` of each file overlaps the workers'
-    work instead of delaying it (docs/performance.md, "Campaigns")."""
+    defaults times ``scale`` (an executor whose round trip costs more, Dask's), with fewer
+    tasks per batch when ``tasks`` is a sequence too short to give each worker
+    :data:`BATCHES_PER_WORKER` batches. Counted, not weighed: no task is weighed before the
+    first batch leaves, so the parent's ``stat`` of each file overlaps the workers' work
+    instead of delaying it (docs/performance.md, "Campaigns")."""
     if weigh is None:
         return 1, 1
+    most_bytes, most_tasks = BATCH_BYTES * scale, BATCH_TASKS * scale
     if not isinstance(tasks, Sequence) or not tasks:
-        return BATCH_BYTES, BATCH_TASKS
+        return most_bytes, most_tasks
     parts = max(1, workers) * BATCHES_PER_WORKER
-    return BATCH_BYTES, max(1, min(BATCH_TASKS, -(-len(tasks) // parts)))
+    return most_bytes, max(1, min(most_tasks, -(-len(tasks) // parts)))
 
 
 def batched(
@@ -72,9 +76,11 @@ def batched(
         yield batch
 
 
-def batches(tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int) -> Iterator[list[T]]:
+def batches(
+    tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int, scale: int = 1
+) -> Iterator[list[T]]:
     """``tasks`` cut for ``workers`` workers: :func:`limits`, then :func:`batched`."""
-    max_bytes, max_tasks = limits(tasks, weigh, workers)
+    max_bytes, max_tasks = limits(tasks, weigh, workers, scale)
     return batched(tasks, weigh, max_bytes, max_tasks)
 
 

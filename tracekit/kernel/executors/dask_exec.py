@@ -29,6 +29,10 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 WINDOW_PER_THREAD = 3
+BATCH_SCALE = 16
+"""Dask batches hold up to 16 times the local executor's (4 MiB or 1,024 files): a task costs
+the scheduler, the worker and the client a few milliseconds of CPU each way, so at the local
+size (about 20 small files) that overhead rivalled the work (docs/performance.md, "Campaigns")."""
 CONNECT_TIMEOUT_SECONDS = 20.0
 
 
@@ -82,6 +86,6 @@ class DaskExecutor:
             yield from ordered(
                 lambda group: client.submit(work, group, pure=False),
                 lambda future: future.result(),
-                batches(tasks, weigh, threads),
+                batches(tasks, weigh, threads, BATCH_SCALE),
                 threads * WINDOW_PER_THREAD,
             )
