@@ -55,10 +55,9 @@ def json_chunks(
 def _trace(report: AuditReport) -> dict[str, Any]:
     """One trace's element; an imported file's episodes made one at a time as they are written
     (a file of 5,000 episodes is a document of about 50 MB)."""
-    if not report.episodes:
-        return msgspec.to_builtins(report)  # type: ignore[no-any-return]
     document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, episodes=()))
-    document["episodes"] = Streamed(msgspec.to_builtins(e) for e in report.episodes)
+    if report.episodes:  # a spooled report's episodes are read back only here, as they are written
+        document["episodes"] = Streamed(msgspec.to_builtins(e) for e in report.episodes)
     return document
 
 
