@@ -188,12 +188,12 @@ class SpooledEpisodes(Sequence[EpisodeAudit]):
 
     def __getitem__(self, index: int | slice) -> EpisodeAudit | Sequence[EpisodeAudit]:
         if isinstance(index, slice):
-            return tuple(self)[index] if index.step or (index.start or 0) < 0 or (index.stop or 0) < 0 else tuple(
-                islice(self, index.start or 0, index.stop)
-            )
-        if not 0 <= index < self._count:
+            start, stop, step = index.indices(self._count)
+            return tuple(islice(self, start, stop, step)) if step > 0 else tuple(self)[index]
+        position = index + self._count if index < 0 else index
+        if not 0 <= position < self._count:
             raise IndexError(index)
-        return next(islice(self, index, None))
+        return next(islice(self, position, None))
 
 
 class AuditSpool:
