@@ -55,19 +55,22 @@ def json_chunks(
 def _trace(report: AuditReport) -> dict[str, Any]:
     """One trace's element; an imported file's episodes made one at a time as they are written
     (a file of 5,000 episodes is a document of about 50 MB)."""
-    document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, episodes=()))
+    document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, episodes=(), findings=()))
     if report.episodes:  # a spooled report's episodes are read back only here, as they are written
-        document["episodes"] = Streamed(_episode(e) for e in report.episodes)
+        document["episodes"] = Streamed(_element(e) for e in report.episodes)
+    if report.findings:  # a file of many episodes can hold a few per episode
+        document["findings"] = Streamed(_element(f) for f in report.findings)
     return document
 
 
 _SORTED = msgspec.json.Encoder(order="sorted")
 
 
-def _episode(episode: EpisodeAudit) -> Any:
-    """One episode's element: rendered by msgspec when that gives the json module's bytes
-    (:func:`~tracekit.report.jsonout.preformatted`), several times faster; else its builtins."""
-    return preformatted(_SORTED.encode(episode)) or msgspec.to_builtins(episode)
+def _element(item: EpisodeAudit | AuditFinding) -> Any:
+    """One episode's or finding's element: rendered by msgspec when that gives the json
+    module's bytes (:func:`~tracekit.report.jsonout.preformatted`), several times faster; else
+    its builtins."""
+    return preformatted(_SORTED.encode(item)) or msgspec.to_builtins(item)
 
 
 def as_findings(traces: Iterable[AuditReport]) -> list[TraceFindings]:

@@ -160,8 +160,9 @@ EpisodeSink = Callable[[EpisodeAudit], None]
 class _Fold:
     """What a file's audit keeps of its episodes as they stream by: per episode, its key, its
     row of statuses (one object per distinct row), its consistency findings and (with a
-    scenario) its verdict's summary; over the file, the losses, the rows of the episode that
-    comes first and the one outcome. Each episode's :class:`EpisodeAudit` goes to the sink."""
+    scenario) its verdict's summary, each row and findings tuple held once however many episodes
+    share it; over the file, the losses, the rows of the episode that comes first and the one
+    outcome. Each episode's :class:`EpisodeAudit` goes to the sink."""
 
     def __init__(self, fmt: str, scenario: Scenario | None, strict: bool, sink: EpisodeSink) -> None:
         self.fmt, self.scenario, self.strict, self.sink = fmt, scenario, strict, sink
@@ -173,6 +174,7 @@ class _Fold:
         self.first: tuple[Any, tuple[FieldStatus, ...]] | None = None
         self.outcome: str | None = None
         self._rows: dict[tuple[Status, ...], tuple[Status, ...]] = {}
+        self._found: dict[tuple[Finding, ...], tuple[Finding, ...]] = {}
 
     def add(self, key: Any, episode: Episode) -> None:
         audited, consistency = audit_episode(episode, self.fmt)
@@ -181,7 +183,7 @@ class _Fold:
         statuses = tuple(row.status for row in rows)
         self.keys.append(key)
         self.statuses.append(self._rows.setdefault(statuses, statuses))
-        self.consistency.append(consistency)
+        self.consistency.append(self._found.setdefault(consistency, consistency))
         # Loss names are the evidence model's vocabulary; anything else is not repeated.
         self.losses.update(loss if loss in LOSS_FIELDS else "unnamed" for loss in episode.losses)
         if self.first is None or key < self.first[0]:  # the first in the file's (stable) order
