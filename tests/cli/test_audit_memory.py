@@ -18,8 +18,18 @@ import msgspec
 from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_batch, audit_file
 from tracekit.cli.audit_spool import INLINE, AuditSpool, SpillFolder
 from tracekit.judging.audit.campaign import summarise
-from tracekit.judging.audit.model import with_episodes
-from tracekit.report.audit_render import json_chunks
+from tracekit.judging.audit.model import AuditFinding, AuditReport, with_episodes
+from tracekit.kernel.errors import Code, Severity
+from tracekit.report.audit_render import (
+    FINDING_HEADERS,
+    FINDING_WIDTHS,
+    ROWS_AT_ONCE,
+    _finding_table,
+    _findings,
+    json_chunks,
+    markdown_chunks,
+)
+from tracekit.report.text import md_table, table
 
 TRACEKIT = str(Path(sys.executable).parent / "tracekit")
 HEADER = {"version": 2, "status": "success", "eval": {"task": "t", "model": "m/m", "packages": {"inspect_ai": "0.3.0"}}}
@@ -101,3 +111,27 @@ def test_twenty_thousand_episodes_are_audited_in_bounded_memory(tmp_path: Path) 
     assert result.returncode == 1, stderr  # every episode lacks fields needed to rerun
     assert b"20000 episodes" in (tmp_path / "out.txt").read_bytes()
     assert int(peak) < 120 * 1024, int(peak)
+
+
+def test_a_long_findings_table_is_laid_out_as_one_table() -> None:
+    """A file's findings table is laid out a part at a time (audit_render.ROWS_AT_ONCE): the
+    same bytes as one table, the widest cells (and wrapped ones) in any part."""
+    part = ROWS_AT_ONCE
+
+    def one(i: int) -> AuditFinding:  # the widest code, message and location each in another part
+        code = Code.EVIDENCE_DANGLING_CALL_ID if part <= i < 2 * part else Code.AUDIT_FIELD_MISSING
+        words = "long " * (i % 23 if i >= 2 * part else i % 3)
+        where = None if i % 11 == 0 else f"episodes[{i}]" + " (x)" * (i % 13 if i < part else 1)
+        return AuditFinding(code, Severity.ERROR if i % 5 else Severity.NOTICE, i if i % 7 == 0 else None,
+                            "A message " + words, where)
+
+    findings = tuple(one(i) for i in range(3 * part + 17))
+    rules = {table(_findings(findings[s : s + part]), FINDING_HEADERS, widths=FINDING_WIDTHS).split("\n")[1]
+             for s in range(0, len(findings), part)}
+    assert len(rules) >= 3  # the parts laid out alone have other widths
+    report = AuditReport("f.eval", "inspect", 1, True, None, False, None, None, None, (), None, None, findings, ())
+    whole = table(_findings(findings), FINDING_HEADERS, widths=FINDING_WIDTHS)
+    assert "".join(_finding_table(findings)) == whole
+    assert "".join(_finding_table(findings[:40])) == table(_findings(findings[:40]), FINDING_HEADERS, widths=FINDING_WIDTHS)
+    markdown = "".join(markdown_chunks([report], summarise([report])))
+    assert "\n".join(["### Findings", "", *md_table(FINDING_HEADERS, _findings(findings)), "", ""]) in markdown
