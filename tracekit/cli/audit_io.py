@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 if TYPE_CHECKING:
+    from tracekit.cli.audit_spool import EpisodeLines, SpillFolder
     from tracekit.cli.trace_input import Opened
     from tracekit.formats.base import EpisodeStream
     from tracekit.judging.audit.campaign import Tally
@@ -21,6 +24,8 @@ if TYPE_CHECKING:
     from tracekit.kernel.errors import Finding
 
 STDIN = "-"
+Audited = tuple["AuditReport", list[int] | None]
+"""A file's report and, when its episodes went to a sink, the order to put them in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +63,8 @@ def audit_file(job: AuditJob) -> AuditReport | None:
     """Audit one file; None when a file found by walking a folder is not a trace at all. The
     file is read from its absolute path (a worker may run in another folder); the report names
     it as the user gave it."""
-    import msgspec
-
     result = _audit(job.source, job.named, job.opts)
-    return None if result is None else msgspec.structs.replace(result, path=job.path)
+    return None if result is None else msgspec.structs.replace(result[0], path=job.path)
 
 
 def jobs_for(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
@@ -90,35 +93,53 @@ def jobs_for(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]
 @dataclass(frozen=True, slots=True)
 class AuditBatch:
     """What a worker sends back for a batch of files: only what the parent keeps (docs/cli.md,
-    "Executors"). Each file's report travels as the spool line the renderer reads back (None
-    for a walked file that is not a trace), and the campaign counts as one tally to merge."""
+    "Executors"). Each file's report travels as its spool block (cli/audit_spool.py: the report
+    without its episodes, then its episode lines or the name of the file holding them; None for
+    a walked file that is not a trace), and the campaign counts as one tally to merge."""
 
     lines: list[bytes | None]
     tally: Tally
 
 
-def audit_batch(jobs: list[AuditJob]) -> AuditBatch:
-    """Audit a batch of files in order: the reports with their episodes
-    (:func:`~tracekit.judging.audit.model.with_episodes`) encoded as spool lines, and counted."""
-    import msgspec
-
+def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None) -> AuditBatch:
+    """Audit a batch of files in order: each report with its episodes
+    (:func:`~tracekit.judging.audit.model.with_episodes`) as a spool block, and counted. An
+    imported file's episodes are encoded one at a time as they are audited, never all held;
+    past what is left of :data:`~tracekit.cli.audit_spool.INLINE` they stay in a file of
+    ``spill``, the run's folder, which the block names."""
+    from tracekit.cli.audit_spool import INLINE, EpisodeLines, SpillFolder, SpooledAudit, block
     from tracekit.judging.audit.campaign import Tally
     from tracekit.judging.audit.model import with_episodes
     from tracekit.kernel.errors import Code, TracekitError, finding
 
-    encode = msgspec.json.Encoder().encode
+    folder = spill if spill is not None else SpillFolder(owner=-1)  # a folder never made
     tally = Tally()
     lines: list[bytes | None] = []
+    inline = INLINE
     for job in jobs:
-        report = audit_file(job)
-        if report is None:
-            lines.append(None)
-            continue
-        report = with_episodes(report)
-        if job.opts.episode is not None and not only_episode(report, job.opts.episode):
-            raise TracekitError(finding(Code.FINDINGS_NO_EPISODE))
-        tally.add(report)
-        lines.append(encode(report))
+        episodes = EpisodeLines(folder)
+        try:
+            audited = _audit(job.source, job.named, job.opts, episodes)
+            if audited is None:
+                lines.append(None)
+                continue
+            report, order = audited
+            report = msgspec.structs.replace(report, path=job.path)
+            if order is None:  # not an imported file's whole stream: one episode at most
+                episodes.discard()
+                episodes = EpisodeLines(folder)
+                for episode in with_episodes(report).episodes:
+                    episodes.add(episode)
+                order = list(range(len(episodes)))
+            count = len(order)
+            if job.opts.episode is not None and not only_episode(report, job.opts.episode, count):
+                raise TracekitError(finding(Code.FINDINGS_NO_EPISODE))
+            tally.add(report, count)
+            body, name = episodes.finish(order, inline)
+            inline -= len(body)
+        finally:
+            episodes.discard()
+        lines.append(block(SpooledAudit(report, count, len(body), name), body))
     return AuditBatch(lines, tally)
 
 
@@ -132,8 +153,11 @@ def audit_job(job: AuditJob) -> dict[str, Any] | None:
     return None if result is None else msgspec.json.decode(msgspec.json.encode(result))
 
 
-def _audit(path: str, named: bool, opts: AuditOptions) -> AuditReport | None:
-    """docs/formats.md, "Using it from the command line": one detection for every command."""
+def _audit(path: str, named: bool, opts: AuditOptions, sink: EpisodeLines | None = None) -> Audited | None:
+    """docs/formats.md, "Using it from the command line": one detection for every command. With
+    ``sink``, an imported file's episode audits go there as they are made, and the report comes
+    without them, with the order to put them in; else that order is None (the report holds
+    its episodes, or is not an imported file's whole stream)."""
     from tracekit.cli.trace_input import opened, skipped, unknown
     from tracekit.judging.audit import unreadable
     from tracekit.kernel.errors import TracekitError
@@ -143,16 +167,17 @@ def _audit(path: str, named: bool, opts: AuditOptions) -> AuditReport | None:
             if source.format is None:
                 if skipped(path, named):
                     return None
-                return unreadable(path, "unknown", unknown().finding)
+                return unreadable(path, "unknown", unknown().finding), None
+            order = None
             if source.format == "agentguard":
                 report = _agentguard(path, source, opts)
             elif source.format == "harness":
                 report = _harness(path, source, opts)
             else:
-                report = _imported(path, source, source.format, opts)
-            return _with_loss(report, source.forced_loss())
+                report, order = _imported(path, source, source.format, opts, sink)
+            return _with_loss(report, source.forced_loss()), order
     except TracekitError as error:
-        return unreadable(path, "unknown", error.finding)
+        return unreadable(path, "unknown", error.finding), None
 
 
 def _with_loss(report: AuditReport, loss: Finding | None) -> AuditReport:
@@ -210,10 +235,12 @@ def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
     return audit_harness(path, body, scenario, strict=opts.strict)
 
 
-def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditReport:
+def _imported(
+    path: str, source: Opened, fmt: str, opts: AuditOptions, sink: EpisodeLines | None
+) -> tuple[AuditReport, list[int] | None]:
     from tracekit.cli.trace_input import consume_evidence
     from tracekit.judging.audit import unreadable
-    from tracekit.judging.audit.imported import audit_evidence
+    from tracekit.judging.audit.imported import audit_evidence, audit_stream
     from tracekit.judging.harness.model import judging_strict
     from tracekit.judging.harness.scenario import parse_scenario
     from tracekit.kernel.episode_id import names
@@ -221,30 +248,34 @@ def _imported(path: str, source: Opened, fmt: str, opts: AuditOptions) -> AuditR
 
     scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
 
-    def audited(stream: EpisodeStream) -> AuditReport:
+    def audited(stream: EpisodeStream) -> tuple[AuditReport, list[int] | None]:
         if opts.episode is not None:
             wanted = opts.episode
             stream = stream.only(lambda e: names(wanted, e.id))
-        return audit_evidence(path, stream, scenario, strict=judging_strict(opts.strict, stream.format))
+        strict = judging_strict(opts.strict, stream.format)
+        if sink is None:
+            return audit_evidence(path, stream, scenario, strict=strict), None
+        return audit_stream(path, stream, scenario, strict, sink.add)
 
     try:
         return consume_evidence(path, source, audited)
     except TracekitError as error:
-        return unreadable(path, _FORMATS.get(fmt, "unknown"), error.finding)
+        return unreadable(path, _FORMATS.get(fmt, "unknown"), error.finding), None
 
 
-def only_episode(report: AuditReport, wanted: str) -> bool:
+def only_episode(report: AuditReport, wanted: str, episodes: int | None = None) -> bool:
     """Whether ``report`` (with its episodes: ``with_episodes``) holds the episode ``--episode
     wanted`` names (docs/cli.md, "Episode ids"). An imported file's episodes were chosen as it
     was read (:func:`_imported`); an unreadable or not intact trace is reported as it is, since
-    its exit code says why it shows no episode."""
+    its exit code says why it shows no episode. ``episodes``: their count, when the report
+    was spooled without them."""
     from tracekit.kernel.episode_id import UNNAMED, names
 
     if not report.readable or report.intact is False:
         return True
     if report.format in ("agentguard", "harness"):
         return names(wanted, report.trace_id or UNNAMED)
-    return bool(report.episodes)
+    return bool(report.episodes if episodes is None else episodes)
 
 
 _FORMATS: dict[str, Format] = {"inspect": "inspect", "otel": "otel", "agentdojo": "agentdojo", "garak": "garak",

@@ -2,8 +2,11 @@
 campaign (the spooled reports, the tally's summary, the files left out) -> the renderer.
 
 The per-file work runs in batches (docs/cli.md, "Executors"): a worker audits a batch of files
-and sends back only each report's spool line and the batch's tally (audit_io.audit_batch), so
-the parent merges counters and appends lines; it never decodes a report until it renders.
+and sends back only each report's spool block and the batch's tally (audit_io.audit_batch), so
+the parent merges counters and appends blocks; it never decodes a report until it renders. A
+file's episodes are never all held: the worker encodes each as it is made, and a file's lines
+past a bound wait in a file of the run's private folder, which the block names
+(cli/audit_spool.py); the renderer reads them back one at a time.
 """
 
 from __future__ import annotations
@@ -19,13 +22,13 @@ from tracekit.cli.common import ExecutorOptions, FindingsFormat, Inputs, fail
 from tracekit.kernel.errors import Code, ExitCode
 
 if TYPE_CHECKING:
-    from tracekit.cli.spool import Spool
+    from tracekit.cli.audit_spool import AuditSpool
     from tracekit.judging.audit.campaign import CampaignSummary
-    from tracekit.judging.audit.model import AuditReport
     from tracekit.report.skipped import SkippedFile
 
 WORKER_MODULES = (
     "tracekit.cli.audit_io",
+    "tracekit.cli.audit_spool",
     "tracekit.cli.trace_input",
     "tracekit.judging.audit",
     "tracekit.judging.audit.engine",
@@ -53,7 +56,7 @@ class AuditCampaign:
     """The audited campaign: every report spooled in input order, the summary, the walked files
     that are not traces."""
 
-    spool: Spool[AuditReport]
+    spool: AuditSpool
     summary: CampaignSummary
     exit_code: ExitCode
     left_out: list[SkippedFile]
@@ -68,29 +71,35 @@ def weight(job: AuditJob) -> int:
 
 @contextmanager
 def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
-    """Audit every file of ``request`` on its executor; the campaign, whose spool is closed
-    when the block ends. Exits 2 (``cli.no_input``) when no file is a trace."""
+    """Audit every file of ``request`` on its executor; the campaign, whose spool (and the
+    run's folder of spilled episode lines) is removed when the block ends. Exits 2
+    (``cli.no_input``) when no file is a trace."""
+    from functools import partial
+
+    from tracekit.cli.audit_spool import AuditSpool, SpillFolder
     from tracekit.cli.progress import tracked
-    from tracekit.cli.spool import Spool
     from tracekit.judging.audit.campaign import Tally
-    from tracekit.judging.audit.model import AuditReport
+    from tracekit.kernel.executors.local import LocalExecutor
     from tracekit.report.skipped import SkippedFile
 
     work = request.work
     chosen = request.run.make(len(work), stdin=any(job.path == "-" for job in work), preload=WORKER_MODULES)
-    spool: Spool[AuditReport] = Spool(AuditReport)
+    folder = SpillFolder()
+    if not (isinstance(chosen, LocalExecutor) and chosen.jobs <= 1):
+        folder.make()  # before the workers start: they spill into it (in-process: made on first use)
+    spool = AuditSpool(folder)
     tally = Tally()
     left_out: list[SkippedFile] = []
     try:
         done = 0  # batches come back in input order: work[done] is the next batch's first file
-        batches = chosen.map_batches(audit_batch, work, weight)
+        batches = chosen.map_batches(partial(audit_batch, spill=folder), work, weight)
         for batch in tracked(batches, len(work), "audit", request.quiet, _files):
             tally.merge(batch.tally)
             for line in batch.lines:
                 if line is None:  # a walked .json no format accepts (docs/cli.md, "Inputs and folders")
                     left_out.append(SkippedFile(work[done].path, Code.FORMAT_UNKNOWN.value))
                 else:
-                    spool.add_line(line)
+                    spool.add(line)
                 done += 1
             batch.lines.clear()  # spooled: not held while the campaign is rendered
             line = None
@@ -99,6 +108,7 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
         yield AuditCampaign(spool, tally.summary(len(left_out)), tally.exit, left_out)
     finally:
         spool.close()
+        folder.remove()
 
 
 def _files(batch: AuditBatch) -> int:

@@ -72,6 +72,12 @@ class Spool(Generic[S]):
             del line  # not held while the item is used (a file's audit can be tens of MB)
             yield item
 
+    def reader(self) -> IO[bytes]:
+        """The spool's handle, flushed, for a reader that seeks in it (audit_spool.py); every
+        other use goes through :meth:`read` and :meth:`at`."""
+        self._handle.flush()
+        return self._handle
+
     def at(self, offset: int) -> S:
         """The item spooled at ``offset``."""
         self._handle.flush()

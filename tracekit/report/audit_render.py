@@ -16,11 +16,11 @@ import msgspec
 
 from tracekit import REPORT_VERSION
 from tracekit.judging.audit.campaign import CampaignSummary
-from tracekit.judging.audit.model import AuditFinding, AuditReport
+from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit
 from tracekit.judging.harness.model import mode_name
 from tracekit.kernel.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings
-from tracekit.report.jsonout import Streamed, dumps_chunks
+from tracekit.report.jsonout import Streamed, dumps_chunks, preformatted
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 if TYPE_CHECKING:
@@ -55,11 +55,22 @@ def json_chunks(
 def _trace(report: AuditReport) -> dict[str, Any]:
     """One trace's element; an imported file's episodes made one at a time as they are written
     (a file of 5,000 episodes is a document of about 50 MB)."""
-    if not report.episodes:
-        return msgspec.to_builtins(report)  # type: ignore[no-any-return]
-    document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, episodes=()))
-    document["episodes"] = Streamed(msgspec.to_builtins(e) for e in report.episodes)
+    document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, episodes=(), findings=()))
+    if report.episodes:  # a spooled report's episodes are read back only here, as they are written
+        document["episodes"] = Streamed(_element(e) for e in report.episodes)
+    if report.findings:  # a file of many episodes can hold a few per episode
+        document["findings"] = Streamed(_element(f) for f in report.findings)
     return document
+
+
+_SORTED = msgspec.json.Encoder(order="sorted")
+
+
+def _element(item: EpisodeAudit | AuditFinding) -> Any:
+    """One episode's or finding's element: rendered by msgspec when that gives the json
+    module's bytes (:func:`~tracekit.report.jsonout.preformatted`), several times faster; else
+    its builtins."""
+    return preformatted(_SORTED.encode(item)) or msgspec.to_builtins(item)
 
 
 def as_findings(traces: Iterable[AuditReport]) -> list[TraceFindings]:
@@ -133,11 +144,51 @@ def short_message(found: AuditFinding) -> str:
     return found.message
 
 
-def _findings(trace: AuditReport) -> list[list[Cell]]:
-    return [
-        [f.severity.value, f.code.value, f.line or "-", f.where or "-", short_message(f)]
-        for f in trace.findings
-    ]
+def _findings(findings: Sequence[AuditFinding]) -> list[list[Cell]]:
+    return [[f.severity.value, f.code.value, f.line or "-", f.where or "-", short_message(f)] for f in findings]
+
+
+ROWS_AT_ONCE = 2048
+"""Findings a table is laid out from at once: a file of many episodes can hold a few each."""
+
+
+def _parts(findings: Sequence[AuditFinding]) -> Iterator[Sequence[AuditFinding]]:
+    for start in range(0, len(findings), ROWS_AT_ONCE):
+        yield findings[start : start + ROWS_AT_ONCE]
+
+
+def _finding_table(findings: Sequence[AuditFinding]) -> Iterator[str]:
+    """``table(_findings(findings), FINDING_HEADERS, widths=FINDING_WIDTHS)`` in pieces, laid
+    out :data:`ROWS_AT_ONCE` rows at a time: each part's table is measured (its rule line gives
+    its columns' widths), then laid out again with every column as wide as the widest part's,
+    which is how the whole table is laid out (cells are wrapped one at a time, left-aligned,
+    ASCII: our own codes, locations and fixed texts)."""
+    if len(findings) <= ROWS_AT_ONCE:
+        yield table(_findings(findings), FINDING_HEADERS, widths=FINDING_WIDTHS)
+        return
+    widths = [0] * len(FINDING_HEADERS)
+    for part in _parts(findings):
+        spans = _spans(table(_findings(part), FINDING_HEADERS, widths=FINDING_WIDTHS).split("\n", 2)[1])
+        widths = [max(width, end - start) for width, (start, end) in zip(widths, spans, strict=True)]
+    for n, part in enumerate(_parts(findings)):
+        lines = table(_findings(part), FINDING_HEADERS, widths=FINDING_WIDTHS).split("\n")
+        spans = _spans(lines[1])
+        lines[1] = "  ".join("-" * width for width in widths)
+        cells = [(start, end if i + 1 < len(spans) else None) for i, (start, end) in enumerate(spans)]
+        for i in range(0 if n == 0 else 2, len(lines)):
+            if i != 1:
+                lines[i] = "  ".join(lines[i][a:b].ljust(w) for (a, b), w in zip(cells, widths, strict=True)).rstrip()
+        yield ("\n" if n else "") + "\n".join(lines if n == 0 else lines[2:])
+
+
+def _spans(rule: str) -> list[tuple[int, int]]:
+    """The columns of a table, from its rule line (``----  -------``): each run of dashes."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for run in rule.split("  "):
+        spans.append((start, start + len(run)))
+        start += len(run) + 2
+    return spans
 
 
 def _completeness(trace: AuditReport) -> list[list[Cell]]:
@@ -273,10 +324,11 @@ def _blocks(traces: Iterable[AuditReport], first: bool) -> Iterator[str]:
             lines.append(scenario)
         if trace.completeness:
             lines += ["", table(_completeness(trace), FIELD_HEADERS)]
-        if trace.findings:
-            lines += ["", table(_findings(trace), FINDING_HEADERS, widths=FINDING_WIDTHS)]
         yield ("" if first else "\n\n") + "\n".join(lines)
         first = False
+        if trace.findings:
+            yield "\n\n"
+            yield from _finding_table(trace.findings)
 
 
 def render_table(traces: Iterable[AuditReport], summary: CampaignSummary) -> str:
@@ -296,7 +348,10 @@ def markdown_chunks(traces: Iterable[AuditReport], summary: CampaignSummary) -> 
         if trace.completeness:
             out += ["### Completeness", "", *md_table(FIELD_HEADERS, _completeness(trace)), ""]
         if trace.findings:
-            out += ["### Findings", "", *md_table(FINDING_HEADERS, _findings(trace)), ""]
+            yield "\n".join([*out, "### Findings", "", *md_table(FINDING_HEADERS, [])]) + "\n"
+            for part in _parts(trace.findings):  # each row stands alone: ROWS_AT_ONCE at a time
+                yield "\n".join(md_table(FINDING_HEADERS, _findings(part))[2:]) + "\n"
+            out = [""]
         yield "\n".join(out) + "\n"
     if summary.total != 1:
         out = ["## Campaign summary", "", *md_table(["measure", "value"], _summary_rows(summary)), ""]

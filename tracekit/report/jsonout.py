@@ -66,12 +66,34 @@ class Streamed:
         self.items = items
 
 
+class Preformatted(str):
+    """A list item of :func:`dumps_chunks` already rendered as ``json.dumps(item, indent=2,
+    sort_keys=True, ensure_ascii=True)`` renders it (no indent before its first line): written
+    as it is, each line after a break indented."""
+
+    __slots__ = ()
+
+
+def preformatted(encoded: bytes) -> Preformatted | None:
+    """``encoded`` (msgspec JSON with keys sorted) as :class:`Preformatted`, or None when it
+    holds an escape or a byte past ASCII's printable range, which only the json module renders
+    exactly as the other items are (``ensure_ascii``, its escapes)."""
+    import msgspec
+
+    if not encoded.isascii() or b"\\" in encoded or b"\x7f" in encoded:
+        return None
+    return Preformatted(msgspec.json.format(encoded, indent=2).decode("ascii"))
+
+
 def _element(value: Any, prefix: str) -> Iterator[str]:
     """``json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)`` with every line after
     a break indented by ``prefix``, in pieces of about :data:`_PIECE` characters, a
     :class:`Streamed` value of ``value`` rendered item by item: an element as large as a file's
     whole audit is never one string (nor a list of its lines). With ASCII escaping a newline in
     the text is always a line break, never inside a string."""
+    if isinstance(value, Preformatted):
+        yield value.replace("\n", "\n" + prefix)
+        return
     streamed: dict[str, Streamed] = {}
     if isinstance(value, dict) and any(isinstance(v, Streamed) for v in value.values()):
         value = dict(value)

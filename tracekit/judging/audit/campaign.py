@@ -143,9 +143,11 @@ class Tally:
         self._recorded = 0
         self._distinct_recorded: set[str] = set()
 
-    def add(self, report: AuditReport) -> None:
+    def add(self, report: AuditReport, episodes: int | None = None) -> None:
         """Count one trace's report (episodes as :func:`~tracekit.judging.audit.model.with_episodes`
-        gives them: an AgentGuard or harness trace is one)."""
+        gives them: an AgentGuard or harness trace is one); ``episodes``, their count when the
+        report comes without them (spooled one at a time: cli/audit_spool.py)."""
+        count_episodes = len(report.episodes) if episodes is None else episodes
         self.total += 1
         self.exit = worst(self.exit, report.exit_code)
         self._exits[report.exit_code] += 1
@@ -162,10 +164,10 @@ class Tally:
         count["reproduced"] += bool(codes & REPRODUCED)
         count["not_reproduced"] += bool(codes & NOT_REPRODUCED)
         count["rerunnable"] += report.rerunnable
-        count["episodes"] += len(report.episodes)
+        count["episodes"] += count_episodes
         row = self._by_format.setdefault(report.format, Counter())
         row["traces"] += 1
-        row["episodes"] += len(report.episodes)
+        row["episodes"] += count_episodes
         row["intact"] += report.intact is True
         row["readable"] += report.readable
         row["rerunnable"] += report.rerunnable

@@ -13,10 +13,12 @@ With a scenario (``audit --scenario``), its policies are judged on every episode
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
-from tracekit.formats.base import EpisodeStream, in_order
+import msgspec
+
+from tracekit.formats.base import EpisodeStream
 from tracekit.judging.audit.completeness.base import indexed
 from tracekit.judging.audit.completeness.episode import FIELDS, LOSS_FIELDS, assess_episode
 from tracekit.judging.audit.model import (
@@ -35,7 +37,7 @@ from tracekit.judging.audit.model import (
 )
 from tracekit.judging.findings.consistency import check_episode
 from tracekit.judging.findings.judge import EpisodeVerdict, judge_episode
-from tracekit.judging.harness.model import FAIL, aggregate
+from tracekit.judging.harness.model import FAIL, Outcome, aggregate
 from tracekit.judging.harness.scenario import Scenario
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code, Finding
@@ -44,24 +46,38 @@ from tracekit.kernel.evidence import Episode, EvidenceFile, RunProblem, Status
 IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak", "claude_code", "codex", "atif"})
 OUTCOME_WORDS = frozenset({"pass", "fail", "PASS", "FAIL", "error", "hit", "failure", "success"})
 """Recorded outcomes shown and stored as they are; any other outcome text is input, left out."""
+SHOWN_INDICES = 3
+"""Episode positions a combined row names (``indexed``'s limit), then ``...``."""
 
 
-def _combined(per_episode: Sequence[tuple[FieldStatus, ...]]) -> tuple[FieldStatus, ...]:
-    """One row per field over every episode: the status every episode shares, else ``partial``
+def _combined(statuses: Sequence[tuple[Status, ...]], first: tuple[FieldStatus, ...]) -> tuple[FieldStatus, ...]:
+    """One row per field over every episode (``statuses``: each episode's, in the file's order;
+    ``first``: the first episode's rows): the status every episode shares, else ``partial``
     (``missing`` when no episode has any of it), located at the episodes that lack it."""
     rows: list[FieldStatus] = []
+    distinct = set(statuses)  # few distinct status rows, however many episodes
     for column, spec in enumerate(FIELDS):
-        cells = [episode_rows[column] for episode_rows in per_episode]
-        statuses = {cell.status for cell in cells}
+        seen = {row[column] for row in distinct}
         status: Status
-        if len(statuses) == 1:
-            status = cells[0].status
-            where = cells[0].where if len(cells) == 1 else f"every episode: {cells[0].where}"
+        if len(seen) == 1:
+            status = first[column].status
+            where = first[column].where if len(statuses) == 1 else f"every episode: {first[column].where}"
         else:
-            status = "partial" if statuses & {"present", "partial"} else "missing"
-            where = indexed("episodes", [i for i, cell in enumerate(cells) if cell.status != "present"])
+            status = "partial" if seen & {"present", "partial"} else "missing"
+            where = indexed("episodes", _lacking(statuses, column))
         rows.append(FieldStatus(spec.name, status, where, spec.needed_to_rerun))
     return tuple(rows)
+
+
+def _lacking(statuses: Sequence[tuple[Status, ...]], column: int) -> list[int]:
+    """The first positions (enough for :func:`indexed`) whose ``column`` is not present."""
+    found: list[int] = []
+    for index, row in enumerate(statuses):
+        if row[column] != "present":
+            found.append(index)
+            if len(found) > SHOWN_INDICES:
+                break
+    return found
 
 
 def audit_episode(episode: Episode, fmt: str) -> tuple[EpisodeAudit, tuple[Finding, ...]]:
@@ -82,52 +98,36 @@ def recorded_outcome(episode: Episode) -> str | None:
     return outcome if outcome in OUTCOME_WORDS else None
 
 
-class _Audited(NamedTuple):
-    """What the file's audit keeps of one episode (its evidence is let go as the file is read)."""
+class _Judged(NamedTuple):
+    """What the file's policy summary keeps of one episode's verdict under the scenario."""
 
-    audit: EpisodeAudit
-    consistency: tuple[Finding, ...]
-    losses: frozenset[str]
-    outcome: str | None
-    verdict: EpisodeVerdict | None
-
-
-def _audited(episode: Episode, fmt: str, scenario: Scenario | None, strict: bool) -> _Audited:
-    audited, consistency = audit_episode(episode, fmt)
-    # Loss names are the evidence model's vocabulary; anything else is not repeated.
-    losses = frozenset(loss if loss in LOSS_FIELDS else "unnamed" for loss in episode.losses)
-    verdict = None if scenario is None else judge_episode(scenario, episode, strict)
-    return _Audited(audited, consistency, losses, recorded_outcome(episode), verdict)
+    episode: str
+    result: Outcome
+    failed: tuple[str, ...]
+    compared: Code | None
+    """``audit.outcome_mismatch`` or ``audit.outcome_reproduced``, None when not compared."""
 
 
-def _policy(
-    verdicts: Sequence[EpisodeVerdict], scenario: Scenario, strict: bool = True
-) -> tuple[ScenarioSummary, list[AuditFinding]]:
+def _judged(verdict: EpisodeVerdict) -> _Judged:
+    compared: Code | None = None
+    if verdict.tool_verdicts and not all(t.agreement == "no_verdict" for t in verdict.tool_verdicts):
+        compared = Code.AUDIT_OUTCOME_MISMATCH if verdict.disagrees else Code.AUDIT_OUTCOME_REPRODUCED
+    failed = tuple(a.id for a in verdict.assertions if a.result == FAIL)
+    return _Judged(episode_label(verdict.episode), verdict.result, failed, compared)
+
+
+def _policy(judged: Sequence[_Judged], scenario: Scenario, strict: bool = True) -> tuple[ScenarioSummary, list[AuditFinding]]:
     """The scenario's policies on every episode (docs/findings.md): how many episodes were judged
     and failed, and each tool verdict set beside the policy's (a disagreement is a warning)."""
     summary = ScenarioSummary(
         scenario_id=scenario.id,
-        result=aggregate(v.result for v in verdicts),
+        result=aggregate(j.result for j in judged),
         strict=strict,
-        episodes_judged=len(verdicts),
-        episodes_failed=sum(1 for v in verdicts if v.result == FAIL),
-        episodes=tuple(
-            PolicyEpisode(
-                episode_label(v.episode),
-                v.result,
-                tuple(a.id for a in v.assertions if a.result == FAIL),
-            )
-            for v in verdicts
-        ),
+        episodes_judged=len(judged),
+        episodes_failed=sum(1 for j in judged if j.result == FAIL),
+        episodes=tuple(PolicyEpisode(j.episode, j.result, j.failed) for j in judged),
     )
-    found: list[AuditFinding] = []
-    for index, verdict in enumerate(verdicts):
-        if verdict.tool_verdicts and all(t.agreement == "no_verdict" for t in verdict.tool_verdicts):
-            continue
-        if verdict.disagrees:
-            found.append(note(Code.AUDIT_OUTCOME_MISMATCH, where=f"episodes[{index}]"))
-        elif verdict.tool_verdicts:
-            found.append(note(Code.AUDIT_OUTCOME_REPRODUCED, where=f"episodes[{index}]"))
+    found = [note(j.compared, where=f"episodes[{i}]") for i, j in enumerate(judged) if j.compared is not None]
     return summary, found
 
 
@@ -153,36 +153,101 @@ def run_findings(fmt: str, problems: Sequence[RunProblem]) -> list[AuditFinding]
     return found
 
 
-def audit_evidence(
-    path: str, evidence: EvidenceFile | EpisodeStream, scenario: Scenario | None = None, *, strict: bool = True
-) -> AuditReport:
-    """Audit one imported file; ``intact`` is None (the formats carry no integrity data). With
-    ``scenario``, its policies are judged on every episode (``harness`` in the report), in strict
-    mode unless told otherwise (docs/cli.md, "Verdicts and modes"). From a stream, each episode
-    is audited as it is read and only its audit kept (docs/formats.md, "Streaming episodes")."""
-    stream = evidence if isinstance(evidence, EpisodeStream) else EpisodeStream.whole(evidence)
-    kept = in_order((key, _audited(e, stream.format, scenario, strict)) for key, e in stream.pairs)
+EpisodeSink = Callable[[EpisodeAudit], None]
+"""Takes each episode's audit as it is made, in the order the file holds the episodes."""
+
+
+class _Fold:
+    """What a file's audit keeps of its episodes as they stream by: per episode, its key, its
+    row of statuses (one object per distinct row), its consistency findings and (with a
+    scenario) its verdict's summary, each row and findings tuple held once however many episodes
+    share it; over the file, the losses, the rows of the episode that comes first and the one
+    outcome. Each episode's :class:`EpisodeAudit` goes to the sink."""
+
+    def __init__(self, fmt: str, scenario: Scenario | None, strict: bool, sink: EpisodeSink) -> None:
+        self.fmt, self.scenario, self.strict, self.sink = fmt, scenario, strict, sink
+        self.keys: list[Any] = []
+        self.statuses: list[tuple[Status, ...]] = []
+        self.consistency: list[tuple[Finding, ...]] = []
+        self.judged: list[_Judged] = []
+        self.losses: set[str] = set()
+        self.first: tuple[Any, tuple[FieldStatus, ...]] | None = None
+        self.outcome: str | None = None
+        self._rows: dict[tuple[Status, ...], tuple[Status, ...]] = {}
+        self._found: dict[tuple[Finding, ...], tuple[Finding, ...]] = {}
+
+    def add(self, key: Any, episode: Episode) -> None:
+        audited, consistency = audit_episode(episode, self.fmt)
+        self.sink(audited)
+        rows = audited.completeness
+        statuses = tuple(row.status for row in rows)
+        self.keys.append(key)
+        self.statuses.append(self._rows.setdefault(statuses, statuses))
+        self.consistency.append(self._found.setdefault(consistency, consistency))
+        # Loss names are the evidence model's vocabulary; anything else is not repeated.
+        self.losses.update(loss if loss in LOSS_FIELDS else "unnamed" for loss in episode.losses)
+        if self.first is None or key < self.first[0]:  # the first in the file's (stable) order
+            self.first = (key, rows)
+        self.outcome = recorded_outcome(episode)
+        if self.scenario is not None:
+            self.judged.append(_judged(judge_episode(self.scenario, episode, self.strict)))
+
+    def order(self) -> list[int]:
+        """The episodes' positions as they came, in the file's order (stable, as :func:`in_order`)."""
+        keys = self.keys
+        return sorted(range(len(keys)), key=keys.__getitem__)
+
+    def findings(self, order: Sequence[int]) -> list[AuditFinding]:
+        """The file's consistency findings, each located at its episode in the file's order."""
+        found: list[AuditFinding] = []
+        for index, arrived in enumerate(order):
+            found += [located(f, f"episodes[{index}]") for f in self.consistency[arrived]]
+        return found
+
+
+def audit_stream(
+    path: str, stream: EpisodeStream, scenario: Scenario | None, strict: bool, sink: EpisodeSink
+) -> tuple[AuditReport, list[int]]:
+    """:func:`audit_evidence` with each episode's audit handed to ``sink`` as it is made instead
+    of kept: the report without its episodes, and the order to put the sink's episodes in (their
+    positions as they came, in the file's order). Only small aggregates are kept per episode."""
+    fold = _Fold(stream.format, scenario, strict, sink)
+    for key, episode in stream.pairs:
+        fold.add(key, episode)
+    order = fold.order()
     fmt: Format = stream.format if stream.format in IMPORTED else "unknown"  # type: ignore[assignment]
     findings = [note(Code.AUDIT_FORMAT_NO_INTEGRITY, format=stream.format)]
-    losses = sorted(frozenset[str]().union(*(one.losses for one in kept)))
-    findings += [note(Code.AUDIT_EXPORTER_LOSS, format=stream.format, loss=loss) for loss in losses]
+    findings += [note(Code.AUDIT_EXPORTER_LOSS, format=stream.format, loss=loss) for loss in sorted(fold.losses)]
     findings += run_findings(fmt, stream.run_problems)
-    for index, one in enumerate(kept):
-        findings += [located(f, f"episodes[{index}]") for f in one.consistency]
-    rows = _combined([one.audit.completeness for one in kept]) if kept else ()
+    findings += fold.findings(order)
+    rows = _combined([fold.statuses[i] for i in order], fold.first[1]) if fold.first is not None else ()
     findings += gap_findings(rows)
     harness = None
     if scenario is not None:
-        harness, compared = _policy([one.verdict for one in kept if one.verdict is not None], scenario, strict)
+        harness, compared = _policy([fold.judged[i] for i in order], scenario, strict)
         findings += compared
-    return audit_report(
+    report = audit_report(
         path,
         fmt,
         readable=True,
         intact=None,
         findings=findings,
         completeness=rows,
-        outcome=kept[0].outcome if len(kept) == 1 else None,
-        episodes=tuple(one.audit for one in kept),
+        outcome=fold.outcome if len(order) == 1 else None,
         harness=harness,
     )
+    return report, order
+
+
+def audit_evidence(
+    path: str, evidence: EvidenceFile | EpisodeStream, scenario: Scenario | None = None, *, strict: bool = True
+) -> AuditReport:
+    """Audit one imported file; ``intact`` is None (the formats carry no integrity data). With
+    ``scenario``, its policies are judged on every episode (``harness`` in the report), in strict
+    mode unless told otherwise (docs/cli.md, "Verdicts and modes"). From a stream, each episode
+    is audited as it is read and only its audit kept (docs/formats.md, "Streaming episodes";
+    :func:`audit_stream` keeps not even that)."""
+    stream = evidence if isinstance(evidence, EpisodeStream) else EpisodeStream.whole(evidence)
+    kept: list[EpisodeAudit] = []
+    report, order = audit_stream(path, stream, scenario, strict, kept.append)
+    return msgspec.structs.replace(report, episodes=tuple(kept[i] for i in order))

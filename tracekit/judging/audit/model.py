@@ -9,6 +9,7 @@ or key taken from the trace.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Literal
 
 import msgspec
@@ -85,17 +86,18 @@ class FieldStatus(msgspec.Struct, frozen=True):
 def gap_findings(rows: Iterable[FieldStatus]) -> list[AuditFinding]:
     """One finding per gap: warning when the field is needed to rerun, notice otherwise;
     a field the format cannot carry is info (not the operator's fault)."""
-    out: list[AuditFinding] = []
-    for row in rows:
-        if row.status == "present":
-            continue
-        if row.status == "not_carried":
-            out.append(note(Code.AUDIT_FIELD_NOT_CARRIED, where=row.where, field=row.field))
-            continue
-        code = Code.AUDIT_FIELD_MISSING if row.status == "missing" else Code.AUDIT_FIELD_PARTIAL
-        severity = Severity.WARNING if row.needed_to_rerun else Severity.NOTICE
-        out.append(note(code, where=row.where, severity=severity, field=row.field))
-    return out
+    return [_gap(row) for row in rows if row.status != "present"]
+
+
+@lru_cache(maxsize=4096)
+def _gap(row: FieldStatus) -> AuditFinding:
+    """:func:`gap_findings`' finding for one row; the episodes of a file repeat the same rows,
+    so each distinct row's finding is made once (the findings are frozen: shared safely)."""
+    if row.status == "not_carried":
+        return note(Code.AUDIT_FIELD_NOT_CARRIED, where=row.where, field=row.field)
+    code = Code.AUDIT_FIELD_MISSING if row.status == "missing" else Code.AUDIT_FIELD_PARTIAL
+    severity = Severity.WARNING if row.needed_to_rerun else Severity.NOTICE
+    return note(code, where=row.where, severity=severity, field=row.field)
 
 
 class EpisodeAudit(msgspec.Struct, frozen=True):

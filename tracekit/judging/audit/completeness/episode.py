@@ -11,6 +11,7 @@ episode makes the field ``partial`` with the loss named (``raw_call_sampled``, .
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from tracekit.judging.audit.completeness.base import FieldSpec, by_name, indexed
 from tracekit.judging.audit.completeness.harness import FIELDS as HARNESS_FIELDS
@@ -302,11 +303,18 @@ def _with_losses(row: FieldStatus, episode: Episode, fmt: str) -> FieldStatus:
     cannot hold, ``partial`` with the loss named when a known loss explains it."""
     if row.status == "present" or row.status == "not_carried":
         return row
+    return _lost(row, episode.losses, fmt)
+
+
+@lru_cache(maxsize=4096)
+def _lost(row: FieldStatus, episode_losses: tuple[str, ...], fmt: str) -> FieldStatus:
+    """:func:`_with_losses` of a gap; a file's episodes repeat the same rows and losses, so
+    each is worked out once (the rows are frozen: shared safely)."""
     reason = NOT_CARRIED.get(fmt, {}).get(row.field)
     if reason is not None:
         status: Status = "not_carried" if row.status == "missing" else "partial"
         return FieldStatus(row.field, status, f"{row.where} [{reason}]", row.needed_to_rerun)
-    losses = [loss for loss in episode.losses if row.field in LOSS_FIELDS.get(loss, ())]
+    losses = [loss for loss in episode_losses if row.field in LOSS_FIELDS.get(loss, ())]
     if losses:
         return FieldStatus(
             row.field, "partial", f"{row.where} [{', '.join(losses)}]", row.needed_to_rerun
@@ -317,6 +325,12 @@ def _with_losses(row: FieldStatus, episode: Episode, fmt: str) -> FieldStatus:
 def assess_episode(episode: Episode, fmt: str) -> tuple[FieldStatus, ...]:
     """One row per field of :data:`FIELDS`, in order, for one episode of format ``fmt``."""
     rows = (*_step_rows(episode), *_call_rows(episode), *_run_rows(episode))
-    order = {spec.name: i for i, spec in enumerate(FIELDS)}
-    ordered = sorted(rows, key=lambda r: order[r.field])
-    return tuple(_with_losses(row, episode, fmt) for row in ordered)
+    ordered = sorted(rows, key=lambda r: _ORDER[r.field])
+    losses = episode.losses
+    return tuple(
+        row if row.status == "present" or row.status == "not_carried" else _lost(row, losses, fmt)
+        for row in ordered
+    )
+
+
+_ORDER = {spec.name: i for i, spec in enumerate(FIELDS)}
