@@ -33,6 +33,8 @@ FILES = ("README.md", "Makefile")
 SKIPPED_DIRS = frozenset(
     {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 )
+GENERATED = ("bench/data/",)
+"""Inputs the benches build (gitignored; hundreds of MB): not the repository's prose."""
 BINARY_SUFFIXES = (".png",)
 """Images (docs/img/): bytes, not prose; a chance byte pair would read as a citation."""
 
@@ -42,6 +44,8 @@ def scanned_files() -> Iterator[Path]:
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*")):
             parts = path.relative_to(ROOT).parts
+            if path.relative_to(ROOT).as_posix().startswith(GENERATED):
+                continue
             if path.is_file() and not SKIPPED_DIRS.intersection(parts) and path.suffix not in BINARY_SUFFIXES:
                 yield path
     yield from sorted((ROOT / "corpus").glob("*.py"))

@@ -9,9 +9,10 @@ bad input: an unreadable file becomes a report that exits 2.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import msgspec
 
@@ -67,27 +68,39 @@ def audit_file(job: AuditJob) -> AuditReport | None:
     return None if result is None else msgspec.structs.replace(result[0], path=job.path)
 
 
-def jobs_for(paths: list[str], opts: AuditOptions) -> tuple[list[AuditJob], int]:
+def jobs_for(paths: list[str], opts: AuditOptions) -> tuple[AuditJobs, int]:
     """One job per file (files named on the command line are ``named``), each file once
-    (overlapping inputs, docs/cli.md "Inputs and folders"); and the folders too deep."""
-    from tracekit.cli.common import TRACE_SUFFIXES, absolute, collect_inputs, fail, real_key
-    from tracekit.kernel.errors import Code
+    (overlapping inputs, docs/cli.md "Inputs and folders"); and the folders too deep. The walk
+    is verify's (``collect_inputs``): a campaign holds one string per file, and no file costs
+    a ``realpath`` (docs/performance.md, "Campaigns")."""
+    from tracekit.cli.common import TRACE_SUFFIXES, collect_inputs
 
-    jobs: list[AuditJob] = []
-    too_deep = 0
-    for raw in paths:
-        if raw != STDIN and Path(raw).is_dir():
-            found = collect_inputs([raw], TRACE_SUFFIXES)
-            too_deep += found.too_deep
-            jobs += [AuditJob(path, absolute(path), False, opts) for path in found.files]
-        else:
-            jobs.append(AuditJob(raw, absolute(raw), True, opts))
-    if sum(1 for job in jobs if job.path == STDIN) > 1:
-        fail(Code.CLI_STDIN_TWICE)
-    once: dict[str, AuditJob] = {}
-    for job in jobs:
-        once.setdefault(real_key(job.path), job)
-    return list(once.values()), too_deep
+    found = collect_inputs(paths, TRACE_SUFFIXES)
+    named = {raw for raw in paths if raw == STDIN or not Path(raw).is_dir()}
+    return AuditJobs(found.files, named, opts), found.too_deep
+
+
+class AuditJobs(Sequence[AuditJob]):
+    """The job of each file, made when it is read: a campaign holds its list of files, not a
+    job per file as well."""
+
+    def __init__(self, files: list[str], named: set[str], opts: AuditOptions) -> None:
+        self.files, self._named, self._opts = files, named, opts
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    @overload
+    def __getitem__(self, index: int) -> AuditJob: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[AuditJob]: ...
+    def __getitem__(self, index: int | slice) -> AuditJob | list[AuditJob]:
+        from tracekit.cli.common import absolute
+
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        path = self.files[index]
+        return AuditJob(path, absolute(path), path in self._named, self._opts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from tracekit.cli.audit_io import AuditBatch, AuditJob, AuditOptions, audit_batch
+from tracekit.cli.audit_io import AuditBatch, AuditJob, AuditJobs, AuditOptions, audit_batch
 from tracekit.cli.common import ExecutorOptions, FindingsFormat, Inputs, fail
 from tracekit.kernel.errors import Code, ExitCode
 
@@ -42,7 +42,7 @@ WORKER_MODULES = (
 class AuditRequest:
     """An audit run as the command line asked for it."""
 
-    work: list[AuditJob]
+    work: AuditJobs
     walked: Inputs
     """Only its count of folders too deep to search."""
     run: ExecutorOptions
@@ -83,7 +83,7 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
     from tracekit.report.skipped import SkippedFile
 
     work = request.work
-    chosen = request.run.make(len(work), stdin=any(job.path == "-" for job in work), preload=WORKER_MODULES)
+    chosen = request.run.make(len(work), stdin="-" in work.files, preload=WORKER_MODULES)
     folder = SpillFolder()
     if not (isinstance(chosen, LocalExecutor) and chosen.jobs <= 1):
         folder.make()  # before the workers start: they spill into it (in-process: made on first use)
