@@ -50,7 +50,7 @@ def table(
     text that looks like a number) is shown as given, never re-parsed or re-formatted.
     ``widths`` wraps the columns given a width at word boundaries."""
     cells = [list(row) for row in rows]
-    if not widths:
+    if not widths or _unwrapped(cells, widths):
         quick = _plain_table(cells, headers, tablefmt)
         if quick is not None:
             return quick
@@ -66,6 +66,26 @@ def table(
             maxcolwidths=wrap,
         )
     )
+
+
+def _unwrapped(cells: list[list[object]], widths: Sequence[int | None]) -> bool:
+    """Whether tabulate would leave every cell as it is when wrapping the columns ``widths``
+    names: each is an int or a string that fits its width (tabulate turns the strings ``True``
+    and ``False`` into a bool before wrapping, so those do not count as fitting). Only a
+    :func:`_plain_cell` is laid out without tabulate, and that has no blanks to re-flow."""
+    wrapped = [(i, width) for i, width in enumerate(widths) if width is not None]
+    for row in cells:
+        for i, width in wrapped:
+            if i >= len(row):
+                continue
+            value = row[i]
+            if type(value) is int:
+                value = str(value)
+            elif type(value) is not str or value in ("True", "False"):
+                return False
+            if len(value) > width:
+                return False
+    return True
 
 
 def _plain_cell(value: object) -> str | None:
