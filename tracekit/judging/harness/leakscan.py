@@ -96,12 +96,31 @@ def plain_only(text: str) -> bool:
     return len(text) < _B64_SHORTEST and "\\" not in text and "%" not in text
 
 
+SHORT_TEXT = 256
+"""Texts up to this long keep their views in a small memo (:func:`views`): an episode's keys
+and short values (``role``, ``assistant``, a tool name) recur in every episode of a file."""
+MEMO_ENTRIES = 4096
+_VIEWS: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
 def views(text: str) -> list[tuple[str, str]]:
     """``(form, text)`` pairs: the plain text, then decodings up to two levels deep; a view's
-    form is its outermost decoding (``base64`` for base64 inside percent-encoding)."""
-    found: list[tuple[str, str]] = [("plain", text)]
+    form is its outermost decoding (``base64`` for base64 inside percent-encoding). A short
+    text's are remembered (at most :data:`MEMO_ENTRIES`, then forgotten together)."""
     if plain_only(text):
-        return found
+        return [("plain", text)]
+    if len(text) > SHORT_TEXT:
+        return _views(text)
+    found = _VIEWS.get(text)
+    if found is None:
+        if len(_VIEWS) >= MEMO_ENTRIES:
+            _VIEWS.clear()
+        found = _VIEWS[text] = tuple(_views(text))
+    return list(found)
+
+
+def _views(text: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = [("plain", text)]
     frontier = [("plain", text)]
     for _ in range(_ROUNDS):
         nxt: list[tuple[str, str]] = []
