@@ -106,6 +106,8 @@ def outside_strings(data: bytes) -> bytes:
     (so no escape spans a cut, and each piece pairs its backslashes as the whole text would):
     the copies the replacements and the split make are a piece's, not the text's; the pieces
     carry over whether they start inside a string."""
+    if len(data) <= _PIECE:  # one piece (as below, without the carry-over)
+        return b"".join(_quotes_and_structure(data, 0, len(data)).split(b'"')[0::2])
     out: list[bytes] = []
     inside = False  # whether the piece starts inside a string
     for start, end in _pieces(data):

@@ -47,6 +47,7 @@ _ROLES: dict[str, Role] = {
     "assistant": "assistant",
     "tool": "tool",
 }
+_ATTACHMENT = "attachment://"
 _ERROR_KINDS = {"timeout": "timeout", "limit": "limit", "output_limit": "output_limit"}
 _ENCODER = msgspec.json.Encoder()
 
@@ -56,15 +57,25 @@ def _messages(sample: dict[str, Any], resolve: Resolver) -> tuple[Message, ...]:
     for i, raw in enumerate(lst(sample.get("messages", []), "sample.messages must be a list")):
         m = obj(raw, "sample.messages[] must be objects")
         role = m.get("role")
-        calls = lst(m.get("tool_calls") or [], "ChatMessage.tool_calls must be a list")
-        ids = tuple(c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str))
+        calls = m.get("tool_calls")
+        ids: tuple[str, ...] = ()
+        if calls:  # a list to check; an absent, null or empty one holds no ids
+            ids = tuple(
+                c["id"]
+                for c in lst(calls, "ChatMessage.tool_calls must be a list")
+                if isinstance(c, dict) and isinstance(c.get("id"), str)
+            )
+        content = m.get("content")
+        text = content if type(content) is str and not content.startswith(_ATTACHMENT) else (
+            content_text(content, resolve, "ChatMessage.content")
+        )
         out.append(
             Message(
-                index=i,
-                role=_ROLES.get(role, "other") if isinstance(role, str) else "other",
-                text=content_text(m.get("content"), resolve, "ChatMessage.content"),
-                call_ids=ids,
-                tool_call_id=opt_str(m.get("tool_call_id"), "ChatMessage.tool_call_id"),
+                i,
+                _ROLES.get(role, "other") if isinstance(role, str) else "other",
+                text,
+                ids,
+                opt_str(m.get("tool_call_id"), "ChatMessage.tool_call_id"),
             )
         )
     return tuple(out)
