@@ -157,8 +157,21 @@ def _tool_names(episode: Episode) -> tuple[tuple[str, ...], int]:
     return tuple(shown(n) for n in names[:TOOL_NAMES_SHOWN]), max(0, len(names) - TOOL_NAMES_SHOWN)
 
 
-def _episode(episode: Episode) -> EpisodeShow:
-    roles: Counter[str] = Counter(message.role for message in episode.messages)
+def _role_counts(episode: Episode, shared: dict[tuple[int, ...], dict[str, int]]) -> dict[str, int]:
+    """Messages by role, every role listed; one dict for every episode with the same counts
+    (``shared``: a file's episodes mostly repeat a few), never changed once made."""
+    counts = dict.fromkeys(ROLES, 0)
+    for message in episode.messages:
+        if message.role in counts:
+            counts[message.role] += 1
+    key = tuple(counts.values())
+    known = shared.get(key)
+    if known is None:
+        known = shared[key] = counts
+    return known
+
+
+def _episode(episode: Episode, shared: dict[tuple[int, ...], dict[str, int]] | None = None) -> EpisodeShow:
     names, not_listed = _tool_names(episode)
     lost = sum(
         t.raw_bytes - t.kept_bytes
@@ -168,13 +181,13 @@ def _episode(episode: Episode) -> EpisodeShow:
     return EpisodeShow(
         id=episode_label(episode.id),
         turns=len(episode.turns),
-        messages={role: roles[role] for role in ROLES},
+        messages=_role_counts(episode, {} if shared is None else shared),
         tool_calls=len(episode.calls),
         tool_names=names,
         tool_names_not_listed=not_listed,
         calls_without_result=sum(1 for c in episode.calls if c.result is None),
         tool_errors=sum(1 for c in episode.calls if c.result is not None and c.result.is_error),
-        errors=dict(sorted(Counter(shown(e.kind) for e in episode.errors).items())),
+        errors=dict(sorted(Counter(shown(e.kind) for e in episode.errors).items())) if episode.errors else {},
         truncations=len(episode.truncations),
         truncations_suspected=sum(1 for t in episode.truncations if t.suspected),
         bytes_lost=lost,
@@ -193,7 +206,8 @@ def evidence_show(evidence: EvidenceFile | EpisodeStream) -> EvidenceShow:
     """The typed report behind every renderer below. From a stream, only each episode's
     counts are kept while the file is read (docs/formats.md, "Streaming episodes")."""
     stream = evidence if isinstance(evidence, EpisodeStream) else EpisodeStream.whole(evidence)
-    episodes = in_order((key, _episode(e)) for key, e in stream.pairs)
+    shared: dict[tuple[int, ...], dict[str, int]] = {}
+    episodes = in_order((key, _episode(e, shared)) for key, e in stream.pairs)
     return EvidenceShow(
         format=stream.format,
         format_version=shown(stream.format_version),
