@@ -46,7 +46,7 @@ def outbound_texts(trace: Trace) -> list[str]:
     for message in trace.messages:
         role = message.get("role")
         if not (isinstance(role, str) and role in INBOUND_ROLES):
-            texts.extend(leakscan.string_leaves(message))
+            texts.extend(leakscan.leaves(message))
     texts.extend(leakscan.string_leaves(trace.tool_calls))
     texts.extend(leakscan.string_leaves(trace.events))
     return texts
