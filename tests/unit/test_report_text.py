@@ -89,3 +89,12 @@ def test_wrapping_goes_to_tabulate() -> None:
     assert not text._unwrapped([["True"]], [8])  # tabulate makes it a bool first
     assert not text._unwrapped([[True]], [8])
     assert not text._unwrapped([[None]], [8])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.one_of(CELL, st.text(alphabet=" ab\n", max_size=4)), max_size=5))
+def test_plain_row_is_plain_cell_per_cell(row: list[object]) -> None:
+    """The row test (one pass over the joined cells) says what the cell test says of each."""
+    cells = [text._plain_cell(value) for value in row]
+    expected = None if None in cells else cells
+    assert text._plain_row(row) == expected
