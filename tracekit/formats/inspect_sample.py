@@ -307,6 +307,21 @@ def _scores(sample: dict[str, Any]) -> tuple[Score, ...]:
     return tuple(out)
 
 
+# Where each part of an episode came from: the same for every sample, so made once.
+_FROM_SAMPLE = Provenance("messages", "inspect:EvalSample.messages")
+_FROM_MESSAGES = (
+    Provenance("turns", "inspect:ChatMessageAssistant"),
+    Provenance("calls", "inspect:ChatMessageAssistant.tool_calls"),
+    Provenance("calls[].result", "inspect:ChatMessageTool.content"),
+)
+_FROM_EVENTS = (
+    Provenance("turns", "inspect:ModelEvent"),
+    Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls"),
+    Provenance("calls[].result", "inspect:ToolEvent.result"),
+)
+_FROM_SCORES = Provenance("facts.scores", "inspect:EvalSample.scores")
+
+
 def sample_items(sample: dict[str, Any]) -> int:
     """A sample's events and messages: what its conversion walks and its episode holds."""
     events, messages = sample.get("events") or [], sample.get("messages") or []
@@ -348,22 +363,17 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
         losses.append("raw_call_sampled")
     if build.truncations:
         losses.append("result_cut_16k")
-    provenance = [Provenance("messages", "inspect:EvalSample.messages")] if messages else []
+    provenance = [_FROM_SAMPLE] if messages else []
     if build.from_messages:
-        provenance.append(Provenance("turns", "inspect:ChatMessageAssistant"))
-        provenance.append(Provenance("calls", "inspect:ChatMessageAssistant.tool_calls"))
-        provenance.append(Provenance("calls[].result", "inspect:ChatMessageTool.content"))
+        provenance.extend(_FROM_MESSAGES)
     elif build.turns:
-        provenance.append(Provenance("turns", "inspect:ModelEvent"))
-        provenance.append(
-            Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls")
-        )
-        provenance.append(Provenance("calls[].result", "inspect:ToolEvent.result"))
+        provenance.extend(_FROM_EVENTS)
     if sample.get("scores"):
-        provenance.append(Provenance("facts.scores", "inspect:EvalSample.scores"))
+        provenance.append(_FROM_SCORES)
+    scores = _scores(sample)
     return Episode(
         id=f"{sample_id}_epoch_{epoch}",
-        facts=msgspec.structs.replace(facts, scores=_scores(sample)),
+        facts=msgspec.structs.replace(facts, scores=scores) if scores or facts.scores else facts,
         messages=messages,
         turns=tuple(build.turns),
         calls=tuple(build.calls),
