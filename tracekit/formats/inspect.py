@@ -106,6 +106,13 @@ def outside_strings(data: bytes) -> bytes:
     (so no escape spans a cut, and each piece pairs its backslashes as the whole text would):
     the copies the replacements and the split make are a piece's, not the text's; the pieces
     carry over whether they start inside a string."""
+    if len(data) <= _PIECE:  # one piece, as below without the carry-over
+        structure = _quotes_and_structure(data, 0, len(data))
+        # When no string holds a bracket or colon, every string is an adjacent pair of quotes
+        # here; the first string's opening quote pairs with nothing else, and so on, so no quote
+        # left over means exactly that.
+        bare = structure.replace(b'""', b"")
+        return bare if b'"' not in bare else b"".join(structure.split(b'"')[0::2])
     out: list[bytes] = []
     inside = False  # whether the piece starts inside a string
     for start, end in _pieces(data):

@@ -10,6 +10,7 @@ whole.
 
 from __future__ import annotations
 
+import re
 import struct
 import zipfile
 import zlib
@@ -85,11 +86,14 @@ def _member_count(handle: BinaryIO, size: int) -> int:
     return int(struct.unpack_from("<Q", head, 32)[0])
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def safe_name(name: str) -> bool:
     """Step E2: a member name is relative, forward-slashed, without ``..`` or control bytes."""
     if not name or name.startswith("/") or "\\" in name or ":" in name.split("/", 1)[0]:
         return False
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+    if _CONTROL.search(name):
         return False
     return all(part not in ("..", ".") for part in name.split("/"))
 

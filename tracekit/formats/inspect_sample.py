@@ -47,6 +47,7 @@ _ROLES: dict[str, Role] = {
     "assistant": "assistant",
     "tool": "tool",
 }
+_ATTACHMENT = "attachment://"
 _ERROR_KINDS = {"timeout": "timeout", "limit": "limit", "output_limit": "output_limit"}
 _ENCODER = msgspec.json.Encoder()
 
@@ -56,15 +57,25 @@ def _messages(sample: dict[str, Any], resolve: Resolver) -> tuple[Message, ...]:
     for i, raw in enumerate(lst(sample.get("messages", []), "sample.messages must be a list")):
         m = obj(raw, "sample.messages[] must be objects")
         role = m.get("role")
-        calls = lst(m.get("tool_calls") or [], "ChatMessage.tool_calls must be a list")
-        ids = tuple(c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str))
+        calls = m.get("tool_calls")
+        ids: tuple[str, ...] = ()
+        if calls:  # a list to check; an absent, null or empty one holds no ids
+            ids = tuple(
+                c["id"]
+                for c in lst(calls, "ChatMessage.tool_calls must be a list")
+                if isinstance(c, dict) and isinstance(c.get("id"), str)
+            )
+        content = m.get("content")
+        text = content if type(content) is str and not content.startswith(_ATTACHMENT) else (
+            content_text(content, resolve, "ChatMessage.content")
+        )
         out.append(
             Message(
-                index=i,
-                role=_ROLES.get(role, "other") if isinstance(role, str) else "other",
-                text=content_text(m.get("content"), resolve, "ChatMessage.content"),
-                call_ids=ids,
-                tool_call_id=opt_str(m.get("tool_call_id"), "ChatMessage.tool_call_id"),
+                i,
+                _ROLES.get(role, "other") if isinstance(role, str) else "other",
+                text,
+                ids,
+                opt_str(m.get("tool_call_id"), "ChatMessage.tool_call_id"),
             )
         )
     return tuple(out)
@@ -296,6 +307,21 @@ def _scores(sample: dict[str, Any]) -> tuple[Score, ...]:
     return tuple(out)
 
 
+# Where each part of an episode came from: the same for every sample, so made once.
+_FROM_SAMPLE = Provenance("messages", "inspect:EvalSample.messages")
+_FROM_MESSAGES = (
+    Provenance("turns", "inspect:ChatMessageAssistant"),
+    Provenance("calls", "inspect:ChatMessageAssistant.tool_calls"),
+    Provenance("calls[].result", "inspect:ChatMessageTool.content"),
+)
+_FROM_EVENTS = (
+    Provenance("turns", "inspect:ModelEvent"),
+    Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls"),
+    Provenance("calls[].result", "inspect:ToolEvent.result"),
+)
+_FROM_SCORES = Provenance("facts.scores", "inspect:EvalSample.scores")
+
+
 def sample_items(sample: dict[str, Any]) -> int:
     """A sample's events and messages: what its conversion walks and its episode holds."""
     events, messages = sample.get("events") or [], sample.get("messages") or []
@@ -337,22 +363,17 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
         losses.append("raw_call_sampled")
     if build.truncations:
         losses.append("result_cut_16k")
-    provenance = [Provenance("messages", "inspect:EvalSample.messages")] if messages else []
+    provenance = [_FROM_SAMPLE] if messages else []
     if build.from_messages:
-        provenance.append(Provenance("turns", "inspect:ChatMessageAssistant"))
-        provenance.append(Provenance("calls", "inspect:ChatMessageAssistant.tool_calls"))
-        provenance.append(Provenance("calls[].result", "inspect:ChatMessageTool.content"))
+        provenance.extend(_FROM_MESSAGES)
     elif build.turns:
-        provenance.append(Provenance("turns", "inspect:ModelEvent"))
-        provenance.append(
-            Provenance("calls", "inspect:ModelEvent.output.choices[0].message.tool_calls")
-        )
-        provenance.append(Provenance("calls[].result", "inspect:ToolEvent.result"))
+        provenance.extend(_FROM_EVENTS)
     if sample.get("scores"):
-        provenance.append(Provenance("facts.scores", "inspect:EvalSample.scores"))
+        provenance.append(_FROM_SCORES)
+    scores = _scores(sample)
     return Episode(
         id=f"{sample_id}_epoch_{epoch}",
-        facts=msgspec.structs.replace(facts, scores=_scores(sample)),
+        facts=msgspec.structs.replace(facts, scores=scores) if scores or facts.scores else facts,
         messages=messages,
         turns=tuple(build.turns),
         calls=tuple(build.calls),

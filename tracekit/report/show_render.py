@@ -157,35 +157,59 @@ def _tool_names(episode: Episode) -> tuple[tuple[str, ...], int]:
     return tuple(shown(n) for n in names[:TOOL_NAMES_SHOWN]), max(0, len(names) - TOOL_NAMES_SHOWN)
 
 
-def _episode(episode: Episode) -> EpisodeShow:
-    roles: Counter[str] = Counter(message.role for message in episode.messages)
-    names, not_listed = _tool_names(episode)
+class _Repeated:
+    """What many episodes of one file share (role counts, losses), made once and never changed
+    once made: what show keeps per episode is then little more than its own counts."""
+
+    def __init__(self) -> None:
+        self.roles: dict[tuple[int, ...], dict[str, int]] = {}
+        self.losses: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def role_counts(self, episode: Episode) -> dict[str, int]:
+        """Messages by role, every role listed."""
+        counts = dict.fromkeys(ROLES, 0)
+        for message in episode.messages:
+            if message.role in counts:
+                counts[message.role] += 1
+        return self.roles.setdefault(tuple(counts.values()), counts)
+
+    def shown_losses(self, episode: Episode) -> tuple[str, ...]:
+        known = self.losses.get(episode.losses)
+        if known is None:
+            known = self.losses[episode.losses] = tuple(shown(loss) for loss in episode.losses)
+        return known
+
+
+def _episode(episode: Episode, repeated: _Repeated | None = None) -> EpisodeShow:
+    repeated = repeated or _Repeated()
+    calls, truncations, redactions = episode.calls, episode.truncations, episode.redactions
+    names, not_listed = _tool_names(episode) if calls else ((), 0)
     lost = sum(
         t.raw_bytes - t.kept_bytes
-        for t in episode.truncations
+        for t in truncations
         if t.raw_bytes is not None and t.kept_bytes is not None and t.raw_bytes > t.kept_bytes
-    )
+    ) if truncations else 0
     return EpisodeShow(
         id=episode_label(episode.id),
         turns=len(episode.turns),
-        messages={role: roles[role] for role in ROLES},
-        tool_calls=len(episode.calls),
+        messages=repeated.role_counts(episode),
+        tool_calls=len(calls),
         tool_names=names,
         tool_names_not_listed=not_listed,
-        calls_without_result=sum(1 for c in episode.calls if c.result is None),
-        tool_errors=sum(1 for c in episode.calls if c.result is not None and c.result.is_error),
-        errors=dict(sorted(Counter(shown(e.kind) for e in episode.errors).items())),
-        truncations=len(episode.truncations),
-        truncations_suspected=sum(1 for t in episode.truncations if t.suspected),
+        calls_without_result=sum(1 for c in calls if c.result is None) if calls else 0,
+        tool_errors=sum(1 for c in calls if c.result is not None and c.result.is_error) if calls else 0,
+        errors=dict(sorted(Counter(shown(e.kind) for e in episode.errors).items())) if episode.errors else {},
+        truncations=len(truncations),
+        truncations_suspected=sum(1 for t in truncations if t.suspected) if truncations else 0,
         bytes_lost=lost,
-        redactions=len(episode.redactions),
-        redaction_bytes_lost=sum(r.bytes_lost or 0 for r in episode.redactions),
+        redactions=len(redactions),
+        redaction_bytes_lost=sum(r.bytes_lost or 0 for r in redactions) if redactions else 0,
         scores=tuple(
             ScoreShow(shown(s.scorer), _value(s), s.passed, s.attack_succeeded)
             for s in episode.facts.scores[:SCORES_SHOWN]
         ),
-        losses=tuple(shown(loss) for loss in episode.losses),
-        calls=tuple(_call(c) for c in episode.calls[:CALLS_SHOWN]),
+        losses=repeated.shown_losses(episode),
+        calls=tuple(_call(c) for c in calls[:CALLS_SHOWN]),
     )
 
 
@@ -193,7 +217,8 @@ def evidence_show(evidence: EvidenceFile | EpisodeStream) -> EvidenceShow:
     """The typed report behind every renderer below. From a stream, only each episode's
     counts are kept while the file is read (docs/formats.md, "Streaming episodes")."""
     stream = evidence if isinstance(evidence, EpisodeStream) else EpisodeStream.whole(evidence)
-    episodes = in_order((key, _episode(e)) for key, e in stream.pairs)
+    repeated = _Repeated()
+    episodes = in_order((key, _episode(e, repeated)) for key, e in stream.pairs)
     return EvidenceShow(
         format=stream.format,
         format_version=shown(stream.format_version),

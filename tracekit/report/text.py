@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 _MD_SPECIAL = re.compile(r"([\\`*\]|])")
 """Backslash, code, emphasis, the closing bracket of every link or image, and the cell border."""
@@ -50,7 +51,7 @@ def table(
     text that looks like a number) is shown as given, never re-parsed or re-formatted.
     ``widths`` wraps the columns given a width at word boundaries."""
     cells = [list(row) for row in rows]
-    if not widths:
+    if not widths or _unwrapped(cells, widths):
         quick = _plain_table(cells, headers, tablefmt)
         if quick is not None:
             return quick
@@ -68,6 +69,26 @@ def table(
     )
 
 
+def _unwrapped(cells: list[list[object]], widths: Sequence[int | None]) -> bool:
+    """Whether tabulate would leave every cell as it is when wrapping the columns ``widths``
+    names: each is an int or a string that fits its width (tabulate turns the strings ``True``
+    and ``False`` into a bool before wrapping, so those do not count as fitting). Only a
+    :func:`_plain_cell` is laid out without tabulate, and that has no blanks to re-flow."""
+    wrapped = [(i, width) for i, width in enumerate(widths) if width is not None]
+    for row in cells:
+        for i, width in wrapped:
+            if i >= len(row):
+                continue
+            value = row[i]
+            if type(value) is int:
+                value = str(value)
+            elif type(value) is not str or value in ("True", "False"):
+                return False
+            if len(value) > width:
+                return False
+    return True
+
+
 def _plain_cell(value: object) -> str | None:
     """A cell :func:`_plain_table` lays out as tabulate would: text that is printable ASCII
     with no surrounding blanks (tabulate strips those), or an int; None for anything else."""
@@ -76,6 +97,31 @@ def _plain_cell(value: object) -> str | None:
     if type(value) is str and value.isascii() and value.isprintable() and value == value.strip():
         return value
     return None
+
+
+def _plain_row(row: Sequence[object], numbers: dict[int, str] | None = None) -> list[str] | None:
+    """:func:`_plain_cell` of every cell of ``row``, or None when one is not plain: the
+    printable-ASCII test and the blanks test run once over the row's cells joined. ``numbers``
+    holds one text per int a table repeats (a count in every row)."""
+    known: dict[int, str] = {} if numbers is None else numbers
+    text = [
+        value if type(value) is str
+        else known.get(value) or known.setdefault(value, str(value)) if type(value) is int
+        else None
+        for value in row
+    ]
+    if None in text:
+        return None
+    cells = cast(list[str], text)
+    joined = "".join(cells)
+    if not (joined.isascii() and joined.isprintable()):
+        return None
+    # Printable ASCII strips only blanks: a cell starts or ends with one when the row, its
+    # cells cut apart by a character no cell holds, does.
+    cut = "\n".join(cells)
+    if cut[:1] == " " or cut[-1:] == " " or " \n" in cut or "\n " in cut:
+        return None
+    return cells
 
 
 def _plain_table(cells: list[list[object]], headers: Sequence[str], tablefmt: str) -> str | None:
@@ -92,16 +138,17 @@ def _plain_table(cells: list[list[object]], headers: Sequence[str], tablefmt: st
     count = len(headers) if headers else len(cells[0])
     texts: list[list[str]] = []
     table_rows: list[Sequence[object]] = [headers, *cells] if headers else list(cells)
+    numbers: dict[int, str] = {}
     for row in table_rows:
-        text = [_plain_cell(value) for value in row]
-        if len(text) != count or None in text:
+        text = _plain_row(row, numbers)
+        if text is None or len(text) != count:
             return None
-        texts.append([cell for cell in text if cell is not None])
-    extra = 2 if headers else 0
-    widths = [max(len(row[i]) + (extra if headers and n == 0 else 0) for n, row in enumerate(texts))
-              for i in range(count)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-             for row in texts]
+        texts.append(text)
+    widths = [max(map(len, column)) for column in zip(*texts, strict=True)] if count else []
+    if headers:  # at least two more than the header
+        widths = [max(width, len(header) + 2) for width, header in zip(widths, texts[0], strict=True)]
+    layout = "  ".join(f"{{:<{width}}}" for width in widths)
+    lines = [layout.format(*row).rstrip() for row in texts]
     if tablefmt == "simple":
         rule = "  ".join("-" * width for width in widths).rstrip()
         lines = [lines[0], rule, *lines[1:]] if headers else [rule, *lines, rule]

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracekit.formats.reading import load_file
 from tracekit.kernel.errors import Code
@@ -314,3 +316,13 @@ def test_outside_strings_in_pieces_is_the_whole_texts(
         assert module.outside_strings(text) == _outside_whole(text)
         assert module._utf8(text)
     assert not module._utf8("é".encode()[:1] + b"abc")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.binary(max_size=40).map(lambda raw: bytes(b'"\\:[]{}a ,'[x % 10] for x in raw)))
+def test_outside_strings_shortcut_is_the_split(text: bytes) -> None:
+    """A text whose strings hold no bracket or colon takes a shortcut (no split); it must equal
+    the split on every text, valid JSON or not (the depth check runs before the decoder)."""
+    from tracekit.formats.inspect import outside_strings
+
+    assert outside_strings(text) == _outside_whole(text)

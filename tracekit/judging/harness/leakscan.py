@@ -33,6 +33,21 @@ SEARCH_OVERHEAD = 128
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
+def leaves(value: object, keys: bool = True) -> list[str]:
+    """:func:`string_leaves` as a list; an object whose values are all strings (a harness
+    message) without the walk."""
+    if type(value) is dict:
+        flat: list[str] = []
+        for key, child in value.items():
+            if not isinstance(child, str):
+                return list(string_leaves(value, keys))
+            if keys and isinstance(key, str):
+                flat.append(key)
+            flat.append(child)
+        return flat
+    return list(string_leaves(value, keys))
+
+
 def string_leaves(value: object, keys: bool = True) -> Iterator[str]:
     """Every string inside ``value`` in document order (object keys too when ``keys``);
     iterative, so depth is bounded only by the loader's limits."""
@@ -96,12 +111,31 @@ def plain_only(text: str) -> bool:
     return len(text) < _B64_SHORTEST and "\\" not in text and "%" not in text
 
 
+SHORT_TEXT = 256
+"""Texts up to this long keep their views in a small memo (:func:`views`): an episode's keys
+and short values (``role``, ``assistant``, a tool name) recur in every episode of a file."""
+MEMO_ENTRIES = 4096
+_VIEWS: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
 def views(text: str) -> list[tuple[str, str]]:
     """``(form, text)`` pairs: the plain text, then decodings up to two levels deep; a view's
-    form is its outermost decoding (``base64`` for base64 inside percent-encoding)."""
-    found: list[tuple[str, str]] = [("plain", text)]
+    form is its outermost decoding (``base64`` for base64 inside percent-encoding). A short
+    text's are remembered (at most :data:`MEMO_ENTRIES`, then forgotten together)."""
     if plain_only(text):
-        return found
+        return [("plain", text)]
+    if len(text) > SHORT_TEXT:
+        return _views(text)
+    found = _VIEWS.get(text)
+    if found is None:
+        if len(_VIEWS) >= MEMO_ENTRIES:
+            _VIEWS.clear()
+        found = _VIEWS[text] = tuple(_views(text))
+    return list(found)
+
+
+def _views(text: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = [("plain", text)]
     frontier = [("plain", text)]
     for _ in range(_ROUNDS):
         nxt: list[tuple[str, str]] = []
@@ -132,25 +166,30 @@ def find_forms(markers: Sequence[str], texts: Iterable[str], meter: Meter | None
     meter = meter or marker_meter()
     found: dict[int, str] = {}
     plain = 0
-    decoded: dict[str, tuple[int, ...]] = {}  # a text already searched: its views' lengths
+    count = len(markers)
+    unseen = list(range(count))  # the markers not found in any form, as of ``len(found)`` finds
+    # A text already searched: its decoded views' total length and number.
+    decoded: dict[str, tuple[int, int]] = {}
     for text in texts:
-        meter.charge((len(markers) - plain) * (len(text) + SEARCH_OVERHEAD))
+        meter.charge((count - plain) * (len(text) + SEARCH_OVERHEAD))
         lengths = decoded.get(text)
         if lengths is None:
             for index, marker in enumerate(markers):
                 if found.get(index) != "plain" and marker in text:
                     found[index] = "plain"
                     plain += 1
-        if plain == len(markers):
+        if plain == count:
             break
-        if lengths == () or lengths is None and plain_only(text):  # no decoded view to search
-            decoded[text] = ()
+        if lengths is not None and lengths[1] == 0 or lengths is None and plain_only(text):
+            decoded[text] = (0, 0)  # no decoded view to search
             continue
-        unseen = [i for i in range(len(markers)) if i not in found]
+        if len(found) != count - len(unseen):  # found only grows
+            unseen = [i for i in range(count) if i not in found]
         if not unseen:
             continue
         if lengths is not None:  # searched before: it can find nothing new, but costs the same
-            meter.charge(sum(n + len(unseen) * (n + SEARCH_OVERHEAD) for n in lengths))
+            total, number = lengths  # what the loop below charges, summed over the views
+            meter.charge(total + len(unseen) * (total + number * SEARCH_OVERHEAD))
             continue
         found_views = views(text)[1:]
         for form, view in found_views:
@@ -158,7 +197,7 @@ def find_forms(markers: Sequence[str], texts: Iterable[str], meter: Meter | None
             for index in unseen:
                 if index not in found and markers[index] in view:
                     found[index] = form
-        decoded[text] = tuple(len(view) for _, view in found_views)
+        decoded[text] = (sum(len(view) for _, view in found_views), len(found_views))
     return found
 
 

@@ -46,27 +46,50 @@ def outbound_texts(trace: Trace) -> list[str]:
     for message in trace.messages:
         role = message.get("role")
         if not (isinstance(role, str) and role in INBOUND_ROLES):
-            texts.extend(leakscan.string_leaves(message))
+            texts.extend(leakscan.leaves(message))
     texts.extend(leakscan.string_leaves(trace.tool_calls))
     texts.extend(leakscan.string_leaves(trace.events))
     return texts
 
 
 def pattern_hits(texts: list[str]) -> list[tuple[str, str]]:
-    """``(pattern name, form)`` for every credential pattern found in ``texts``."""
+    """``(pattern name, form)`` for every credential pattern found in ``texts``: each
+    pattern's form is the first of its views it matches in the first text it matches."""
     hits: dict[str, str] = {}
     seen: set[str] = set()  # a text met again finds nothing its first search did not
     for text in texts:
         if text in seen:
             continue
         seen.add(text)
-        for form, view in leakscan.views(text):
-            for name, pattern in PATTERNS.items():
-                if name not in hits and pattern.search(view):
-                    hits[name] = form
+        for name, form in _text_hits(text):
+            hits.setdefault(name, form)
         if len(hits) == len(PATTERNS):
             break
     return sorted(hits.items())
+
+
+_HITS: dict[str, tuple[tuple[str, str], ...]] = {}
+""":func:`_text_hits` of short texts (``leakscan.SHORT_TEXT``), which recur across episodes."""
+
+
+def _text_hits(text: str) -> tuple[tuple[str, str], ...]:
+    """``(pattern name, form)`` for each pattern matching one of ``text``'s views, with the
+    form of the first view it matches."""
+    short = len(text) <= leakscan.SHORT_TEXT
+    known = _HITS.get(text) if short else None
+    if known is not None:
+        return known
+    hits: dict[str, str] = {}
+    for form, view in leakscan.views(text):
+        for name, pattern in PATTERNS.items():
+            if name not in hits and pattern.search(view):
+                hits[name] = form
+    found = tuple(hits.items())
+    if short:
+        if len(_HITS) >= leakscan.MEMO_ENTRIES:
+            _HITS.clear()
+        _HITS[text] = found
+    return found
 
 
 class NoSecretDisclosure:
