@@ -36,3 +36,18 @@ def test_many_episodes_are_rendered_one_at_a_time_as_the_whole_document() -> Non
 def test_a_file_without_episodes_renders_as_before() -> None:
     empty = msgspec.structs.replace(_report(), episodes=(), episode_count=0)
     assert "".join(render_json(empty)) == dumps_struct(empty, report_version=REPORT_VERSION)
+
+
+def test_a_check_report_of_many_episodes_is_streamed_as_the_whole_document() -> None:
+    from tracekit.judging.findings.judge import AssertionVerdict
+    from tracekit.report.findings_render import EpisodeEntry, FindingsReport
+    from tracekit.report.jsonout import struct_chunks
+
+    verdicts = (AssertionVerdict("no_exfil", "fail", "evidence \u00e9 \"quoted\""),)
+    entries = tuple(EpisodeEntry(f"s{i}_epoch_1", "fail", verdicts) for i in range(5_000))
+    report = FindingsReport(REPORT_VERSION, "exfil", "inspect", True, entries, 2)
+    pieces = list(struct_chunks(report, "episodes"))
+    assert len(pieces) > 10 and max(len(p) for p in pieces) < 256 * 1024
+    assert "".join(pieces) == dumps_struct(report)
+    empty = msgspec.structs.replace(report, episodes=())
+    assert "".join(struct_chunks(empty, "episodes")) == dumps_struct(empty)

@@ -51,6 +51,20 @@ def dumps_struct(report: object, /, **head: object) -> str:
     return dumps({**head, **document})
 
 
+def struct_chunks(report: Any, streamed: str, /, **head: object) -> Iterator[str]:
+    """:func:`dumps_struct` of ``report`` in chunks, its list field ``streamed`` (a file's
+    episodes) rendered one item at a time: a document of 50,000 episodes is never one string
+    (docs/threat-model.md, "The Inspect archive reader"). Joined, the chunks are its bytes."""
+    import msgspec
+
+    items = getattr(report, streamed)
+    if not items:  # as dumps_struct writes it, whether the empty field is kept or omitted
+        return iter([dumps_struct(report, **head)])
+    document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, **{streamed: ()}))
+    document.pop(streamed, None)
+    return dumps_chunks({**head, **document}, {streamed: (msgspec.to_builtins(item) for item in items)})
+
+
 _PIECE = 64 * 1024
 """Characters of a list element's rendering gathered before they are handed to the sink."""
 _ENCODER = json.JSONEncoder(indent=2, sort_keys=True, ensure_ascii=True)

@@ -23,7 +23,7 @@ from tracekit.formats.base import EpisodeStream, in_order
 from tracekit.kernel.canonical import jcs_bytes
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Arguments, Episode, EvidenceFile, Score, ToolCall
-from tracekit.report.jsonout import dumps_chunks
+from tracekit.report.jsonout import struct_chunks
 from tracekit.report.text import blocks, fields, md_report, md_section, md_table, table
 from tracekit.report.verify_render import shown
 
@@ -231,10 +231,7 @@ def evidence_show(evidence: EvidenceFile | EpisodeStream) -> EvidenceShow:
 def render_json(report: EvidenceShow) -> Iterator[str]:
     """The report as ``dumps_struct`` writes it, its episodes rendered one at a time: a file of
     50,000 episodes is never one string (docs/threat-model.md, "The Inspect archive reader")."""
-    document = msgspec.to_builtins(msgspec.structs.replace(report, episodes=()))
-    del document["episodes"]
-    episodes = (msgspec.to_builtins(e) for e in report.episodes)
-    return dumps_chunks({"report_version": REPORT_VERSION, **document}, {"episodes": episodes})
+    return struct_chunks(report, "episodes", report_version=REPORT_VERSION)
 
 
 def _messages(counts: dict[str, int]) -> str:
