@@ -15,6 +15,7 @@ from pathlib import Path
 
 import msgspec
 
+from tests.cli.test_resources import _LAUNCHER  # peak RSS of tracekit as its own child
 from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_batch, audit_file
 from tracekit.cli.audit_spool import INLINE, AuditSpool, SpillFolder
 from tracekit.judging.audit.campaign import summarise
@@ -86,16 +87,6 @@ def test_a_small_file_travels_inline_and_makes_no_folder(tmp_path: Path) -> None
     assert folder.path is None
 
 
-_LAUNCHER = (
-    "import os, sys\n"
-    "pid = os.fork()\n"
-    "if pid == 0:\n"
-    "    os.execv(sys.argv[1], sys.argv[1:])\n"
-    "_, status, usage = os.wait4(pid, 0)\n"
-    "os.write(2, b'\\nmaxrss=%d\\n' % usage.ru_maxrss)\n"
-    "sys.exit(os.waitstatus_to_exitcode(status))\n"
-)
-"""Peak RSS of tracekit as a grandchild of a small launcher (tests/cli/test_resources.py)."""
 
 
 def test_twenty_thousand_episodes_are_audited_in_bounded_memory(tmp_path: Path) -> None:

@@ -9,12 +9,13 @@ bad input: an unreadable file becomes a report that exits 2.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+from tracekit.cli.common import FileJobs
 
 if TYPE_CHECKING:
     from tracekit.cli.audit_spool import EpisodeLines, SpillFolder
@@ -80,26 +81,16 @@ def jobs_for(paths: list[str], opts: AuditOptions) -> tuple[AuditJobs, int]:
     return AuditJobs(found.files, named, opts), found.too_deep
 
 
-class AuditJobs(Sequence[AuditJob]):
-    """The job of each file, made when it is read: a campaign holds its list of files, not a
-    job per file as well."""
+class AuditJobs(FileJobs[AuditJob]):
+    """Each file's :class:`AuditJob`, made when it is read."""
 
     def __init__(self, files: list[str], named: set[str], opts: AuditOptions) -> None:
-        self.files, self._named, self._opts = files, named, opts
+        super().__init__(files)
+        self._named, self._opts = named, opts
 
-    def __len__(self) -> int:
-        return len(self.files)
-
-    @overload
-    def __getitem__(self, index: int) -> AuditJob: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[AuditJob]: ...
-    def __getitem__(self, index: int | slice) -> AuditJob | list[AuditJob]:
+    def job(self, path: str) -> AuditJob:
         from tracekit.cli.common import absolute
 
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        path = self.files[index]
         return AuditJob(path, absolute(path), path in self._named, self._opts)
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeVar, overload
 
 import msgspec
 
@@ -254,6 +254,33 @@ def _kinds(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[str
     names.sort()
     folders.sort()
     return names, folders, linked
+
+
+J = TypeVar("J")
+
+
+class FileJobs(Sequence[J]):
+    """A campaign's files read as their jobs, each job made when it is read (:meth:`job`): a
+    campaign holds its list of files, not a job per file as well (peak memory,
+    docs/performance.md "Campaigns")."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+
+    def job(self, path: str) -> J:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    @overload
+    def __getitem__(self, index: int) -> J: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[J]: ...
+    def __getitem__(self, index: int | slice) -> J | list[J]:
+        if isinstance(index, slice):
+            return [self.job(path) for path in self.files[index]]
+        return self.job(self.files[index])
 
 
 def absolute(path: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import chain
-from typing import TYPE_CHECKING, NoReturn, overload
+from typing import TYPE_CHECKING, NoReturn
 
 import msgspec
 
@@ -16,6 +16,7 @@ from tracekit.cli.common import (
     TRACE_SUFFIXES,
     ExecutorName,
     ExecutorOptions,
+    FileJobs,
     FindingsFormat,
     Inputs,
     absolute,
@@ -80,26 +81,16 @@ def request(files: list[str], named: set[str], left_out: list[SkippedFile], inpu
     return VerifyRequest(Jobs(files, named, opts, run.jobs if one else 1, sniff_walked), left_out, inputs, one)
 
 
-class Jobs(Sequence[VerifyJob]):
-    """The job of each file, made when it is read: a campaign holds its list of files, not a
-    job per file as well (peak memory, docs/performance.md "Campaigns")."""
+class Jobs(FileJobs[VerifyJob]):
+    """Each file's :class:`VerifyJob`, made when it is read."""
 
     def __init__(self, files: list[str], named: set[str], opts: VerifyOptions, jobs: int, sniff: bool) -> None:
-        self._files, self._named, self._opts, self._jobs, self._sniff = files, named, opts, jobs, sniff
+        super().__init__(files)
+        self._named, self._opts, self._jobs, self._sniff = named, opts, jobs, sniff
 
-    def __len__(self) -> int:
-        return len(self._files)
-
-    @overload
-    def __getitem__(self, index: int) -> VerifyJob: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[VerifyJob]: ...
-    def __getitem__(self, index: int | slice) -> VerifyJob | list[VerifyJob]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        p, opts = self._files[index], self._opts
-        named = p in self._named
-        return VerifyJob(p, absolute(p), opts.strict_sources, opts.canonical, opts.roots, opts.input_format,
+    def job(self, path: str) -> VerifyJob:
+        opts, named = self._opts, path in self._named
+        return VerifyJob(path, absolute(path), opts.strict_sources, opts.canonical, opts.roots, opts.input_format,
                          named, self._jobs, self._sniff and not named)
 
 
