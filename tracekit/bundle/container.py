@@ -22,6 +22,10 @@ from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 HEADER = struct.Struct(">cQ")
 _UNPACK_HEAD = HEADER.unpack_from
 CHUNK = 1024 * 1024
+RECORD_BLOCK = 256 * 1024
+"""Record frames are read this many bytes at a time (:meth:`FrameReader.record_block`): few
+calls per block, and what a block's records cost the verifier's memory (their text, their fields
+as text, docs/performance.md) stays a few MiB."""
 DIGEST_BYTES = 32
 
 HEADER_KIND, BLOB, WITHHELD, RECORD, PROOF, SIGNATURE, ORIGINAL, END = (
@@ -114,14 +118,14 @@ class FrameReader:
         return FrameHead(number, kind, length)
 
     def record_block(self) -> list[bytes]:
-        """The payloads of the record frames that come next, read as one block of about 1 MiB
-        (none when the next frame is not a record). Each frame returned passed every check
+        """The payloads of the record frames that come next, read as one block of at most
+        2 x :data:`RECORD_BLOCK` bytes (none when the next frame is not a record). Each frame returned passed every check
         :meth:`next_head` and :meth:`payload` make, and is counted as they count it; the block
         stops before a frame that is not a record, is not whole in the block, or would fail a
         check, which the next :meth:`next_head` then reads (and refuses) as it always did."""
         ahead = self._ahead
-        if len(ahead) < CHUNK:
-            ahead += self._handle.read(CHUNK)
+        if len(ahead) < RECORD_BLOCK:
+            ahead += self._handle.read(RECORD_BLOCK)
         limits, unpack, size = self._limits, _UNPACK_HEAD, HEADER.size
         cap, end = limits.json_frame_bytes, len(ahead)
         bound = min(end, limits.total_bytes - self.consumed)  # a frame past it: not whole, or too large
