@@ -92,11 +92,11 @@ def _block(payloads: list[bytes], first: int, state: State) -> None:
     count = len(payloads)
     joined = b"\n".join(payloads)
     if joined.count(b"\n") != count - 1:  # a frame holds a newline: not canonical
-        rows: list[tuple[str, ...]] = [()] * count
+        rows: list[tuple[bytes, ...]] = [()] * count
         messages = turns = bytes(count)
-        columns: list[tuple[str, ...]] = []
+        columns: list[tuple[bytes, ...]] = []
     else:
-        rows = TEMPLATES.findall(joined.decode("latin-1"))  # the templates are ASCII
+        rows = TEMPLATES.findall(joined)
         columns = list(zip(*rows, strict=True))
         messages, turns = bytes(map(bool, columns[0])), bytes(map(bool, columns[MESSAGE_GROUPS + 1]))
     start = fast = offset = 0  # the payloads before ``start`` are in their finding's trees
@@ -107,7 +107,7 @@ def _block(payloads: list[bytes], first: int, state: State) -> None:
             fast, offset = fast + end - offset, end
             continue
         for row in rows[offset:end]:
-            if state.shapes and row and (_message(row, state) if row[0] else row[8] != "" and _turn(row, state)):
+            if state.shapes and row and (_message(row, state) if row[0] else row[8] != b"" and _turn(row, state)):
                 fast += 1
             else:
                 if start < offset:
@@ -127,88 +127,91 @@ def _end(kinds: bytes, offset: int) -> int:
     return len(kinds) if end < 0 else end
 
 
-def _counting(column: tuple[str, ...], start: int) -> bool:
+def _counting(column: tuple[bytes, ...], start: int) -> bool:
     """True when ``column`` spells ``start``, ``start + 1``, ... (canonical integers)."""
-    return column == tuple(map(str, range(start, start + len(column))))
+    return column == tuple(map(_DECIMAL, range(start, start + len(column))))
 
 
-def _refs_held(digests: tuple[str, ...], lengths: tuple[str, ...], table: dict[str, int]) -> bool:
+_DECIMAL = b"%d".__mod__
+_TEXT = bytes.decode
+
+
+def _refs_held(digests: tuple[bytes, ...], lengths: tuple[bytes, ...], table: dict[str, int]) -> bool:
     """True when every reference (an empty digest is null) names a blob of its length."""
-    held = [digest for digest in digests if digest]
-    if len(held) != len(digests):
-        return all(not d or table.get(d) == int(n) for d, n in zip(digests, lengths, strict=True))
-    return list(map(table.get, digests)) == list(map(int, lengths))
+    if not all(digests):
+        return all(not d or table.get(d.decode()) == int(n) for d, n in zip(digests, lengths, strict=True))
+    return list(map(table.get, map(_TEXT, digests))) == list(map(int, lengths))
 
 
-def _message_run(columns: list[tuple[str, ...]], start: int, end: int, state: State) -> bool:
+def _message_run(columns: list[tuple[bytes, ...]], start: int, end: int, state: State) -> bool:
     """Message rows ``start`` to ``end``, accepted at once when each would be by
     :func:`_message`; False, nothing changed, otherwise."""
     _capture, episode, finding, index, seq, digest, length = (column[start:end] for column in columns[:MESSAGE_GROUPS])
     shape, count = state.shapes[-1], end - start
     current = shape.current_episode()
-    named = str(shape.index) if state.kind != "finding" else ""
-    if current is None or finding != (named,) * count or episode != (str(current.episode),) * count:
+    named = _DECIMAL(shape.index) if state.kind != "finding" else b""
+    if current is None or finding != (named,) * count or episode != (_DECIMAL(current.episode),) * count:
         return False
     if not shape.messages_fit(int(seq[0]), int(index[0]), count) or not _counting(seq, int(seq[0])):
         return False
     if not _counting(index, int(index[0])) or not _refs_held(digest, length, state.lengths):
         return False
     shape.accept_messages(count)
-    state.referenced.update(d for d in digest if d)
+    state.referenced.update(map(_TEXT, filter(None, digest)))
     return True
 
 
-def _turn_run(columns: list[tuple[str, ...]], start: int, end: int, state: State) -> bool:
+def _turn_run(columns: list[tuple[bytes, ...]], start: int, end: int, state: State) -> bool:
     """As :func:`_message_run`, for turn rows without input runs (with some, row by row)."""
     parts = [column[start:end] for column in columns[MESSAGE_GROUPS:]]
     episode, _error, finding, reason, reason_length, index, given, model, model_length, seq = parts
     shape, count = state.shapes[-1], end - start
     current = shape.current_episode()
-    named = str(shape.index) if state.kind != "finding" else ""
-    if current is None or finding != (named,) * count or episode != (str(current.episode),) * count:
+    named = _DECIMAL(shape.index) if state.kind != "finding" else b""
+    if current is None or finding != (named,) * count or episode != (_DECIMAL(current.episode),) * count:
         return False
-    if given != ("null",) * count or not shape.turns_fit(int(seq[0]), int(index[0]), count):
+    if given != (b"null",) * count or not shape.turns_fit(int(seq[0]), int(index[0]), count):
         return False
     if not _counting(seq, int(seq[0])) or not _counting(index, int(index[0])):
         return False
     if not _refs_held(reason, reason_length, state.lengths) or not _refs_held(model, model_length, state.lengths):
         return False
     shape.accept_turns(count)
-    state.referenced.update(d for d in (*reason, *model) if d)
+    state.referenced.update(map(_TEXT, filter(None, (*reason, *model))))
     return True
 
 
-def _message(row: tuple[str, ...], state: State) -> bool:
+def _message(row: tuple[bytes, ...], state: State) -> bool:
     """A message row (the template's groups): accepted when its finding, text reference and
     place pass; False, nothing changed, otherwise."""
     _capture, episode, finding, index, seq, digest, length = row[:MESSAGE_GROUPS]
     shape = state.shapes[-1]
-    if (finding != "") != (state.kind != "finding") or (int(finding) if finding else 0) != shape.index:
+    if (finding != b"") != (state.kind != "finding") or (int(finding) if finding else 0) != shape.index:
         return False
-    if digest and state.lengths.get(digest) != int(length):
+    if digest and state.lengths.get(digest.decode()) != int(length):
         return False
     if not shape.accept_message(int(seq), int(episode), int(index)):
         return False
     if digest:
-        state.referenced.add(digest)
+        state.referenced.add(digest.decode())
     return True
 
 
-def _turn(row: tuple[str, ...], state: State) -> bool:
+def _turn(row: tuple[bytes, ...], state: State) -> bool:
     """As :func:`_message`, for a turn row: its finding, model and finish reason, input runs
     and place."""
     episode, _error, finding, reason, reason_length, index, given, model, model_length, seq = row[MESSAGE_GROUPS:]
     shape, lengths = state.shapes[-1], state.lengths
-    if (finding != "") != (state.kind != "finding") or (int(finding) if finding else 0) != shape.index:
+    if (finding != b"") != (state.kind != "finding") or (int(finding) if finding else 0) != shape.index:
         return False
-    if (reason and lengths.get(reason) != int(reason_length)) or (model and lengths.get(model) != int(model_length)):
+    if not _refs_held((reason, model), (reason_length, model_length), lengths):
         return False
-    runs = None if given == "null" else [(int(start), int(count)) for start, count in RUN.findall(given)]
+    runs = None if given == b"null" else [(int(start), int(count)) for start, count in RUN.findall(given)]
     if runs is not None and len(runs) > MAX_RUNS:
         return False
     if not shape.accept_turn(int(seq), int(episode), int(index), runs):
         return False
-    state.referenced.update(ref for ref in (reason, model) if ref)
+    state.referenced.update(map(_TEXT, filter(None, (reason, model))))
     return True
 
 

@@ -43,9 +43,9 @@ _TURN = (
 """Groups: episode, error, finding, finish_reason digest and length, index, input, model digest
 and length, seq."""
 
-TEMPLATES = re.compile(f"^(?:{_MESSAGE}|{_TURN}|.*)$", re.MULTILINE)
+TEMPLATES = re.compile(f"^(?:{_MESSAGE}|{_TURN}|.*)$".encode(), re.MULTILINE)
 """One row per line: a message's 7 groups, a turn's 10, all empty for any other line."""
-RUN = re.compile(f"\\[({_NAT}),({_POSITIVE})\\]")
+RUN = re.compile(f"\\[({_NAT}),({_POSITIVE})\\]".encode())
 """A turn input's runs, ``[start, count]``, in a matched input."""
 MESSAGE_GROUPS = 7
 """A row's message groups come first (the capture's is never empty in a match), then the

@@ -143,8 +143,8 @@ def _records() -> list[MessageRecord | TurnRecord]:
     return found
 
 
-def _row(raw: bytes) -> tuple[str, ...]:
-    rows: list[tuple[str, ...]] = TEMPLATES.findall(raw.decode("latin-1"))
+def _row(raw: bytes) -> tuple[bytes, ...]:
+    rows: list[tuple[bytes, ...]] = TEMPLATES.findall(raw)
     assert len(rows) == 1
     return rows[0]
 
@@ -161,14 +161,15 @@ def test_templates_match_exactly_the_canonical_records() -> None:
             assert bool(row[0]) == small
             if small:
                 text = record.text
-                assert row[:MESSAGE_GROUPS] == (record.capture, str(record.episode), "" if record.finding is None else str(record.finding), str(record.index), str(record.seq), text.digest if text else "", str(text.length) if text else "")
+                fields = (record.capture, record.episode, record.finding, record.index, record.seq, text and text.digest, text and text.length)
+                assert row[:MESSAGE_GROUPS] == tuple(b"" if f is None else str(f).encode() for f in fields)
         else:
             assert bool(row[MESSAGE_GROUPS + 1]) == small
             if small:
                 given = row[MESSAGE_GROUPS + 6]
-                runs = None if given == "null" else tuple((int(a), int(b)) for a, b in RUN.findall(given))
+                runs = None if given == b"null" else tuple((int(a), int(b)) for a, b in RUN.findall(given))
                 assert runs == record.input
-                assert row[-1] == str(record.seq)
+                assert row[-1] == str(record.seq).encode()
 
 
 def test_a_template_match_is_a_canonical_valid_record() -> None:
