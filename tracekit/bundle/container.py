@@ -20,7 +20,12 @@ from tracekit.bundle.magic import (
 from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 
 HEADER = struct.Struct(">cQ")
+_UNPACK_HEAD = HEADER.unpack_from
 CHUNK = 1024 * 1024
+RECORD_BLOCK = 256 * 1024
+"""Record frames are read this many bytes at a time (:meth:`FrameReader.record_block`): few
+calls per block, and what a block's records cost the verifier's memory (their text, their fields
+as text, docs/performance.md) stays a few MiB."""
 DIGEST_BYTES = 32
 
 HEADER_KIND, BLOB, WITHHELD, RECORD, PROOF, SIGNATURE, ORIGINAL, END = (
@@ -65,13 +70,26 @@ class FrameReader:
     def __init__(self, handle: BinaryIO, limits: BundleLimits) -> None:
         self._handle = handle
         self._limits = limits
+        self._ahead = b""
+        """Bytes :meth:`record_block` read past the frames it returned; read before the handle."""
         self.consumed = 0
         self.count = 0
         if self._read_exact(len(MAGIC), allow_short=True) != MAGIC:
             raise bad(Code.BUNDLE_BAD_MAGIC)
 
+    def _read(self, size: int) -> bytes:
+        """Up to ``size`` bytes (fewer only at the end of the file): the read-ahead first."""
+        ahead = self._ahead
+        if not ahead:
+            return self._handle.read(size)
+        if size <= len(ahead):
+            self._ahead = ahead[size:]
+            return ahead[:size]
+        self._ahead = b""
+        return ahead + self._handle.read(size - len(ahead))
+
     def _read_exact(self, size: int, allow_short: bool = False) -> bytes:
-        data = self._handle.read(size)
+        data = self._read(size)
         self.consumed += len(data)
         if len(data) != size and not allow_short:
             raise bad(Code.BUNDLE_TRUNCATED, frame=self.count)
@@ -79,7 +97,7 @@ class FrameReader:
 
     def next_head(self) -> FrameHead | None:
         """The next frame's header, or None at a clean end of file."""
-        raw = self._handle.read(HEADER.size)
+        raw = self._read(HEADER.size)
         self.consumed += len(raw)
         if not raw:
             return None
@@ -99,6 +117,34 @@ class FrameReader:
             raise bad(Code.BUNDLE_TOO_LARGE, limit=self._limits.total_bytes)
         return FrameHead(number, kind, length)
 
+    def record_block(self) -> list[bytes]:
+        """The payloads of the record frames that come next, read as one block of at most
+        2 x :data:`RECORD_BLOCK` bytes (none when the next frame is not a record). Each frame returned passed every check
+        :meth:`next_head` and :meth:`payload` make, and is counted as they count it; the block
+        stops before a frame that is not a record, is not whole in the block, or would fail a
+        check, which the next :meth:`next_head` then reads (and refuses) as it always did."""
+        ahead = self._ahead
+        if len(ahead) < RECORD_BLOCK:
+            ahead += self._handle.read(RECORD_BLOCK)
+        limits, unpack, size = self._limits, _UNPACK_HEAD, HEADER.size
+        cap, end = limits.json_frame_bytes, len(ahead)
+        bound = min(end, limits.total_bytes - self.consumed)  # a frame past it: not whole, or too large
+        payloads: list[bytes] = []
+        append, position = payloads.append, 0
+        for _ in range(limits.frames - self.count):
+            if position + size > end:
+                break
+            kind, length = unpack(ahead, position)
+            stop = position + size + length
+            if kind != RECORD or stop > bound or length > cap:
+                break
+            append(ahead[position + size : stop])
+            position = stop
+        self._ahead = ahead[position:]
+        self.consumed += position
+        self.count += len(payloads)
+        return payloads
+
     def payload(self, head: FrameHead) -> bytes:
         """The whole payload of a (bounded) JSON frame."""
         return self._read_exact(head.length)
@@ -113,7 +159,7 @@ class FrameReader:
 
     def at_end(self) -> bool:
         """True when no byte follows."""
-        return self._handle.read(1) == b""
+        return self._read(1) == b""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,8 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no
 _CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
 _NUMBER_RISK = re.compile(rb"[.eE+]|[0-9]{16}")
 _ENCODER = msgspec.json.Encoder(order="sorted")
+ENCODER = _ENCODER
+"""The compact, key-sorted encoder :func:`dumps_record` starts from."""
 
 
 def _plain(raw: bytes) -> bool:

@@ -123,6 +123,8 @@ class DualTree:
 
     def __init__(self) -> None:
         self._b3 = TreeBuilder(reusing_b3())
+        leaf = blake3.blake3()
+        self._leaf = (leaf.reset, leaf.update, leaf.digest)
         self._sha256 = TreeBuilder(sha256)
         self._payloads: list[bytes] = []
         self._bytes = 0
@@ -144,8 +146,14 @@ class DualTree:
         self._hash(payloads)
 
     def _hash(self, payloads: list[bytes]) -> None:
-        h = self._b3._hash
-        self._b3.extend([h(LEAF_PREFIX + p) for p in payloads])
+        reset, update, digest = self._leaf
+        leaves: list[bytes] = []
+        append = leaves.append
+        for payload in payloads:  # :func:`reusing_b3`'s steps, without a call of ours per leaf
+            reset()
+            update(LEAF_PREFIX + payload)
+            append(digest())
+        self._b3.extend(leaves)
         self._sha256.extend([_SHA256(LEAF_PREFIX + p).digest() for p in payloads])
 
     def roots(self) -> tuple[bytes, bytes]:

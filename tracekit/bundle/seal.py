@@ -189,16 +189,40 @@ def seal_finding(
     original, plain = _original(item, store)
     trees = merkle.DualTree()
     batch: list[bytes] = []
+    messages: list[Record] = []
     size = 0
     for record in _records(item, original, store, finding):
-        batch.append(payload := _payload(record))
-        size += len(payload)
-        if len(batch) == merkle.BATCH_LEAVES or size >= merkle.BATCH_BYTES:  # bounded memory
+        if type(record) is MessageRecord and len(messages) < merkle.BATCH_LEAVES:
+            messages.append(record)  # of bounded size: encoded together
+            continue
+        if messages:
+            batch += _payloads(messages)
+            size += sum(map(len, batch[-len(messages) :]))
+            messages = [record] if type(record) is MessageRecord else []
+        if not messages:
+            batch.append(payload := _payload(record))
+            size += len(payload)
+        if len(batch) >= merkle.BATCH_LEAVES or size >= merkle.BATCH_BYTES:  # bounded memory
             _planned(batch, plan, trees, spool)
             batch, size = [], 0
-    _planned(batch, plan, trees, spool)
+    _planned(batch + _payloads(messages), plan, trees, spool)
     root, root_sha256 = trees.roots()
     return SealedFinding(item, original, root, root_sha256, finding, plain)
+
+
+def _payloads(records: list[Record]) -> list[bytes]:
+    """Each record's payload (:func:`_payload`), from one encoding of the list: between two
+    records it holds ``},{``, which no record holds inside (its strings are digests, literals and
+    restricted names; its lists hold no object), so the list splits there into the records'
+    encodings. When the split does not give one part per record, or :func:`_payload` would not
+    take the encoding as it is, each record is encoded by itself."""
+    if not records:
+        return []
+    encoded = jcs.ENCODER.encode(records)
+    parts = encoded[2:-2].split(b"},{")
+    if len(parts) != len(records) or not encoded.isascii() or b"\\" in encoded:
+        return [_payload(record) for record in records]
+    return [b"{" + part + b"}" for part in parts]
 
 
 def _planned(payloads: list[bytes], plan: FramePlan, trees: merkle.DualTree, spool: BinaryIO | None) -> None:

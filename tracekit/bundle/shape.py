@@ -75,6 +75,89 @@ class FindingShape:
         self._calls += 1
         self._total_calls += 1
 
+    def accept_message(self, seq: int, episode: int, index: int) -> bool:
+        """:meth:`accept` for a message record (its ``seq``, ``episode`` and ``index``) that
+        passes its checks: the next in sequence, in the current episode, after its messages and
+        before its calls and turns. True once accepted; False, with nothing changed, for any
+        other, which :meth:`accept` then refuses or accepts as it always did."""
+        current = self._episode
+        if (
+            seq != self._next_seq
+            or current is None
+            or episode != current.episode
+            or self._calls
+            or self._turns
+            or index != self._messages
+            or self._messages >= current.messages
+        ):
+            return False
+        self._next_seq += 1
+        self._messages += 1
+        self._total_messages += 1
+        return True
+
+    def accept_turn(self, seq: int, episode: int, index: int, runs: list[tuple[int, int]] | None) -> bool:
+        """As :meth:`accept_message`, for a turn record (``runs``: its input, section 4)."""
+        current = self._episode
+        if (
+            seq != self._next_seq
+            or current is None
+            or episode != current.episode
+            or (self._messages, self._calls) != (current.messages, current.calls)
+            or index != self._turns
+            or self._turns >= current.turns
+        ):
+            return False
+        end = -1
+        for start, count in runs or ():
+            if start + count > current.messages or start == end:
+                return False
+            end = start + count
+        self._next_seq += 1
+        self._turns += 1
+        self._total_turns += 1
+        return True
+
+    def current_episode(self) -> EpisodeRecord | None:
+        """The episode whose records come now (None before the first)."""
+        return self._episode
+
+    def messages_fit(self, seq: int, index: int, count: int) -> bool:
+        """True when ``count`` messages of the current episode, from ``seq`` and ``index`` on
+        and counting up by one, pass :meth:`accept` (for :meth:`accept_messages`)."""
+        current = self._episode
+        return (
+            current is not None
+            and seq == self._next_seq
+            and index == self._messages
+            and not self._calls
+            and not self._turns
+            and self._messages + count <= current.messages
+        )
+
+    def accept_messages(self, count: int) -> None:
+        """``count`` messages that :meth:`messages_fit`."""
+        self._next_seq += count
+        self._messages += count
+        self._total_messages += count
+
+    def turns_fit(self, seq: int, index: int, count: int) -> bool:
+        """As :meth:`messages_fit`, for turns without input runs."""
+        current = self._episode
+        return (
+            current is not None
+            and seq == self._next_seq
+            and index == self._turns
+            and (self._messages, self._calls) == (current.messages, current.calls)
+            and self._turns + count <= current.turns
+        )
+
+    def accept_turns(self, count: int) -> None:
+        """``count`` turns that :meth:`turns_fit`."""
+        self._next_seq += count
+        self._turns += count
+        self._total_turns += count
+
     def _message(self, record: MessageRecord, episode: EpisodeRecord, frame: int) -> None:
         if self._calls or self._turns or record.index != self._messages or self._messages >= episode.messages:
             raise bad(Code.BUNDLE_RECORD_INVALID, frame=frame, rule="message order or count")

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Annotated, Any, BinaryIO
 
 import blake3
 import msgspec
 from msgspec import Struct
 
-from tracekit.bundle import jcs, merkle
+from tracekit.bundle import jcs
 from tracekit.bundle.blobs import SALT_BYTES
 from tracekit.bundle.container import (
     BLOB,
@@ -30,9 +29,9 @@ from tracekit.bundle.container import (
     bad,
 )
 from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS, BundleLimits
-from tracekit.bundle.records import Count, Hex64, Manifest, Record, from_json, refs
+from tracekit.bundle.record_step import RECORD_DEPTH, State, record, record_run, typed_record
+from tracekit.bundle.records import Count, Hex64, Manifest
 from tracekit.bundle.roots import bundle_root, sha256_root
-from tracekit.bundle.shape import FindingShape
 from tracekit.bundle.signature import Signed, check_signatures
 from tracekit.bundle.subjects import OriginalCheck
 from tracekit.kernel import collector
@@ -82,43 +81,13 @@ class BundleReport(Struct, frozen=True):
     withheld with the original; section 6, "Original subjects")."""
 
 
-@dataclass(slots=True)
-class _State:
-    limits: BundleLimits
-    trusted: Sequence[bytes] = ()
-    kind: str = ""
-    version: int = 1
-    plain: dict[bytes, bytes] = field(default_factory=dict)
-    """Version 2: each held blob's plain BLAKE3 (of its data, without the salt)."""
-    table: dict[bytes, tuple[int, bool, bytes | None]] = field(default_factory=dict)
-    """digest -> (length, held, sha256 when held)."""
-    lengths: dict[str, int] = field(default_factory=dict)
-    """The table's lengths by the digest's hex, the form records name it in."""
-    reasons: dict[bytes, str] = field(default_factory=dict)
-    referenced: set[str] = field(default_factory=set)
-    shapes: list[FindingShape] = field(default_factory=list)
-    trees: list[merkle.DualTree] = field(default_factory=list)
-    """Per finding, its BLAKE3 tree and the same with SHA-256 (section 5, "The SHA-256 root")."""
-    records: int = 0
-    proof: Any = None
-    signed: Any = None
-    signed_frame: int = 0
-    last_digest: bytes = b""
-    closed: Any = None
-    roots: tuple[bytes, list[bytes], int | None] = (b"", [], None)
-    """The bundle root, each finding's BLAKE3 root and a proof's index, once computed."""
-    """The signed part of the verdict (steps 5's closing checks, 6, 8, 9), once made."""
-    original_envelopes: list[Any] = field(default_factory=list)
-    original_check: OriginalCheck | None = None
-
-
 def verify_bundle(
     handle: BinaryIO,
     trusted: Sequence[bytes] = (),
     limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
 ) -> BundleReport:
     """Verify the bundle read from ``handle`` against the ``trusted`` raw Ed25519 keys."""
-    state = _State(limits, trusted)
+    state = State(limits, trusted)
     try:
         reader = FrameReader(handle, limits)
         with collector.paused():  # a record's objects die with it: no cycle to collect
@@ -128,7 +97,7 @@ def verify_bundle(
         return BundleReport(2, (error.finding,), kind=state.kind or None)
 
 
-def _walk(reader: FrameReader, state: _State) -> None:
+def _walk(reader: FrameReader, state: State) -> None:
     """Steps 2-7: frames in order, blobs hashed, records checked, the end frame counted."""
     phase = 0  # 0 header, 1 blobs, 2 records, 3 proof, 4 signature, 5 end
     after_records: FrameHead | None = None
@@ -143,8 +112,8 @@ def _walk(reader: FrameReader, state: _State) -> None:
         if head.kind == BLOB:
             _blob(reader, head, state)
             continue
-        if head.kind == RECORD and state.limits.depth >= _RECORD_DEPTH:
-            after_records = _record_run(reader, head, state)
+        if head.kind == RECORD and state.limits.depth >= RECORD_DEPTH:
+            after_records = record_run(reader, head, state)
             if after_records is None:
                 raise bad(Code.BUNDLE_TRUNCATED, frame=reader.count)
             continue
@@ -155,7 +124,7 @@ def _walk(reader: FrameReader, state: _State) -> None:
         elif head.kind == WITHHELD:
             _withheld(value, head, state)
         elif head.kind == RECORD:
-            _record(_typed(value, head), isinstance(value, dict) and "finding" in value, raw, head, state)
+            record(typed_record(value, head), isinstance(value, dict) and "finding" in value, raw, head, state)
         elif head.kind == PROOF:
             state.proof = value
         elif head.kind == SIGNATURE:
@@ -175,7 +144,7 @@ _RANK = {HEADER_KIND: 0, BLOB: 1, WITHHELD: 1, RECORD: 2, PROOF: 3, SIGNATURE: 4
 """Each frame kind's place in section 2's order."""
 
 
-def _allowed(phase: int, rank: int, state: _State) -> bool:
+def _allowed(phase: int, rank: int, state: State) -> bool:
     """Section 2's order; the kind is empty until the header was read."""
     kind = state.kind
     if rank == 0 or not kind:
@@ -193,7 +162,7 @@ def _allowed(phase: int, rank: int, state: _State) -> bool:
     return phase == (5 if state.version == 3 else 4)
 
 
-def _header(value: Any, state: _State) -> None:
+def _header(value: Any, state: State) -> None:
     if not isinstance(value, dict) or set(value) != _HEADER_KEYS:
         raise bad(Code.BUNDLE_UNSUPPORTED_VERSION)
     if type(value["bundle_version"]) is not int or value["bundle_version"] not in (1, 2, 3):
@@ -210,13 +179,13 @@ def _header(value: Any, state: _State) -> None:
     state.version = value["bundle_version"]
 
 
-def _order(digest: bytes, head: FrameHead, state: _State) -> None:
+def _order(digest: bytes, head: FrameHead, state: State) -> None:
     if digest <= state.last_digest:
         raise bad(Code.BUNDLE_BLOB_ORDER, frame=head.number)
     state.last_digest = digest
 
 
-def _blob(reader: FrameReader, head: FrameHead, state: _State) -> None:
+def _blob(reader: FrameReader, head: FrameHead, state: State) -> None:
     """Step 4: the payload after its digest (salt and data in version 2) hashes to the digest;
     SHA-256 (and in version 2 the plain BLAKE3) of the data kept for step 5."""
     salt_bytes = SALT_BYTES if state.version >= 2 else 0
@@ -241,7 +210,7 @@ def _blob(reader: FrameReader, head: FrameHead, state: _State) -> None:
         state.plain[declared] = plain.digest()
 
 
-def _withheld(value: Any, head: FrameHead, state: _State) -> None:
+def _withheld(value: Any, head: FrameHead, state: State) -> None:
     try:
         entry = msgspec.convert(value, _WithheldFrame, strict=True)
     except msgspec.ValidationError:
@@ -253,99 +222,7 @@ def _withheld(value: Any, head: FrameHead, state: _State) -> None:
     state.reasons[digest] = entry.reason
 
 
-_RECORD_DECODER = msgspec.json.Decoder(Record, strict=True)
-_RECORD_DEPTH = 4
-"""Deeper than any record can nest (a turn's input: record, runs, run); under a lower depth
-limit every record takes the general path, which checks it."""
-
-
-def _record_run(reader: FrameReader, head: FrameHead | None, state: _State) -> FrameHead | None:
-    """A run of record frames from ``head`` on (one after another is always in order); returns
-    the first head that is not a record's, None at the end of the file."""
-    while head is not None and head.kind == RECORD:
-        raw = reader.payload(head)
-        typed = _canonical_record(raw)
-        if typed is not None:
-            _record(typed, typed.finding is not None, raw, head, state)
-        else:
-            value = jcs.loads_canonical(raw, head.number, state.limits.depth)
-            _record(_typed(value, head), isinstance(value, dict) and "finding" in value, raw, head, state)
-        head = reader.next_head()
-    return head
-
-
-def _canonical_record(raw: bytes) -> Record | None:
-    """Steps 3 and 5's schema at once, for a record frame in the form a sealer writes: decoded
-    straight into its type, and accepted only if it encodes back to exactly ``raw`` (so it is
-    canonical, repeats no key and holds no default spelled out). Anything else is None, and
-    takes the general path, which reports it with the finding it always had."""
-    try:
-        record = _RECORD_DECODER.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return record if jcs.dumps_record(record) == raw else None
-
-
-def _typed(value: Any, head: FrameHead) -> Record:
-    try:
-        return from_json(value)
-    except msgspec.ValidationError:
-        raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="record schema") from None
-
-
-def _record(record: Record, has_finding: bool, raw: bytes, head: FrameHead, state: _State) -> None:
-    """Step 5: finding and sequence, references, counts; the leaf into its tree. ``has_finding``:
-    the frame names a finding index."""
-    if has_finding != (state.kind != "finding"):
-        raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
-    index = record.finding or 0
-    manifest = record.seq == 0 and isinstance(record, Manifest)
-    if manifest:
-        if state.shapes and state.shapes[-1].index == index:
-            raise bad(Code.BUNDLE_RECORD_DUPLICATE, frame=head.number)
-        expected = len(state.shapes) if state.kind == "campaign" or not state.shapes else -1
-        if state.kind == "proof" and not state.shapes:
-            expected = index
-        if index != expected:
-            raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="finding index")
-        if len(state.shapes) >= state.limits.findings:
-            raise bad(Code.BUNDLE_TOO_MANY_FINDINGS, limit=state.limits.findings)
-        state.shapes.append(FindingShape(index))
-        state.trees.append(merkle.DualTree())
-    elif not state.shapes or state.shapes[-1].index != index:
-        raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
-    state.shapes[-1].accept(record, head.number)
-    lengths, referenced = state.lengths, state.referenced
-    for ref in refs(record):
-        length = lengths.get(ref.digest)
-        if length is None:
-            raise bad(Code.BUNDLE_BLOB_MISSING, frame=head.number)
-        if length != ref.length:
-            raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
-        referenced.add(ref.digest)
-    if manifest:
-        assert isinstance(record, Manifest)
-        _original(record, head, state)
-    state.trees[-1].add(raw)
-    state.records += 1
-
-
-def _original(record: Manifest, head: FrameHead, state: _State) -> None:
-    """Step 5: a held original's SHA-256 (and plain BLAKE3 in version 2) equal the manifest's;
-    the SHA-256 is there exactly before version 3, the plain BLAKE3 exactly in version 2."""
-    original = record.original
-    if (original.blake3 is not None) != (state.version == 2) or (original.sha256 is not None) != (state.version < 3):
-        raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="original digests")
-    digest = bytes.fromhex(original.digest)
-    sha = state.table[digest][2]
-    if sha is not None and original.sha256 is not None and sha.hex() != original.sha256:
-        raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
-    plain = state.plain.get(digest)
-    if plain is not None and original.blake3 is not None and plain.hex() != original.blake3:
-        raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
-
-
-def _close(state: _State) -> Signed:
+def _close(state: State) -> Signed:
     """Steps 5 (closing checks), 6, 8 and 9, once: at the first original subject statement of a
     version 3 bundle (all records and the signature frame are read by then), else at the end."""
     if state.closed is not None:
@@ -371,11 +248,11 @@ def _close(state: _State) -> Signed:
     return state.closed  # type: ignore[no-any-return]
 
 
-def _manifests(state: _State) -> list[Manifest]:
+def _manifests(state: State) -> list[Manifest]:
     return [shape.manifest for shape in state.shapes if shape.manifest]
 
 
-def _original_statement(value: Any, state: _State) -> None:
+def _original_statement(value: Any, state: State) -> None:
     """Step 8b: the next finding's original subject statement (version 3), checked as it is read
     (one is held at a time)."""
     signed = _close(state)
@@ -394,7 +271,7 @@ def _original_statement(value: Any, state: _State) -> None:
     state.original_envelopes.append(check.check(value, index, (original.digest, length), plain, state.reasons.get(digest)))
 
 
-def _verdict(state: _State) -> BundleReport:
+def _verdict(state: State) -> BundleReport:
     """Step 10, after the checks of :func:`_close`."""
     signed = _close(state)
     manifests = _manifests(state)
@@ -432,7 +309,7 @@ def _verdict(state: _State) -> BundleReport:
     )
 
 
-def _original_row(manifest: Manifest, state: _State) -> tuple[str, int, str | None]:
+def _original_row(manifest: Manifest, state: State) -> tuple[str, int, str | None]:
     """The report's row for an original: blob digest, length, and its SHA-256 where published
     (in version 3 only while the original is held)."""
     original = manifest.original
