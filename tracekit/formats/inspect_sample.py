@@ -164,7 +164,8 @@ class _Builder:
         if event.get("input_refs") is not None:
             sent = sent + self.slices(event["input_refs"], self.message_pool, "message pool entry")
         indices = [
-            self.ids.get(obj(m, "ModelEvent.input[] must be objects").get("id")) for m in sent
+            self.ids.get(opt_str(obj(m, "ModelEvent.input[] must be objects").get("id"), "ChatMessage.id"))
+            for m in sent
         ]
         schemas = _schemas(event)
         call, request, response = self.raw_call(event.get("call"))
@@ -276,7 +277,9 @@ def _from_messages(build: _Builder, sample: dict[str, Any], resolve: Resolver) -
 
 
 def _message_ids(sample: dict[str, Any]) -> list[Any]:
-    return [m.get("id") if isinstance(m, dict) else None for m in sample.get("messages") or []]
+    """Each message's id (ChatMessage.id: a string or null; anything else is a schema error,
+    never a key of the table that places a model turn's input)."""
+    return [opt_str(m.get("id"), "ChatMessage.id") if isinstance(m, dict) else None for m in sample.get("messages") or []]
 
 
 def _finish(call: Any, choice: dict[str, Any]) -> tuple[str | None, str | None]:

@@ -326,3 +326,24 @@ def test_outside_strings_shortcut_is_the_split(text: bytes) -> None:
     from tracekit.formats.inspect import outside_strings
 
     assert outside_strings(text) == _outside_whole(text)
+
+
+@pytest.mark.parametrize("where", ["messages", "model input"])
+@pytest.mark.parametrize("bad", [["x"], {"a": 1}, 7])
+def test_a_message_id_that_is_not_a_string_is_a_schema_error(tmp_path: Path, where: str, bad: Any) -> None:
+    """ChatMessage.id is a string or null: another value was once a dict key here (internal.error)."""
+    from tracekit.formats.base import FormatError
+
+    older = INSPECT / "0.3.130" / "tracekit_corpus.converted.json"  # model input inline, no pools
+    log = json.loads((INSPECT / "tracekit_corpus.json" if where == "messages" else older).read_text())
+    sample = log["samples"][0]
+    if where == "messages":
+        sample["messages"][0]["id"] = bad
+    else:
+        model = next(e for e in sample["events"] if e.get("event") == "model" and e.get("input"))
+        model["input"][0]["id"] = bad
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    with pytest.raises(FormatError) as caught:
+        load_file(path)
+    assert caught.value.finding.code is Code.INSPECT_SCHEMA
