@@ -31,7 +31,9 @@ class CodexFormat:
         head = first_line(prefix)
         if head is None:
             return bool(_LONG_HEAD.match(prefix))
-        return head.get("type") in LINE_TYPES and isinstance(head.get("payload"), dict) and "sessionId" not in head
+        kind = head.get("type")  # any JSON value: only a string can name a line type
+        return isinstance(kind, str) and kind in LINE_TYPES and isinstance(head.get("payload"), dict) \
+            and "sessionId" not in head
 
     def load(self, source: Source, limits: FormatLimits) -> EvidenceFile:
         """The rollout's one episode."""

@@ -3,9 +3,12 @@ it (docs/formats.md, "Detection")."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracekit.formats import registry
 from tracekit.formats.base import SNIFF_BYTES
@@ -133,3 +136,23 @@ def test_suffix_alone_never_decides() -> None:
     assert registry.detect(b"", ".jsonl") is None
     assert registry.detect(b"not json", ".eval") is None
     assert registry.detect(b"PK\x03\x04" + b"\x00" * 22 + b"\x05\x00\x00\x00other", ".eval") is None
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+_KEYS = st.sampled_from(["type", "payload", "sessionId", "version", "eval", "samples", "resourceSpans",
+                         "entry_type", "role", "messages", "schema_version", "trace_id", "event_type"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=st.dictionaries(_KEYS, _JSON, max_size=5), suffix=st.sampled_from([".jsonl", ".json", ".eval", ""]))
+def test_no_sniffer_raises_on_a_first_line_of_any_json_values(first: dict[str, object], suffix: str) -> None:
+    """A sniffer reads a first line anyone wrote: an object where a string is expected (a
+    Codex ``type``) was once hashed into a set lookup (TypeError, internal.error)."""
+    line = json.dumps(first).encode()
+    for prefix in (line, line + b"\n" + line + b"\n"):
+        for name in registry.DETECTION_ORDER:
+            registry.get(name).sniff(prefix, suffix)
