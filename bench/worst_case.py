@@ -89,6 +89,10 @@ def inputs() -> dict[str, Path]:
     found["eval_many"] = _write("eval-many.eval", eval_worst.chatty_eval(5_000, 100))
     # and over 50,000 samples of 10: what a command keeps per episode, times many episodes
     found["eval_most"] = _write("eval-most.eval", eval_worst.chatty_eval(50_000, 10))
+    campaign = DATA / "most-campaign"  # the same file as a campaign folder, for `audit --db`
+    campaign.mkdir(exist_ok=True)
+    found["most_campaign"] = campaign
+    _write("most-campaign/eval-most.eval", found["eval_most"].read_bytes())
     sources = DATA / "sources"
     sources.mkdir(exist_ok=True)
     found["sources"] = sources / "trace.jsonl"
@@ -159,6 +163,10 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
         ("show", ".eval 50,000 x 10 messages", [t, "show", most]),
         ("audit", ".eval 50,000 x 10 messages", [t, "audit", most, "--format", "json"]),
         ("check", ".eval 50,000 x 10 messages", [t, "check", policy, most]),
+        # the campaign store, from an empty store each run (a stored result would be reused)
+        ("audit --db", ".eval 50,000 x 10 messages",
+         ["sh", "-c", 'rm -f "$1"; exec "$2" audit "$3" --db "$1" -q', "sh", str(DATA / "most.duckdb"), t,
+          p["most_campaign"]]),
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
         ("seal", ".eval 500,000 short messages", [t, "seal", at, "-o", sealed["eval"], "--force"]),
         ("verify", "bundle of .eval 500,000", [t, "verify", sealed["eval"]]),
