@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from tracekit.cli.common import FileJobs
+from tracekit.cli.common import FileJobs, absolute
 
 if TYPE_CHECKING:
     from tracekit.cli.audit_spool import EpisodeLines, SpillFolder
@@ -77,8 +77,7 @@ def jobs_for(paths: list[str], opts: AuditOptions) -> tuple[AuditJobs, int]:
     from tracekit.cli.common import TRACE_SUFFIXES, collect_inputs
 
     found = collect_inputs(paths, TRACE_SUFFIXES)
-    named = {raw for raw in paths if raw == STDIN or not Path(raw).is_dir()}
-    return AuditJobs(found.files, named, opts), found.too_deep
+    return AuditJobs(found.files, set(paths), opts), found.too_deep  # a folder names no file: as verify
 
 
 class AuditJobs(FileJobs[AuditJob]):
@@ -89,8 +88,6 @@ class AuditJobs(FileJobs[AuditJob]):
         self._named, self._opts = named, opts
 
     def job(self, path: str) -> AuditJob:
-        from tracekit.cli.common import absolute
-
         return AuditJob(path, absolute(path), path in self._named, self._opts)
 
 

@@ -108,15 +108,10 @@ def evidence_one(scenario_path: str, trace_path: str, opts: CheckOptions) -> int
 
 
 def _rendered_one(report: FindingsReport, fmt: str, trace_path: str, exit_code: int) -> str | Iterator[str]:
-    """One file's report in ``fmt`` (JSON in chunks, one episode at a time); OCSF or OTLP
-    events through report/events.py."""
+    """One file's report in ``fmt``; OCSF or OTLP events through report/events.py."""
     from tracekit.report.events import EVENT_FORMATS, render_events
     from tracekit.report.findings_render import render_one
 
-    if fmt == "json":
-        from tracekit.report.jsonout import struct_chunks
-
-        return struct_chunks(report, "episodes")
     if fmt not in EVENT_FORMATS:
         return render_one(report, fmt, trace_path)
     from tracekit.report.ocsf import from_episodes

@@ -214,7 +214,7 @@ def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> tuple
             continue
         prefix = str(current)
         for name in names:
-            path = name if prefix == "." else os.path.join(prefix, name)
+            path = _below(prefix, name)
             if name not in linked:
                 files.append(path)
             elif is_regular_file(path):
@@ -223,9 +223,14 @@ def _walk(folder: Path, suffixes: tuple[str, ...], too_deep: list[int]) -> tuple
         if depth >= WALK_MAX_DEPTH:
             too_deep[0] += len(folders)
             continue
-        stack.extend((Path(name if prefix == "." else os.path.join(prefix, name)), depth + 1)
-                     for name in reversed(folders))
+        stack.extend((Path(_below(prefix, name)), depth + 1) for name in reversed(folders))
     return files, links
+
+
+def _below(prefix: str, name: str) -> str:
+    """An entry's path as ``Path`` would write it, joined without a ``Path`` (whose parts Python
+    interns) per file: below ``.``, the bare name."""
+    return name if prefix == "." else os.path.join(prefix, name)
 
 
 def _kinds(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[str], set[str]]:

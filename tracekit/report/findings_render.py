@@ -11,7 +11,7 @@ input can drive a terminal or fill a screen.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -32,6 +32,7 @@ from tracekit.report.findings_sarif import (
 )
 from tracekit.report.harness_json import document
 from tracekit.report.harness_text import xml_safe
+from tracekit.report.jsonout import struct_chunks
 from tracekit.report.sarif import Text
 from tracekit.report.skipped import SkippedFile
 from tracekit.report.text import display_path, md_table, table
@@ -281,10 +282,11 @@ def episode_results(entry: EpisodeEntry, trace: str) -> list[FindingResult]:
     return [FindingResult(rule, level, Text(text), (location(trace, shown(entry.episode)),)) for rule, level, text in items]
 
 
-def render_one(report: FindingsReport, fmt: str, trace: str) -> str:
-    """``report`` in output format ``fmt`` (json, table, markdown, junit, sarif)."""
+def render_one(report: FindingsReport, fmt: str, trace: str) -> str | Iterator[str]:
+    """``report`` in output format ``fmt`` (json, table, markdown, junit, sarif); JSON in chunks,
+    one episode at a time (a file of 50,000 episodes is never one string)."""
     if fmt == "json":
-        return _json(report)
+        return struct_chunks(report, "episodes")
     if fmt == "markdown":
         return one_markdown(report)
     if fmt == "junit":

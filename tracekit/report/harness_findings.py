@@ -46,6 +46,7 @@ from tracekit.report.sarif import Text
 from tracekit.report.text import display_path
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from xml.etree.ElementTree import Element
 
     from tracekit.report.findings_render import CampaignReport
@@ -66,7 +67,7 @@ def harness_report(result: HarnessResult, disagreements: int) -> FindingsReport:
     return FindingsReport(REPORT_VERSION, result.scenario_id, "harness", result.semantics is not None, (entry,), disagreements)
 
 
-def render(result: HarnessResult, fmt: str, source: str, disagreements: int) -> str:
+def render(result: HarnessResult, fmt: str, source: str, disagreements: int) -> str | Iterator[str]:
     """JUnit or SARIF (``fmt``) of one harness result; ``source`` is the trace's path as the user
     gave it (the scenario's for a dry run), shown as the artifact."""
     return render_one(harness_report(result, disagreements), fmt, source)

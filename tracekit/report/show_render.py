@@ -181,8 +181,7 @@ class _Repeated:
         return known
 
 
-def _episode(episode: Episode, repeated: _Repeated | None = None) -> EpisodeShow:
-    repeated = repeated or _Repeated()
+def _episode(episode: Episode, repeated: _Repeated) -> EpisodeShow:
     calls, truncations, redactions = episode.calls, episode.truncations, episode.redactions
     names, not_listed = _tool_names(episode) if calls else ((), 0)
     lost = sum(
