@@ -215,8 +215,10 @@ def test_the_process_ends_at_once_only_when_nothing_is_left_to_run(monkeypatch: 
 
     ended: list[int] = []
     handlers = [0]
+    mine: list[threading.Thread] = []  # threads an earlier test left (a Dask cluster's) are not this test's
     monkeypatch.setattr(os, "_exit", ended.append)
     monkeypatch.setattr(atexit, "_ncallbacks", lambda: handlers[0])
+    monkeypatch.setattr(threading, "active_count", lambda: 1 + sum(t.is_alive() for t in mine))
     app._exit_now(2)
     assert ended == [2]
     app._exit_now(None)
@@ -228,6 +230,7 @@ def test_the_process_ends_at_once_only_when_nothing_is_left_to_run(monkeypatch: 
     handlers[0] = 0
     waiting = threading.Event()
     other = threading.Thread(target=waiting.wait)
+    mine.append(other)
     other.start()
     try:
         app._exit_now(0)
