@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from tracekit.formats.base import EpisodeStream
-from tracekit.judging.audit.completeness.base import indexed
+from tracekit.judging.audit.completeness.base import INDEXED, indexed
 from tracekit.judging.audit.completeness.episode import FIELDS, LOSS_FIELDS, assess_episode
 from tracekit.judging.audit.model import (
     AuditFinding,
@@ -46,8 +46,6 @@ from tracekit.kernel.evidence import Episode, EvidenceFile, RunProblem, Status
 IMPORTED: frozenset[str] = frozenset({"inspect", "otel", "agentdojo", "garak", "claude_code", "codex", "atif"})
 OUTCOME_WORDS = frozenset({"pass", "fail", "PASS", "FAIL", "error", "hit", "failure", "success"})
 """Recorded outcomes shown and stored as they are; any other outcome text is input, left out."""
-SHOWN_INDICES = 3
-"""Episode positions a combined row names (``indexed``'s limit), then ``...``."""
 
 
 def _combined(statuses: Sequence[tuple[Status, ...]], first: tuple[FieldStatus, ...]) -> tuple[FieldStatus, ...]:
@@ -75,7 +73,7 @@ def _lacking(statuses: Sequence[tuple[Status, ...]], column: int) -> list[int]:
     for index, row in enumerate(statuses):
         if row[column] != "present":
             found.append(index)
-            if len(found) > SHOWN_INDICES:
+            if len(found) > INDEXED:
                 break
     return found
 

@@ -55,7 +55,11 @@ def by_name(fields: tuple[FieldSpec, ...]) -> dict[str, FieldSpec]:
     return {spec.name: spec for spec in fields}
 
 
-def indexed(collection: str, indices: list[int], limit: int = 3) -> str:
+INDEXED = 3
+"""Positions a location names (:func:`indexed`) before ``...``."""
+
+
+def indexed(collection: str, indices: list[int], limit: int = INDEXED) -> str:
     """``tool_calls[0,2,5]`` (at most ``limit`` indices, then ``...``): a location in our terms."""
     if not indices:
         return collection
