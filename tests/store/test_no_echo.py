@@ -11,10 +11,12 @@ from pathlib import Path
 import duckdb
 
 from tests.helpers import CORPUS, run_cli
-from tracekit.judging.audit.imported import audit_evidence
+from tracekit.formats.base import EpisodeStream
+from tracekit.judging.audit.imported import audit_stream
+from tracekit.judging.audit.model import EpisodeAudit
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode, EvidenceFile, RunFacts
-from tracekit.store.episodes import evidence_result
+from tracekit.store.episodes import stream_result
 from tracekit.store.schema import TABLES
 
 CANARY = "CANARY-b5c1d2"
@@ -27,7 +29,11 @@ def test_imported_episode_ids_are_kept_as_reports_print_them_and_outcomes_are_no
         episodes=(Episode(id=hostile, facts=RunFacts(tool="inspect_ai", outcome=CANARY)),
                   Episode(id="sample-2", facts=RunFacts(tool="inspect_ai", outcome="fail"))),
     )
-    result = evidence_result(evidence, audit_evidence("x", evidence))
+    kept: list[EpisodeAudit] = []
+    made = stream_result(
+        EpisodeStream.whole(evidence), lambda s, sink: audit_stream("x", s, None, True, sink), kept.append
+    )
+    result = {**made.result, "episodes": list(made.episodes(kept[i] for i in made.order))}
     assert CANARY not in json.dumps(result)
     assert [e["outcome"] for e in result["episodes"]] == [None, "fail"]
     assert [e["episode_id"] for e in result["episodes"]] == [episode_label(hostile), "sample-2"]

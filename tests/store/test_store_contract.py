@@ -371,12 +371,12 @@ def test_episode_ids_are_equal_across_commands(trace: Path) -> None:
     assert missing.returncode == 2 and b"tracekit show FILE" in missing.stderr
 
 
-def _sealed_store(results: int) -> tuple[Any, bytes, dict[str, str | None]]:
+def _sealed_store(results: int, stage: Path) -> tuple[Any, bytes, dict[str, str | None]]:
     import duckdb
 
-    from tracekit.store.ingest import rows_for
-    from tracekit.store.runner import sealed
-    from tracekit.store.schema import insert_rows, migrate
+    from tracekit.store.ingest import Stored, rows_for
+    from tracekit.store.schema import migrate
+    from tracekit.store.writer import Writer
 
     con = duckdb.connect()
     migrate(con)
@@ -390,11 +390,10 @@ def _sealed_store(results: int) -> tuple[Any, bytes, dict[str, str | None]]:
                           "message": "m"}],
             "completeness": [{"field": "f", "status": "missing", "where": "w", "needed_to_rerun": True}],
         }
-        rows = sealed(rows_for(f"r{i}", f"d{i}", "k", 10, 1, report), key)
-        insert_rows(con, "results", [rows.result])
-        for table in ("episodes", "findings", "completeness", "verdicts"):
-            insert_rows(con, table, getattr(rows, table))
-        seals[f"r{i}"] = rows.result[-1]
+        writer = Writer(con, 1, str(stage), batch_files=1)
+        writer.add([], rows_for(f"r{i}", f"d{i}", "k", 10, 1, Stored(report, [])), key)
+        writer.flush()
+    seals.update(con.execute("SELECT result_id, seal FROM results").fetchall())
     return con, key, seals
 
 
@@ -405,15 +404,20 @@ EDITS = (
     "DELETE FROM findings WHERE result_id = 'r1'",
     "UPDATE completeness SET status = 'present' WHERE result_id = 'r1'",
     "UPDATE verdicts SET verdict = 'fail' WHERE result_id = 'r1'",
+    # The per-episode tables hold no key (schema version 4): a row added twice, or one more
+    # row, must fail the seal too (it counts each table's rows).
+    "INSERT INTO findings SELECT * FROM findings WHERE result_id = 'r1'",
+    "INSERT INTO verdicts VALUES ('r1', 0, 'replay', 'exact')",
 )
 
 
 @pytest.mark.parametrize("edit", EDITS)
-def test_seal_catches_an_edit_of_any_table(edit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_seal_catches_an_edit_of_any_table(edit: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from tracekit.store import seal
 
     monkeypatch.setattr(seal, "CHECK_BATCH", 2)  # three results: two batches
-    con, key, seals = _sealed_store(3)
+    monkeypatch.setattr(seal, "FETCH_ROWS", 1)  # rows stream back one at a time
+    con, key, seals = _sealed_store(3, tmp_path)
     assert seal.broken(con, key, seals) == set()
     assert seal.broken(con, None, seals) == set(seals)  # no key: nothing is trusted
     assert seal.broken(con, bytes(32), seals) == set(seals)  # another key

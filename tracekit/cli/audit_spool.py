@@ -76,9 +76,9 @@ class SpillFolder:
 
 
 class EpisodeLines:
-    """One file's episode audits, each encoded as it is made and appended (in memory up to
-    :data:`~tracekit.cli.spool.IN_MEMORY` bytes, then in a file of ``folder``, or an anonymous
-    one without it); only each line's offset is kept."""
+    """One file's episode audits (or the store's rows of them: cli/store_io.py), each encoded as
+    it is made and appended (in memory up to :data:`~tracekit.cli.spool.IN_MEMORY` bytes, then
+    in a file of ``folder``, or an anonymous one without it); only each line's offset is kept."""
 
     def __init__(self, folder: SpillFolder) -> None:
         self._folder = folder
@@ -88,7 +88,7 @@ class EpisodeLines:
         self.size = 0
         self._encode = msgspec.json.Encoder().encode
 
-    def add(self, audit: EpisodeAudit) -> None:
+    def add(self, audit: object) -> None:
         line = self._encode(audit) + b"\n"
         self._offsets.append(self.size)
         if self._name is None and isinstance(self._handle, io.BytesIO) and self.size + len(line) > IN_MEMORY:
@@ -131,6 +131,10 @@ class EpisodeLines:
             return b"".join(self._line(i) for i in order), None
         finally:
             self.discard()
+
+    def lines(self, order: Sequence[int]) -> Iterator[bytes]:
+        """The lines in ``order`` (positions as they came), one at a time."""
+        return (self._line(i) for i in order)
 
     def _line(self, index: int) -> bytes:
         start = self._offsets[index]

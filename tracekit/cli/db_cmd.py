@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 
-from tracekit.cli.audit_io import AuditJob, AuditOptions
+from tracekit.cli.audit_io import AuditOptions
 from tracekit.cli.common import ExecutorOptions, ExitCode, Format, diag, fail, say
 from tracekit.cli.options import FORCE, FORMAT, OUTPUT, QUIET, Command
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
@@ -255,33 +255,6 @@ def _chunks(path: str) -> Iterator[bytes]:
 
 SUFFIXES = (".jsonl", ".json", ".eval")
 """What a campaign walk picks up: the audited formats' and the imported formats' files."""
-AUDITED = frozenset({"agentguard", "harness"})
-"""Formats ``tracekit audit`` audits in full; the others are stored per episode from evidence."""
-
-
-def store_job(job: AuditJob) -> dict[str, Any] | None:
-    """One campaign file's store result, in a worker: the report plain ``tracekit audit``
-    prints for it, with the same options (docs/campaign-store.md, "Episodes"). An imported
-    format (Inspect, OTel, AgentDojo, garak) is read once, through the reader plain ``audit``
-    uses, and its report is kept with one row per episode (tracekit/store/episodes.py);
-    anything else is audited as ``tracekit audit`` does."""
-    from tracekit.cli.audit_io import audit_job
-    from tracekit.cli.trace_input import consume_evidence, opened
-    from tracekit.judging.audit.imported import audit_evidence
-    from tracekit.judging.harness.scenario import parse_scenario
-    from tracekit.store.episodes import stream_result
-
-    scenario = None if job.opts.scenario is None else parse_scenario(job.opts.scenario)
-    try:
-        with opened(job.source, job.opts.input_format) as source:
-            if source.format is not None and source.format not in AUDITED:
-                return consume_evidence(
-                    job.source, source,
-                    lambda stream: stream_result(stream, lambda s: audit_evidence(job.path, s, scenario)),
-                )
-    except TracekitError:
-        pass  # unreadable or refused: plain audit reports it with its own code, as below
-    return audit_job(job)
 
 
 def _fault_hook() -> Any:
@@ -352,7 +325,8 @@ def audit_into_store(job: StoreRun) -> NoReturn:
     new or changed files; print the run's report and exit with the worst file's code. The
     caller checked the output target before any work."""
     from tracekit import __version__
-    from tracekit.cli.common import absolute, collect_inputs, worst
+    from tracekit.cli.common import collect_inputs, worst
+    from tracekit.cli.store_io import store_audit
     from tracekit.report.store_render import render_run
     from tracekit.store.db import load_key, open_store
     from tracekit.store.queries import run_exit, run_files, summary
@@ -368,16 +342,9 @@ def audit_into_store(job: StoreRun) -> NoReturn:
     opts = job.audit
     options = run_options(opts)
     chosen = job.run.make(len(paths))
-
-    def audit(files: list[str]) -> Iterator[dict[str, Any] | None]:
-        from tracekit.cli.progress import tracked
-
-        done = chosen.map_ordered(store_job, [AuditJob(f, absolute(f), False, opts) for f in files])
-        return tracked(done, len(files), "audit", job.quiet)
-
     started = time.perf_counter()
     try:
-        with open_store(job.db, writable=True) as con:
+        with store_audit(chosen, opts, job.quiet) as audit, open_store(job.db, writable=True) as con:
             stats = run_into_store(
                 con, os.path.abspath(job.root), [os.path.abspath(p) for p in paths.files], audit,
                 version=__version__, options=options, hook=_fault_hook(), new_root=job.new_root,

@@ -408,6 +408,9 @@ class Code(_CodeClass):
     STORE_OLDER_SCHEMA = "store.older_schema"
     # -- redaction of bundles sealed before original subject statements (bundle format section 8)
     BUNDLE_ORIGINAL_DIGESTS_PUBLISHED = "bundle.original_digests_published"
+    # -- the campaign store bounded in memory (docs/campaign-store.md, "Memory") --
+    STORE_MEMORY_LIMIT = "store.memory_limit"
+    STORE_MEMORY_SETTING = "store.memory_setting"
 
 
 class CodeInfo(NamedTuple):
@@ -1070,6 +1073,15 @@ CODE_INFO: dict[Code, CodeInfo] = {
         "The bundle is of version {version}: {count} withheld original(s) keep their plain SHA-256 "
         "in the signed statement, which confirms a guess of the whole file; seal the trace again "
         "to redact it fully.",
+    ),
+    # -- the campaign store bounded in memory (docs/campaign-store.md, "Memory") -----------------
+    Code.STORE_MEMORY_LIMIT: CodeInfo(
+        _E,
+        "The campaign store needed more memory than tracekit lets it use ({limit} MiB); what "
+        "was committed before is kept. Set TRACEKIT_STORE_MEMORY to more MiB and run again.",
+    ),
+    Code.STORE_MEMORY_SETTING: CodeInfo(
+        _E, "TRACEKIT_STORE_MEMORY must be a whole number of MiB, at least {minimum}."
     ),
 }
 

@@ -1,5 +1,5 @@
 """The store's I/O edge: open the DuckDB file, and read campaign files to hash them
-(docs/campaign-store.md, "Concurrency" and "The incremental rule").
+(docs/campaign-store.md, "Concurrency", "Memory" and "The incremental rule").
 
 DuckDB is a dependency imported only here, and only when a store
 is opened, so ``tracekit --help`` does not pay for it. DuckDB takes an exclusive file lock for a
@@ -22,6 +22,12 @@ from tracekit.store.schema import check_version, migrate
 from tracekit.store.seal import KEY_BYTES
 
 HASH_CHUNK = 1024 * 1024
+MEMORY_ENV = "TRACEKIT_STORE_MEMORY"
+"""MiB DuckDB may use for a store (docs/campaign-store.md, "Memory")."""
+MEMORY_MIB = 128
+"""The default: a file of 50,000 episodes (two million rows in one transaction) is written in
+about 180 MiB for the whole process, where DuckDB unbounded took 340 MiB."""
+MEMORY_MIN_MIB = 64
 
 
 def _duckdb() -> Any:
@@ -72,6 +78,25 @@ def _damaged(path: Path) -> Code:
     return Code.STORE_CORRUPT if head[8:12] == STORE_MAGIC else Code.STORE_NOT_A_STORE
 
 
+def memory_mib() -> int:
+    """The MiB DuckDB may use: ``$TRACEKIT_STORE_MEMORY`` if set, else :data:`MEMORY_MIB`.
+    Raises TracekitError(store.memory_setting) for a value that is not a whole number of MiB
+    of at least :data:`MEMORY_MIN_MIB`."""
+    given = os.environ.get(MEMORY_ENV)
+    if given is None:
+        return MEMORY_MIB
+    if not given.isascii() or not given.isdigit() or int(given) < MEMORY_MIN_MIB:
+        raise TracekitError(finding(Code.STORE_MEMORY_SETTING, minimum=MEMORY_MIN_MIB))
+    return int(given)
+
+
+def _bounded(con: Any, mib: int, spill: str) -> None:
+    """DuckDB held to ``mib`` MiB, spilling what does not fit into ``spill`` (a private folder,
+    never beside the user's store: DuckDB's default would be ``STORE.tmp``)."""
+    con.execute(f"SET memory_limit = '{mib}MiB'")
+    con.execute("SET temp_directory = ?", [spill])
+
+
 @contextmanager
 def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
     """A DuckDB connection to the store at ``path``, closed on exit.
@@ -87,9 +112,14 @@ def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
         raise TracekitError(finding(Code.FORMAT_EMPTY))
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise TracekitError(finding(Code.STORE_NOT_A_STORE))
+    import tempfile
+
+    mib = memory_mib()
     con = _connect(path, read_only=not writable)
     duckdb = _duckdb()
+    spill = tempfile.TemporaryDirectory(prefix="tracekit-store-")
     try:
+        _bounded(con, mib, spill.name)
         try:
             if writable:
                 migrate(con)
@@ -99,12 +129,15 @@ def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
             raise TracekitError(finding(_damaged(path))) from None
         try:
             yield con
+        except duckdb.OutOfMemoryException:
+            raise TracekitError(finding(Code.STORE_MEMORY_LIMIT, limit=mib)) from None
         except duckdb.Error:
             # A store that opens but fails a query is damaged inside (a truncated or overwritten
             # block): a clear code, never an internal error (docs/threat-model.md).
             raise TracekitError(finding(Code.STORE_CORRUPT)) from None
     finally:
         con.close()
+        spill.cleanup()
 
 
 def file_digest(path: str) -> tuple[int, str] | None:
@@ -129,6 +162,24 @@ def file_digest(path: str) -> tuple[int, str] | None:
         return None
     finally:
         os.close(fd)
+
+
+@contextmanager
+def staging() -> Iterator[str]:
+    """A private folder (mode 0700) for rows on their way into the store, removed on exit."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tracekit-store-") as folder:
+        yield folder
+
+
+def staged(folder: str, lines: list[bytes]) -> str:
+    """``lines`` written as one file of JSON lines in ``folder`` (the run's private staging
+    folder, tracekit/store/writer.py), replacing the last; its path, for DuckDB to read."""
+    path = os.path.join(folder, "rows.jsonl")
+    with open(path, "wb") as out:
+        out.write(b"\n".join(lines))
+    return path
 
 
 KEY_ENV = "TRACEKIT_STORE_KEY"

@@ -2,9 +2,10 @@
 ``tracekit audit`` gives the file, kept as one episode row per episode of its evidence
 (docs/campaign-store.md, "Episodes").
 
-Pure: takes the :class:`~tracekit.kernel.evidence.EvidenceFile` the format layer loaded and the
-:class:`~tracekit.judging.audit.model.AuditReport` that ``audit`` built from it (with the run's
-scenario), and returns the plain result shape workers send back, with an ``episodes`` list:
+Pure: runs plain ``audit``'s streaming audit over the file's episodes as the format layer reads
+them (with the run's scenario) and returns the plain result workers send back, without its
+episodes, and what turns each episode's audit into its plain row, one at a time (the worker
+spools them: tracekit/cli/store_io.py). Never are a file's episodes all held:
 
 * the file's exit code, readability and rerunnability are the report's, so a stored run exits
   as plain ``audit`` does;
@@ -24,12 +25,12 @@ fixed verdict words.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 import msgspec
 
-from tracekit.formats.base import EpisodeStream, in_order
+from tracekit.formats.base import EpisodeStream
 from tracekit.judging.audit.imported import recorded_outcome
 from tracekit.judging.audit.model import (
     AuditFinding,
@@ -39,7 +40,7 @@ from tracekit.judging.audit.model import (
     note,
 )
 from tracekit.kernel.errors import Code
-from tracekit.kernel.evidence import Episode, EvidenceFile
+from tracekit.kernel.evidence import Episode
 
 _EPISODE_AT = re.compile(r"episodes\[(\d+)\]")
 
@@ -75,9 +76,9 @@ def _episode(
     return out
 
 
-def _file_level(report: AuditReport, count: int) -> list[list[AuditFinding]]:
-    """The report's file-level findings that no episode holds, by the episode they go to."""
-    held = {f.code for e in report.episodes for f in e.findings}
+def _file_level(report: AuditReport, held: set[str], count: int) -> list[list[AuditFinding]]:
+    """The report's file-level findings that no episode holds (``held``: every code the
+    episodes hold), by the episode they go to."""
     out: list[list[AuditFinding]] = [[] for _ in range(max(count, 1))]
     for found in report.findings:
         if found.code in held:
@@ -88,52 +89,68 @@ def _file_level(report: AuditReport, count: int) -> list[list[AuditFinding]]:
     return out
 
 
-def evidence_result(evidence: EvidenceFile, report: AuditReport) -> dict[str, Any]:
-    """The store result of an imported file: ``report`` (plain ``audit``'s, from ``evidence``)
-    with one row per episode."""
-    outcomes = [recorded_outcome(e) for e in evidence.episodes]
-    return _result(evidence.format, evidence.format_version, outcomes, report)
+Audit = Callable[[EpisodeStream, Callable[[EpisodeAudit], None]], tuple[AuditReport, list[int]]]
+"""Plain ``audit``'s streaming audit (``audit_stream``): each episode's audit handed to the sink
+as it is made; the report without them, and the order to put them in."""
 
 
-def stream_result(stream: EpisodeStream, audit: Callable[[EpisodeStream], AuditReport]) -> dict[str, Any]:
-    """:func:`evidence_result` of a file read one episode at a time (docs/formats.md,
-    "Streaming episodes"): ``audit`` (plain ``audit``'s) consumes the stream, and only each
-    episode's recorded outcome is kept beside it."""
-    seen: list[tuple[Any, str | None]] = []
+class StreamedResult(NamedTuple):
+    """An imported file's store result without its episodes, and what makes each episode's
+    row from its audit (:meth:`episodes`)."""
+
+    result: dict[str, Any]
+    order: list[int]
+    """The sink's episodes' positions as they came, in the file's order."""
+    outcomes: list[str | None]
+    """Each episode's recorded outcome, as they came."""
+    extras: list[list[AuditFinding]]
+    verdicts: tuple[str, ...] | None
+    fmt: str
+
+    def episodes(self, audits: Iterable[EpisodeAudit]) -> Iterator[dict[str, Any]]:
+        """Each episode of the store result, from its audit (``audits``: the sink's, in the
+        file's order, read one at a time)."""
+        verdicts = self.verdicts
+        for i, audited in enumerate(audits):
+            verdict = verdicts[i] if verdicts is not None and i < len(verdicts) else None
+            yield _episode(self.outcomes[self.order[i]], audited, self.fmt, self.extras[i], verdict)
+
+
+def stream_result(stream: EpisodeStream, audit: Audit, keep: Callable[[EpisodeAudit], None]) -> StreamedResult:
+    """The store result of a file read one episode at a time (docs/formats.md, "Streaming
+    episodes"): ``audit`` (plain ``audit``'s) consumes the stream and hands each episode's audit
+    to ``keep`` as it is made; only each episode's recorded outcome and the codes its findings
+    hold are kept here."""
+    outcomes: list[str | None] = []
+    held: set[str] = set()
 
     def noted(pairs: Iterable[tuple[Any, Episode]]) -> Iterator[tuple[Any, Episode]]:
         for key, episode in pairs:
-            seen.append((key, recorded_outcome(episode)))
+            outcomes.append(recorded_outcome(episode))
             yield key, episode
 
-    report = audit(EpisodeStream(stream.format, stream.format_version, noted(stream.pairs), stream.run_problems))
-    return _result(stream.format, stream.format_version, in_order(seen), report)
+    def sink(audited: EpisodeAudit) -> None:
+        held.update(f.code for f in audited.findings)
+        keep(audited)
 
-
-def _result(fmt: str, version: str | None, outcomes: Sequence[str | None], report: AuditReport) -> dict[str, Any]:
-    count = len(outcomes)
-    extras = _file_level(report, count)
+    noting = EpisodeStream(stream.format, stream.format_version, noted(stream.pairs), stream.run_problems)
+    report, order = audit(noting, sink)
+    count = len(order)
+    extras = _file_level(report, held, count)
     judged = report.harness.episodes if report.harness and report.harness.episodes else None
-    episodes = [
-        _episode(
-            outcome, audited, fmt, extras[i],
-            str(judged[i].result) if judged is not None and i < len(judged) else None,
-        )
-        for i, (outcome, audited) in enumerate(zip(outcomes, report.episodes, strict=True))
-    ]
     result: dict[str, Any] = {
-        "format": fmt,
-        "format_version": version,
+        "format": stream.format,
+        "format_version": stream.format_version,
         "exit_code": report.exit_code,
         "readable": True,
         "intact": None,
         "rerunnable": report.rerunnable,
-        "episodes": episodes,
         "findings": [],
         "completeness": [],
     }
-    if not episodes:
-        # No episode to hold them: the file's own findings are its one row (ingest.episodes_of).
+    if not count:
+        # No episode to hold them: the file's own findings are its one row (ingest.rows_for).
         result["findings"] = _plain(extras[0])
         result["completeness"] = _plain(report.completeness)
-    return result
+    verdicts = tuple(str(j.result) for j in judged) if judged is not None else None
+    return StreamedResult(result, order, outcomes, extras, verdicts, stream.format)

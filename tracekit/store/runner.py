@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from tracekit.kernel.errors import Code, TracekitError, finding
-from tracekit.store.db import file_digest
+from tracekit.store.db import file_digest, staging
 from tracekit.store.incremental import (
     UNREADABLE_DIGEST,
     Candidate,
@@ -32,11 +32,12 @@ from tracekit.store.incremental import (
     options_key,
     result_id,
 )
-from tracekit.store.ingest import NOT_A_TRACE, FileRows, Hook, Writer, rollback, rows_for
-from tracekit.store.seal import seal
+from tracekit.store.ingest import NOT_A_TRACE, Hook, Stored, rollback, rows_for
+from tracekit.store.writer import Writer
 
-Audit = Callable[[list[str]], Iterator[dict[str, Any] | None]]
-"""Audits absolute paths (in order) and yields each result, None for a non-trace."""
+Audit = Callable[[list[str]], Iterator[Stored | None]]
+"""Audits absolute paths (in order) and yields each result, None for a non-trace; a result's
+episodes are read when the writer iterates them, before the next result is asked for."""
 
 
 class RunStats(msgspec.Struct, frozen=True):
@@ -95,15 +96,6 @@ def _finish(con: Any, run_id: int, status: str, reused: int) -> None:
     )
 
 
-def sealed(rows: FileRows, key: bytes | None) -> FileRows:
-    """``rows`` with the result's seal appended to its row (None without a key: such a result
-    is never reused)."""
-    children = {t: getattr(rows, t) for t in ("episodes", "findings", "completeness", "verdicts")}
-    # The result row ends with first_run, which the seal leaves out (tracekit/store/seal.py).
-    stamp = None if key is None else seal(key, rows.result[:-1], children)
-    return msgspec.structs.replace(rows, result=(*rows.result, stamp))
-
-
 def hash_files(paths: Sequence[str], root: str) -> list[Candidate]:
     """Step 3: every file hashed; an unreadable one gets the never-reused digest."""
     out = []
@@ -130,32 +122,39 @@ def run_into_store(
         candidates = hash_files(paths, root)
         todo, unsealed = link_unchanged(con, run_id, candidates, version, options, seal_key)
         reused = len(candidates) - len(todo)
-        groups: dict[str, list[Candidate]] = {}
-        order: list[Candidate] = []
-        for c in todo:
-            if c.digest == UNREADABLE_DIGEST:
-                order.append(c)
-                continue
-            if c.digest not in groups:
-                order.append(c)
-            groups.setdefault(c.digest, []).append(c)
-        writer = Writer(con, run_id, batch_files=batch_files, hook=hook)
-        # No executor is started (no pool, no cluster) when nothing needs reading.
-        results = audit([c.absolute for c in order]) if order else iter(())
-        for first, report in zip(order, results, strict=True):
-            unreadable = first.digest == UNREADABLE_DIGEST
-            same = [first] if unreadable else groups[first.digest]
-            # An unreadable file's result is this run's alone: it is never reused.
-            content = f"{UNREADABLE_DIGEST}{run_id}/{first.path}" if unreadable else first.digest
-            fmt = NOT_A_TRACE if report is None else str(report["format"])
-            key = options_key(version, fmt, options)
-            rid = result_id(content, key)
-            rows = sealed(rows_for(rid, content, key, first.size, run_id, report), seal_key)
-            writer.add([(c.path, c.size, c.digest, fmt, rid) for c in same], rows)
-        writer.flush()
+        order, groups = _distinct(todo)
+        with staging() as stage:
+            writer = Writer(con, run_id, stage, batch_files=batch_files, hook=hook)
+            # No executor is started (no pool, no cluster) when nothing needs reading.
+            results = audit([c.absolute for c in order]) if order else iter(())
+            for first, report in zip(order, results, strict=True):
+                unreadable = first.digest == UNREADABLE_DIGEST
+                same = [first] if unreadable else groups[first.digest]
+                # An unreadable file's result is this run's alone: it is never reused.
+                content = f"{UNREADABLE_DIGEST}{run_id}/{first.path}" if unreadable else first.digest
+                fmt = NOT_A_TRACE if report is None else str(report.report["format"])
+                key = options_key(version, fmt, options)
+                rid = result_id(content, key)
+                rows = rows_for(rid, content, key, first.size, run_id, report)
+                writer.add([(c.path, c.size, c.digest, fmt, rid) for c in same], rows, seal_key)
+            writer.flush()
     except BaseException:
         rollback(con)
         _finish(con, run_id, "interrupted", reused)
         raise
     _finish(con, run_id, "complete", reused)
     return RunStats(run_id, len(paths), len(order), reused, unsealed)
+
+
+def _distinct(todo: Sequence[Candidate]) -> tuple[list[Candidate], dict[str, list[Candidate]]]:
+    """The files to read, one per digest (every unreadable one), and the files of each digest."""
+    groups: dict[str, list[Candidate]] = {}
+    order: list[Candidate] = []
+    for c in todo:
+        if c.digest == UNREADABLE_DIGEST:
+            order.append(c)
+            continue
+        if c.digest not in groups:
+            order.append(c)
+        groups.setdefault(c.digest, []).append(c)
+    return order, groups

@@ -17,7 +17,7 @@ from typing import Any
 
 from tracekit.kernel.errors import Code, TracekitError, finding
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _V1 = (
     """CREATE TABLE runs (
@@ -114,7 +114,51 @@ _V3 = (
     "UPDATE results SET seal = NULL",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2), (3, _V3))
+_V4_TABLES = {
+    "findings": """(
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        code VARCHAR NOT NULL,
+        severity VARCHAR NOT NULL,
+        policy VARCHAR NOT NULL,
+        line INTEGER,
+        "where" VARCHAR,
+        message VARCHAR NOT NULL
+    )""",
+    "completeness": """(
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,
+        field VARCHAR NOT NULL,
+        status VARCHAR NOT NULL,
+        "where" VARCHAR NOT NULL,
+        needed_to_rerun BOOLEAN NOT NULL
+    )""",
+    "verdicts": """(
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,
+        kind VARCHAR NOT NULL,
+        verdict VARCHAR NOT NULL
+    )""",
+}
+
+_V4 = (
+    # The per-episode tables lose their primary keys: DuckDB holds a key's index in memory,
+    # about 100 bytes a row, so a file of 50,000 episodes (two million rows) cost 230 MiB
+    # (docs/threat-model.md, "The campaign store"). The writer makes each key once; the seal
+    # counts rows, so a duplicated row fails it. Seals are now a keyed set hash
+    # (tracekit/store/seal.py): every stored seal is cleared, so the next run reads each file
+    # again, once.
+    *(statement for table, columns in _V4_TABLES.items() for statement in (
+        f"CREATE TABLE {table}_v4 {columns}",
+        f"INSERT INTO {table}_v4 SELECT * FROM {table}",
+        f"DROP TABLE {table}",
+        f"ALTER TABLE {table}_v4 RENAME TO {table}",
+    )),
+    "UPDATE results SET seal = NULL",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2), (3, _V3), (4, _V4))
 """(version, statements) in order; a new schema appends a migration, never edits one."""
 
 TABLES = ("runs", "files", "results", "episodes", "findings", "completeness", "verdicts")
