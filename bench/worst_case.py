@@ -167,6 +167,10 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
         ("audit --db", ".eval 50,000 x 10 messages",
          ["sh", "-c", 'rm -f "$1"; exec "$2" audit "$3" --db "$1" -q', "sh", str(DATA / "most.duckdb"), t,
           p["most_campaign"]]),
+        # then again over the store that row wrote: every seal checked, nothing read; and a query
+        ("audit --db 2nd", ".eval 50,000 x 10 messages",
+         [t, "audit", p["most_campaign"], "--db", str(DATA / "most.duckdb"), "-q"]),
+        ("db findings", "store of .eval 50,000 x 10", [t, "db", "findings", str(DATA / "most.duckdb"), "-q"]),
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
         ("seal", ".eval 500,000 short messages", [t, "seal", at, "-o", sealed["eval"], "--force"]),
         ("verify", "bundle of .eval 500,000", [t, "verify", sealed["eval"]]),
