@@ -26,6 +26,7 @@ from tracekit.cli.options import FORCE, FORMAT, OUTPUT, QUIET, Command
 from tracekit.cli.sink import check_folder, check_target, emit, make_folder, write_files
 from tracekit.kernel.errors import Code, TracekitError, finding
 from tracekit.report.jsonout import set_head
+from tracekit.store.db import KEY_ENV, MEMORY_ENV, MEMORY_MIB, MEMORY_MIN_MIB
 
 FAULT_ENV = "TRACEKIT_STORE_FAULT"
 """Fault injection for the crash tests: ``ACTION:POINT:N`` sends this process SIGKILL
@@ -35,6 +36,9 @@ FAULT_ENV = "TRACEKIT_STORE_FAULT"
 
 db_app = typer.Typer(
     name="db", help="Query a campaign store written by `tracekit audit --db`.",
+    epilog=f"Environment: {MEMORY_ENV}, the MiB of buffers DuckDB may use for a store (default "
+    f"{MEMORY_MIB}, at least {MEMORY_MIN_MIB}); {KEY_ENV}, the file holding the key that seals "
+    "results (docs/campaign-store.md).",
     no_args_is_help=True, add_completion=False, rich_markup_mode=None,
 )
 
