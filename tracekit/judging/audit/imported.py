@@ -2,8 +2,9 @@
 (docs/audit.md, "Tool-using agent traces"; docs/formats.md, "Completeness per episode").
 
 Pure: takes the :class:`~tracekit.kernel.evidence.EvidenceFile` an importer produced. Per episode: the
-tool-using completeness profile (``assess_episode``: rows made once per distinct summary), the evidence consistency rules
-(``tracekit.judging.findings.consistency.check_episode``) and the episode's gap findings. Per file: the
+tool-using completeness profile (``assess_episode``), the evidence consistency rules
+(``tracekit.judging.findings.consistency.check_episode``) and the episode's gap findings, made
+once per distinct completeness summary and consistency findings (a file's episodes repeat a few). Per file: the
 no-integrity note, one note per exporter loss that applies, the gap findings of the file's
 completeness (each field's worst status over its episodes, the episodes lacking it named), and
 every episode's consistency findings located at ``episodes[i]``, so they reach the exit code.
@@ -102,7 +103,7 @@ class _Parts(NamedTuple):
     statuses: tuple[Status, ...]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _parts(summary: Summary, consistency: tuple[Finding, ...]) -> _Parts:
     """An episode's rows, its findings (most severe first) and its row of statuses, from what
     decides them (a file's episodes repeat a few: each is made once; frozen, shared safely)."""

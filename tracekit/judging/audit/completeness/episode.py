@@ -362,7 +362,7 @@ def _lost(row: FieldStatus, episode_losses: tuple[str, ...], fmt: str) -> FieldS
     return row
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def rows_of(summary: Summary) -> tuple[FieldStatus, ...]:
     """The rows of every episode whose :func:`summarise` is ``summary``, in :data:`FIELDS`
     order (the rows are frozen: shared safely)."""
