@@ -16,11 +16,11 @@ import msgspec
 
 from tracekit import REPORT_VERSION
 from tracekit.judging.audit.campaign import CampaignSummary
-from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit
+from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit, FieldStatus
 from tracekit.judging.harness.model import mode_name
 from tracekit.kernel.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings
-from tracekit.report.jsonout import Streamed, dumps_chunks, preformatted
+from tracekit.report.jsonout import Preformatted, Shared, Streamed, dumps_chunks, preformatted
 from tracekit.report.text import display_path, md_escape, md_table, table
 
 if TYPE_CHECKING:
@@ -49,15 +49,16 @@ def json_chunks(
     }
     if skipped:
         head["skipped"] = [{"trace": s.trace, "code": s.code} for s in skipped]
-    return dumps_chunks(head, {"traces": (_trace(t) for t in traces)})
+    episodes = _Episodes()
+    return dumps_chunks(head, {"traces": (_trace(t, episodes) for t in traces)})
 
 
-def _trace(report: AuditReport) -> dict[str, Any]:
+def _trace(report: AuditReport, episodes: _Episodes) -> dict[str, Any]:
     """One trace's element; an imported file's episodes made one at a time as they are written
     (a file of 5,000 episodes is a document of about 50 MB)."""
     document: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(report, episodes=(), findings=()))
     if report.episodes:  # a spooled report's episodes are read back only here, as they are written
-        document["episodes"] = Streamed(_element(e) for e in report.episodes)
+        document["episodes"] = Streamed(episodes.element(e) for e in report.episodes)
     if report.findings:  # a file of many episodes can hold a few per episode
         document["findings"] = Streamed(_element(f) for f in report.findings)
     return document
@@ -71,6 +72,53 @@ def _element(item: EpisodeAudit | AuditFinding) -> Any:
     module's bytes (:func:`~tracekit.report.jsonout.preformatted`), several times faster; else
     its builtins."""
     return preformatted(_SORTED.encode(item)) or msgspec.to_builtins(item)
+
+
+_UNSEEN = Preformatted()
+"""Not yet rendered (told apart by identity: no rendering is this object)."""
+SHARED_KEPT = 256
+"""Distinct episode renderings :class:`_Episodes` keeps (then it starts again)."""
+
+
+class _Episodes:
+    """Each episode's element of the JSON report. A file's episodes repeat a few completeness
+    tables and findings lists: each distinct pair is rendered once (:func:`_element`, keys
+    sorted, so the ``id`` comes last), and an episode with the same pair is that text up to its
+    ``id`` (:class:`~tracekit.report.jsonout.Shared`) and its own ``id``. Any text the json
+    module would render otherwise (an escape, a byte past ASCII) goes the whole way."""
+
+    def __init__(self) -> None:
+        self._shared: dict[tuple[tuple[FieldStatus, ...], tuple[AuditFinding, ...]], Preformatted | None] = {}
+
+    def element(self, episode: EpisodeAudit) -> Any:
+        own = _own(episode.id)
+        if own is None:
+            return _element(episode)
+        key = (episode.completeness, episode.findings)
+        shared = self._shared.get(key, _UNSEEN)
+        if shared is _UNSEEN:  # the first episode with this pair: rendered whole
+            whole = _element(episode)
+            if len(self._shared) >= SHARED_KEPT:
+                self._shared.clear()
+            self._shared[key] = _before(whole, own)
+            return whole
+        return _element(episode) if shared is None else Shared(shared, own)
+
+
+def _own(label: str) -> Preformatted | None:
+    """The end of an episode's element from its ``id`` on (its value, the closing brace), or
+    None when the json module would write the value otherwise (:func:`preformatted`)."""
+    encoded = msgspec.json.encode(label)
+    if not encoded.isascii() or b"\\" in encoded or b"\x7f" in encoded:
+        return None
+    return Preformatted(encoded.decode("ascii") + "\n}")
+
+
+def _before(element: Any, own: str) -> Preformatted | None:
+    """``element``'s text before ``own`` (which ends it after ``"id": ``), or None."""
+    if not isinstance(element, Preformatted) or not element.endswith('"id": ' + own):
+        return None
+    return Preformatted(element[: len(element) - len(own)])
 
 
 def as_findings(traces: Iterable[AuditReport]) -> list[TraceFindings]:

@@ -99,6 +99,33 @@ def preformatted(encoded: bytes) -> Preformatted | None:
     return Preformatted(msgspec.json.format(encoded, indent=2).decode("ascii"))
 
 
+class Shared:
+    """A list item of :func:`dumps_chunks` rendered as a :class:`Preformatted` is, in two
+    pieces: ``shared``, the text before ``own`` that recurs across items (the same object each
+    time, as a cache hands it out), whose indented form is made once per indent; and ``own``,
+    the rest, this item's own."""
+
+    __slots__ = ("own", "shared")
+
+    def __init__(self, shared: Preformatted, own: Preformatted) -> None:
+        self.shared, self.own = shared, own
+
+
+_INDENTED: dict[tuple[str, str], str] = {}
+_INDENTED_MAX = 64
+"""Indented shared texts kept (a file's items repeat a few; past this many, the memo restarts)."""
+
+
+def _indented_shared(text: str, prefix: str) -> str:
+    key = (text, prefix)
+    done = _INDENTED.get(key)
+    if done is None:
+        if len(_INDENTED) >= _INDENTED_MAX:
+            _INDENTED.clear()
+        done = _INDENTED[key] = text.replace("\n", "\n" + prefix)
+    return done
+
+
 def _element(value: Any, prefix: str) -> Iterator[str]:
     """``json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True)`` with every line after
     a break indented by ``prefix``, in pieces of about :data:`_PIECE` characters, a
@@ -107,6 +134,9 @@ def _element(value: Any, prefix: str) -> Iterator[str]:
     the text is always a line break, never inside a string."""
     if isinstance(value, Preformatted):
         yield value.replace("\n", "\n" + prefix)
+        return
+    if isinstance(value, Shared):
+        yield _indented_shared(value.shared, prefix) + value.own.replace("\n", "\n" + prefix)
         return
     streamed: dict[str, Streamed] = {}
     if isinstance(value, dict) and any(isinstance(v, Streamed) for v in value.values()):

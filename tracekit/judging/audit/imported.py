@@ -3,7 +3,8 @@
 
 Pure: takes the :class:`~tracekit.kernel.evidence.EvidenceFile` an importer produced. Per episode: the
 tool-using completeness profile (``assess_episode``), the evidence consistency rules
-(``tracekit.judging.findings.consistency.check_episode``) and the episode's gap findings. Per file: the
+(``tracekit.judging.findings.consistency.check_episode``) and the episode's gap findings, made
+once per distinct completeness summary and consistency findings (a file's episodes repeat a few). Per file: the
 no-integrity note, one note per exporter loss that applies, the gap findings of the file's
 completeness (each field's worst status over its episodes, the episodes lacking it named), and
 every episode's consistency findings located at ``episodes[i]``, so they reach the exit code.
@@ -14,13 +15,20 @@ With a scenario (``audit --scenario``), its policies are judged on every episode
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import msgspec
 
 from tracekit.formats.base import EpisodeStream
 from tracekit.judging.audit.completeness.base import INDEXED, indexed
-from tracekit.judging.audit.completeness.episode import FIELDS, LOSS_FIELDS, assess_episode
+from tracekit.judging.audit.completeness.episode import (
+    FIELDS,
+    LOSS_FIELDS,
+    Summary,
+    rows_of,
+    summarise,
+)
 from tracekit.judging.audit.model import (
     AuditFinding,
     AuditReport,
@@ -83,11 +91,31 @@ def audit_episode(episode: Episode, fmt: str) -> tuple[EpisodeAudit, tuple[Findi
     share (docs/audit.md, "Tool-using agent traces"): the completeness profile, the evidence
     consistency findings (located at ``episode``) and the gap findings; and the consistency
     findings alone, for the file to locate at ``episodes[i]``."""
-    rows = assess_episode(episode, fmt)
-    consistency = tuple(check_episode(episode))
-    mine = [located(f, "episode") for f in consistency] + gap_findings(rows)
-    audited = EpisodeAudit(episode_label(episode.id), rows, by_severity(mine))
+    audited, consistency, _ = _audit_parts(episode, fmt)
     return audited, consistency
+
+
+class _Parts(NamedTuple):
+    """What every episode with the same summary and consistency findings shares."""
+
+    rows: tuple[FieldStatus, ...]
+    findings: tuple[AuditFinding, ...]
+    statuses: tuple[Status, ...]
+
+
+@lru_cache(maxsize=1024)
+def _parts(summary: Summary, consistency: tuple[Finding, ...]) -> _Parts:
+    """An episode's rows, its findings (most severe first) and its row of statuses, from what
+    decides them (a file's episodes repeat a few: each is made once; frozen, shared safely)."""
+    rows = rows_of(summary)
+    mine = [located(f, "episode") for f in consistency] + gap_findings(rows)
+    return _Parts(rows, by_severity(mine), tuple(row.status for row in rows))
+
+
+def _audit_parts(episode: Episode, fmt: str) -> tuple[EpisodeAudit, tuple[Finding, ...], tuple[Status, ...]]:
+    consistency = check_episode(episode)
+    rows, findings, statuses = _parts(summarise(episode, fmt), consistency)
+    return EpisodeAudit(episode_label(episode.id), rows, findings), consistency, statuses
 
 
 def recorded_outcome(episode: Episode) -> str | None:
@@ -175,10 +203,9 @@ class _Fold:
         self._found: dict[tuple[Finding, ...], tuple[Finding, ...]] = {}
 
     def add(self, key: Any, episode: Episode) -> None:
-        audited, consistency = audit_episode(episode, self.fmt)
+        audited, consistency, statuses = _audit_parts(episode, self.fmt)
         self.sink(audited)
         rows = audited.completeness
-        statuses = tuple(row.status for row in rows)
         self.keys.append(key)
         self.statuses.append(self._rows.setdefault(statuses, statuses))
         self.consistency.append(self._found.setdefault(consistency, consistency))

@@ -16,6 +16,7 @@ caller folds each case into a :class:`SweepTally`, which keeps counts and a boun
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 
@@ -25,9 +26,11 @@ from tracekit.judging.findings.judge import EpisodeVerdict, judge_episode
 from tracekit.judging.findings.transforms import BY_NAME, TRANSFORMS, EvidenceTransform, Klass
 from tracekit.judging.harness.model import FAIL, NOT_RUN
 from tracekit.judging.harness.scenario import Scenario
-from tracekit.judging.metamorphic.report import StudyHead
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode
+
+if TYPE_CHECKING:  # imported where the head is made: every `check` imports this module
+    from tracekit.judging.metamorphic.report import StudyHead
 
 SAMPLE_LIMIT = 1000
 
@@ -216,6 +219,7 @@ def evidence_head(tally: SweepTally, shape: SweepShape) -> StudyHead:
         Episodes,
         SkipCause,
         Sources,
+        StudyHead,
         Summary,
         TransformCount,
     )

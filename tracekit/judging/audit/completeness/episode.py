@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
-from tracekit.judging.audit.completeness.base import FieldSpec, by_name, indexed
+from tracekit.judging.audit.completeness.base import INDEXED, FieldSpec, by_name, indexed
 from tracekit.judging.audit.completeness.harness import FIELDS as HARNESS_FIELDS
 from tracekit.judging.audit.model import FieldStatus
 from tracekit.kernel.evidence import Episode, Status, ToolCall
@@ -152,60 +153,77 @@ LOSS_FIELDS: dict[str, tuple[str, ...]] = {
 """Which fields each named loss (evidence.py, ``Episode.losses``) can leave incomplete."""
 
 
-def _calls(
-    field: str, calls: Sequence[ToolCall], ok: Callable[[ToolCall], bool], what: str
-) -> FieldStatus:
-    lacking = [c.index for c in calls if not ok(c)]
-    where = indexed("calls", lacking) + f" ({what})" if lacking else "calls"
-    return _F[field].count(len(calls) - len(lacking), len(calls), where)
+Lack = tuple[int, int, tuple[int, ...]]
+"""What a row of items needs of them: how many there are, how many lack the field, and the
+positions of the first :data:`~tracekit.judging.audit.completeness.base.INDEXED` + 1 that lack
+it (all :func:`indexed` shows, and whether it adds ``...``)."""
 
 
-def _turns(field: str, episode: Episode, ok: Callable[[int], bool], what: str) -> FieldStatus:
-    turns = episode.turns
-    if not turns:
+def _lack(lacking: list[int], total: int) -> Lack:
+    return (total, len(lacking), tuple(lacking[: INDEXED + 1]))
+
+
+def _counted(field: str, collection: str, lack: Lack, what: str) -> FieldStatus:
+    total, missing, first = lack
+    where = indexed(collection, list(first)) + f" ({what})" if missing else collection
+    return _F[field].count(total - missing, total, where)
+
+
+def _turns(field: str, lack: Lack, what: str) -> FieldStatus:
+    if not lack[0]:
         return _F[field].row("missing", "turns (no model turn recorded)")
-    lacking = [t.index for t in turns if not ok(t.index)]
-    where = indexed("turns", lacking) + f" ({what})" if lacking else "turns"
-    return _F[field].count(len(turns) - len(lacking), len(turns), where)
+    return _counted(field, "turns", lack, what)
 
 
-def _fact(field: str, value: object, where: str) -> FieldStatus:
-    if value is None or value == "" or value == {}:
-        return _F[field].row("missing", where)
-    return _F[field].row("present", where)
+def _present(value: object) -> bool:
+    return not (value is None or value == "" or value == {})
 
 
-def _step_rows(ep: Episode) -> list[FieldStatus]:
-    system = [m.index for m in ep.messages if m.role == "system"]
-    rows = [
-        _F["system_prompt"].row("present", indexed("messages", system))
-        if system
-        else _F["system_prompt"].row("missing", "messages (no system role)"),
-    ]
-    if ep.turns:
-        rows.append(
-            _turns(
-                "messages_as_sent",
-                ep,
-                lambda i: ep.turns[i].input_runs is not None,
-                "input not recorded",
-            )
-        )
-    else:
-        status: Status = "partial" if ep.messages else "missing"
-        rows.append(_F["messages_as_sent"].row(status, "messages (a transcript, no model turns)"))
-    rows.append(
-        _turns("tool_schemas", ep, lambda i: ep.turns[i].tool_schemas is not None, "no tools")
-    )
-    rows.append(
-        _turns(
-            "raw_model_response", ep, lambda i: ep.turns[i].raw_response is not None, "no raw call"
-        )
-    )
-    rows.append(
-        _turns("finish_reason", ep, lambda i: ep.turns[i].finish_reason is not None, "none")
-    )
-    return rows
+def _fact(field: str, present: bool, where: str) -> FieldStatus:
+    return _F[field].row("present" if present else "missing", where)
+
+
+class Summary(NamedTuple):
+    """Everything :func:`assess_episode` reads of an episode (:func:`summarise`): its rows are
+    made from this alone (:func:`rows_of`), so episodes with the same summary share them. A
+    file's episodes repeat a few summaries, so each distinct one's rows are made once."""
+
+    fmt: str
+    losses: tuple[str, ...]
+    system: tuple[int, ...]
+    """the first system messages' indices (as many as a lack keeps)"""
+    messages: bool
+    turns: tuple[Lack, Lack, Lack, Lack]
+    """input recorded, tool schemas, raw response, finish reason"""
+    calls: tuple[Lack, ...]
+    """:data:`_CALL_CHECKS` in order"""
+    any_result: bool
+    facts: tuple[bool, ...]
+    """present: endpoint, sampling, seed, harness and tool server revisions, injection point,
+    scores, outcome"""
+    model: int
+    """2 a model version, 1 a model name only, 0 neither"""
+
+
+def _turn_lacks(ep: Episode) -> tuple[Lack, Lack, Lack, Lack]:
+    turns = ep.turns
+    total = len(turns)
+    inputs: list[int] = []
+    schemas: list[int] = []
+    raw: list[int] = []
+    finish: list[int] = []
+    for t in turns:
+        i = t.index
+        turn = turns[i]  # the turn at the position the index names, as the profile always read it
+        if turn.input_runs is None:
+            inputs.append(i)
+        if turn.tool_schemas is None:
+            schemas.append(i)
+        if turn.raw_response is None:
+            raw.append(i)
+        if turn.finish_reason is None:
+            finish.append(i)
+    return _lack(inputs, total), _lack(schemas, total), _lack(raw, total), _lack(finish, total)
 
 
 def _unique_ids(calls: Sequence[ToolCall]) -> Callable[[ToolCall], bool]:
@@ -214,102 +232,124 @@ def _unique_ids(calls: Sequence[ToolCall]) -> Callable[[ToolCall], bool]:
     return lambda c: c.call_id is not None and c.call_id not in dup
 
 
-def _call_rows(ep: Episode) -> list[FieldStatus]:
-    calls = ep.calls
-
-    def has_result(c: ToolCall) -> bool:
-        return c.result is not None and (c.result.text is not None or c.result.value is not None)
-
-    return [
-        _calls("tool_name", calls, lambda c: c.name != "", "unnamed"),
-        _calls("tool_arguments", calls, lambda c: c.arguments.shape != "absent", "absent"),
-        _calls("tool_call_id", calls, _unique_ids(calls), "absent or repeated"),
-        _calls("tool_result", calls, has_result, "no result recorded"),
-        _calls(
-            "call_order",
-            calls,
-            lambda c: c.result is not None and c.result.started_at is not None,
-            "list position only",
-        ),
-        _calls(
-            "start_time",
-            calls,
-            lambda c: c.result is not None and c.result.started_at is not None,
-            "none",
-        ),
-        _calls(
-            "latency",
-            calls,
-            lambda c: c.result is not None and c.result.latency_s is not None,
-            "none",
-        ),
-        _error_and_retry(calls),
-    ]
+def _has_result(c: ToolCall) -> bool:
+    return c.result is not None and (c.result.text is not None or c.result.value is not None)
 
 
-def _error_and_retry(calls: Sequence[ToolCall]) -> FieldStatus:
-    """Present when every call's result records its error state and attempt count; partial
-    when results record errors but no attempt count."""
-    row = _calls(
-        "error_and_retry",
-        calls,
-        lambda c: c.result is not None and c.result.retries is not None,
-        "no retry count",
+def _timed(c: ToolCall) -> bool:
+    return c.result is not None and c.result.started_at is not None
+
+
+_CALL_CHECKS: tuple[tuple[str, Callable[[ToolCall], bool] | None, str], ...] = (
+    ("tool_name", lambda c: c.name != "", "unnamed"),
+    ("tool_arguments", lambda c: c.arguments.shape != "absent", "absent"),
+    ("tool_call_id", None, "absent or repeated"),  # per episode: _unique_ids
+    ("tool_result", _has_result, "no result recorded"),
+    ("call_order", _timed, "list position only"),
+    ("start_time", _timed, "none"),
+    ("latency", lambda c: c.result is not None and c.result.latency_s is not None, "none"),
+    ("error_and_retry", lambda c: c.result is not None and c.result.retries is not None, "no retry count"),
+    ("results_untruncated", lambda c: c.result is None or c.result.truncation is None, "cut"),
+    ("arguments_typed", lambda c: c.arguments.shape in ("object", "string"), "repr or absent"),
+)
+"""Per call: the field, whether the call carries it, and what a lacking call lacks."""
+
+
+def _call_lacks(calls: Sequence[ToolCall]) -> tuple[Lack, ...]:
+    if not calls:
+        return _NO_CALLS
+    total = len(calls)
+    found: list[Lack] = []
+    for _, ok, _ in _CALL_CHECKS:
+        check = ok if ok is not None else _unique_ids(calls)
+        found.append(_lack([c.index for c in calls if not check(c)], total))
+    return tuple(found)
+
+
+_NO_CALLS: tuple[Lack, ...] = tuple((0, 0, ()) for _ in _CALL_CHECKS)
+
+
+def summarise(episode: Episode, fmt: str) -> Summary:
+    """What :func:`assess_episode` reads of ``episode``, in one pass over each list."""
+    system = [m.index for m in episode.messages if m.role == "system"]
+    f = episode.facts
+    facts = (
+        _present(f.endpoint),
+        _present(f.sampling),
+        _present(f.seed),
+        _present(f.harness_revision),
+        _present(f.tool_server_revision),
+        _present(f.injection_point),
+        bool(f.scores),
+        f.outcome is not None or any(s.value is not None for s in f.scores),
     )
-    if row.status == "missing" and any(c.result is not None for c in calls):
-        return FieldStatus(row.field, "partial", row.where, row.needed_to_rerun)
-    return row
+    return Summary(
+        fmt,
+        episode.losses,
+        tuple(system[: INDEXED + 1]),
+        bool(episode.messages),
+        _turn_lacks(episode),
+        _call_lacks(episode.calls),
+        any(c.result is not None for c in episode.calls),
+        facts,
+        2 if f.model_version is not None else 1 if f.model is not None else 0,
+    )
 
 
-def _run_rows(ep: Episode) -> list[FieldStatus]:
-    f = ep.facts
-    version = f.model_version
-    if version is not None:
+def _step_rows(s: Summary) -> list[FieldStatus]:
+    rows = [
+        _F["system_prompt"].row("present", indexed("messages", list(s.system)))
+        if s.system
+        else _F["system_prompt"].row("missing", "messages (no system role)"),
+    ]
+    inputs, schemas, raw, finish = s.turns
+    if inputs[0]:
+        rows.append(_turns("messages_as_sent", inputs, "input not recorded"))
+    else:
+        status: Status = "partial" if s.messages else "missing"
+        rows.append(_F["messages_as_sent"].row(status, "messages (a transcript, no model turns)"))
+    rows.append(_turns("tool_schemas", schemas, "no tools"))
+    rows.append(_turns("raw_model_response", raw, "no raw call"))
+    rows.append(_turns("finish_reason", finish, "none"))
+    return rows
+
+
+def _call_rows(s: Summary) -> list[FieldStatus]:
+    rows = [_counted(name, "calls", lack, what) for (name, _, what), lack in zip(_CALL_CHECKS, s.calls, strict=True)]
+    retry = rows[7]  # error_and_retry: partial when results record errors but no attempt count
+    if retry.status == "missing" and s.any_result:
+        rows[7] = FieldStatus(retry.field, "partial", retry.where, retry.needed_to_rerun)
+    return rows
+
+
+def _run_rows(s: Summary, calls: list[FieldStatus]) -> list[FieldStatus]:
+    endpoint, sampling, seed, harness, server, injection, scores, outcome = s.facts
+    if s.model == 2:
         model = _F["model_version"].row("present", "facts.model_version")
-    elif f.model is not None:
+    elif s.model == 1:
         model = _F["model_version"].row("partial", "facts.model (a name, no version)")
     else:
         model = _F["model_version"].row("missing", "facts.model_version")
-    outcome = f.outcome is not None or any(s.value is not None for s in f.scores)
-    calls = ep.calls
     return [
-        _fact("endpoint", f.endpoint, "facts.endpoint"),
+        _fact("endpoint", endpoint, "facts.endpoint"),
         model,
-        _fact("sampling", f.sampling, "facts.sampling (unset: provider default, unpinned)"),
-        _fact("seed", f.seed, "facts.seed (unset: unpinned)"),
-        _fact("harness_revision", f.harness_revision, "facts.harness_revision"),
-        _fact("tool_server_revision", f.tool_server_revision, "facts.tool_server_revision"),
-        _fact("injection_point", f.injection_point, "facts.injection_point"),
+        _fact("sampling", sampling, "facts.sampling (unset: provider default, unpinned)"),
+        _fact("seed", seed, "facts.seed (unset: unpinned)"),
+        _fact("harness_revision", harness, "facts.harness_revision"),
+        _fact("tool_server_revision", server, "facts.tool_server_revision"),
+        _fact("injection_point", injection, "facts.injection_point"),
         _F["outcome"].row("present" if outcome else "missing", "facts.outcome, facts.scores"),
-        _F["scorer"].row("present" if f.scores else "missing", "facts.scores[].scorer"),
-        _calls(
-            "results_untruncated",
-            calls,
-            lambda c: c.result is None or c.result.truncation is None,
-            "cut",
-        ),
-        _calls(
-            "arguments_typed",
-            calls,
-            lambda c: c.arguments.shape in ("object", "string"),
-            "repr or absent",
-        ),
+        _F["scorer"].row("present" if scores else "missing", "facts.scores[].scorer"),
+        *calls[8:],  # results_untruncated, arguments_typed
         _F["integrity"].row("not_carried", "file (the format has no hashes)"),
     ]
 
 
-def _with_losses(row: FieldStatus, episode: Episode, fmt: str) -> FieldStatus:
+def _lost(row: FieldStatus, episode_losses: tuple[str, ...], fmt: str) -> FieldStatus:
     """A gap the exporter caused is not the operator's: ``not_carried`` for a field the format
     cannot hold, ``partial`` with the loss named when a known loss explains it."""
     if row.status == "present" or row.status == "not_carried":
         return row
-    return _lost(row, episode.losses, fmt)
-
-
-@lru_cache(maxsize=4096)
-def _lost(row: FieldStatus, episode_losses: tuple[str, ...], fmt: str) -> FieldStatus:
-    """:func:`_with_losses` of a gap; a file's episodes repeat the same rows and losses, so
-    each is worked out once (the rows are frozen: shared safely)."""
     reason = NOT_CARRIED.get(fmt, {}).get(row.field)
     if reason is not None:
         status: Status = "not_carried" if row.status == "missing" else "partial"
@@ -322,15 +362,15 @@ def _lost(row: FieldStatus, episode_losses: tuple[str, ...], fmt: str) -> FieldS
     return row
 
 
+@lru_cache(maxsize=1024)
+def rows_of(summary: Summary) -> tuple[FieldStatus, ...]:
+    """The rows of every episode whose :func:`summarise` is ``summary``, in :data:`FIELDS`
+    order (the rows are frozen: shared safely)."""
+    calls = _call_rows(summary)
+    rows = (*_step_rows(summary), *calls[:8], *_run_rows(summary, calls))
+    return tuple(_lost(row, summary.losses, summary.fmt) for row in rows)
+
+
 def assess_episode(episode: Episode, fmt: str) -> tuple[FieldStatus, ...]:
     """One row per field of :data:`FIELDS`, in order, for one episode of format ``fmt``."""
-    rows = (*_step_rows(episode), *_call_rows(episode), *_run_rows(episode))
-    ordered = sorted(rows, key=lambda r: _ORDER[r.field])
-    losses = episode.losses
-    return tuple(
-        row if row.status == "present" or row.status == "not_carried" else _lost(row, losses, fmt)
-        for row in ordered
-    )
-
-
-_ORDER = {spec.name: i for i, spec in enumerate(FIELDS)}
+    return rows_of(summarise(episode, fmt))
