@@ -23,7 +23,7 @@ from typing import IO, cast, overload
 import msgspec
 
 from tracekit.cli.spool import IN_MEMORY, Spool
-from tracekit.judging.audit.model import AuditReport, EpisodeAudit
+from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit, FieldStatus
 
 INLINE = 1024 * 1024
 """Bytes of episode lines a worker's batch sends back inline; a file whose lines would pass
@@ -75,6 +75,49 @@ class SpillFolder:
             self.path = None
 
 
+KEPT_PAIRS = 1024
+"""Distinct (completeness, findings) pairs an :class:`EpisodeCodec` keeps the text or the value
+of (then it starts again): the spool's memory stays bounded whatever the episodes hold."""
+Pair = tuple[tuple[FieldStatus, ...], tuple[AuditFinding, ...]]
+
+
+class EpisodeCodec:
+    """An episode audit's spool line: its ``id`` in JSON, a tab, its (completeness, findings)
+    pair in JSON (JSON text never holds a raw tab), a newline. A file's episodes repeat a few
+    pairs, each the same objects (judging/audit/imported.py makes each distinct one once), so a
+    pair's text is made once on the way in (by identity, the objects held so no other can take
+    their ids) and decoded once on the way out (by its text), and the reader hands back the same
+    objects for every episode that shares them."""
+
+    def __init__(self) -> None:
+        self._encode = msgspec.json.Encoder().encode
+        self._decode_id = msgspec.json.Decoder(str).decode
+        self._decode_pair = msgspec.json.Decoder(Pair).decode
+        self._texts: dict[tuple[int, int], tuple[Pair, bytes]] = {}
+        self._pairs: dict[bytes, Pair] = {}
+
+    def line(self, audit: EpisodeAudit) -> bytes:
+        """The line of ``audit``."""
+        key = (id(audit.completeness), id(audit.findings))
+        kept = self._texts.get(key)
+        if kept is None:
+            if len(self._texts) >= KEPT_PAIRS:
+                self._texts.clear()
+            pair = (audit.completeness, audit.findings)
+            kept = self._texts[key] = (pair, self._encode(pair))
+        return b"%b\t%b\n" % (self._encode(audit.id), kept[1])
+
+    def episode(self, line: bytes) -> EpisodeAudit:
+        """The episode audit a :meth:`line` wrote (with or without its newline)."""
+        ident, _, text = line.rstrip(b"\n").partition(b"\t")
+        pair = self._pairs.get(text)
+        if pair is None:
+            if len(self._pairs) >= KEPT_PAIRS:
+                self._pairs.clear()
+            pair = self._pairs[text] = self._decode_pair(text)
+        return EpisodeAudit(self._decode_id(ident), pair[0], pair[1])
+
+
 class EpisodeLines:
     """One file's episode audits (or the store's rows of them: cli/store_io.py), each encoded as
     it is made and appended (in memory up to :data:`~tracekit.cli.spool.IN_MEMORY` bytes, then
@@ -87,9 +130,12 @@ class EpisodeLines:
         self._offsets = array("q")
         self.size = 0
         self._encode = msgspec.json.Encoder().encode
+        self._codec = EpisodeCodec()
 
     def add(self, audit: object) -> None:
-        line = self._encode(audit) + b"\n"
+        """Append ``audit``: an episode audit as :class:`EpisodeCodec` writes it, anything else
+        (the store's rows of them) as one line of JSON."""
+        line = self._codec.line(audit) if isinstance(audit, EpisodeAudit) else self._encode(audit) + b"\n"
         self._offsets.append(self.size)
         if self._name is None and isinstance(self._handle, io.BytesIO) and self.size + len(line) > IN_MEMORY:
             self._to_file()
@@ -164,9 +210,11 @@ class EpisodeLines:
 class SpooledEpisodes(Sequence[EpisodeAudit]):
     """A spooled file's episodes, read back one at a time whenever they are iterated."""
 
-    def __init__(self, count: int, read: IO[bytes] | None, start: int, size: int, spill: str | None) -> None:
+    def __init__(
+        self, count: int, read: IO[bytes] | None, start: int, size: int, spill: str | None, codec: EpisodeCodec
+    ) -> None:
         self._count, self._read, self._start, self._size, self._spill = count, read, start, size, spill
-        self._decode = msgspec.json.Decoder(EpisodeAudit).decode
+        self._decode = codec.episode
 
     def __len__(self) -> int:
         return self._count
@@ -208,6 +256,7 @@ class AuditSpool:
         self._spool: Spool[SpooledAudit] = Spool(SpooledAudit)
         self._folder = folder
         self._decode = msgspec.json.Decoder(SpooledAudit).decode
+        self._codec = EpisodeCodec()
 
     def add(self, block: bytes) -> None:
         """Spool one file's block (a worker's, :func:`block`) as it came."""
@@ -226,7 +275,7 @@ class AuditSpool:
             start = position + len(line)
             position = start + head.size
             spill = head.spill if head.spill is not None and self._folder.holds(head.spill) else None
-            episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill)
+            episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill, self._codec)
             # The renderers read ``episodes`` as a sequence; it is never encoded as the Struct.
             yield msgspec.structs.replace(head.report, episodes=cast("tuple[EpisodeAudit, ...]", episodes))
 

@@ -1,0 +1,71 @@
+"""The audit spool's episode lines (tracekit/cli/audit_spool.py, EpisodeCodec): every episode
+audit comes back equal to what went in, a pair shared by many episodes is encoded and decoded
+once and handed back as the same objects, and what the codec keeps is bounded."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tracekit.cli import audit_spool
+from tracekit.cli.audit_spool import EpisodeCodec, EpisodeLines, SpillFolder, SpooledEpisodes
+from tracekit.judging.audit.model import AuditFinding, EpisodeAudit, FieldStatus
+from tracekit.kernel.errors import Code, Severity
+
+TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)  # tabs, newlines, quotes, any script
+ROWS = st.tuples(*[st.builds(FieldStatus, TEXT, st.sampled_from(["present", "missing", "partial"]), TEXT, st.booleans())] * 2)
+FINDINGS = st.lists(
+    st.builds(AuditFinding, st.sampled_from(list(Code)[:5]), st.sampled_from(list(Severity)),
+              st.none() | st.integers(0, 10**6), TEXT, st.none() | TEXT),
+    max_size=3,
+).map(tuple)
+
+
+@given(st.lists(st.tuples(TEXT, ROWS, FINDINGS), min_size=1, max_size=8))
+def test_every_episode_comes_back_equal(episodes: list[tuple[str, tuple[FieldStatus, ...], tuple[AuditFinding, ...]]]) -> None:
+    writer, reader = EpisodeCodec(), EpisodeCodec()
+    for ident, rows, found in episodes:
+        audit = EpisodeAudit(ident, rows, found)
+        line = writer.line(audit)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        assert reader.episode(line) == audit == reader.episode(line[:-1])
+
+
+def test_a_shared_pair_is_encoded_once_and_read_back_as_the_same_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = (FieldStatus("tool_arguments", "present", "turns[0]", True),)
+    found = (AuditFinding(Code.AUDIT_FIELD_MISSING, Severity.WARNING, None, "m", "w"),)
+    writer, reader = EpisodeCodec(), EpisodeCodec()
+    encoded: list[object] = []
+    encode = writer._encode
+    monkeypatch.setattr(writer, "_encode", lambda value: encoded.append(value) or encode(value))
+    lines = [writer.line(EpisodeAudit(f"e{i}", rows, found)) for i in range(50)]
+    assert sum(1 for value in encoded if isinstance(value, tuple)) == 1  # the pair, once; then ids
+    back = [reader.episode(line) for line in lines]
+    assert [e.id for e in back] == [f"e{i}" for i in range(50)]
+    assert all(e.completeness is back[0].completeness and e.findings is back[0].findings for e in back)
+
+
+def test_what_the_codec_keeps_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(audit_spool, "KEPT_PAIRS", 4)
+    writer, reader = EpisodeCodec(), EpisodeCodec()
+    for i in range(40):
+        audit = EpisodeAudit(f"e{i}", (FieldStatus(f"f{i}", "present", "w", False),), ())
+        assert reader.episode(writer.line(audit)) == audit
+        assert len(writer._texts) <= 4 and len(reader._pairs) <= 4
+
+
+def test_spooled_lines_in_any_order_read_back_through_the_file() -> None:
+    folder = SpillFolder()
+    try:
+        lines = EpisodeLines(folder)
+        audits = [EpisodeAudit(f"e{i}\t\u00e9", (FieldStatus("f", "present", str(i % 3), True),), ()) for i in range(300)]
+        for audit in audits:
+            lines.add(audit)
+        order = list(reversed(range(300)))
+        body, name = lines.finish(order, inline=0)  # past the inline budget: spilled and reordered
+        assert body == b"" and name is not None
+        back = list(SpooledEpisodes(300, None, 0, 0, name, EpisodeCodec()))
+        assert back == [audits[i] for i in order]
+    finally:
+        folder.remove()
