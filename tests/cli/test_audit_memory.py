@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from tests.cli.test_resources import _LAUNCHER  # peak RSS of tracekit as its own child
 from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_batch, audit_file
@@ -49,7 +50,14 @@ def _eval(path: Path, samples: int) -> Path:
     return path
 
 
-def test_a_large_file_is_spilled_in_order_and_renders_as_the_whole_report(tmp_path: Path) -> None:
+def test_a_large_file_is_spilled_in_order_and_renders_as_the_whole_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracekit.cli import audit_spool
+
+    # Episodes that share a pair name it in the file's table (a few bytes a line): with no room
+    # in the table, every line carries its pair, as episodes whose pairs all differ would.
+    monkeypatch.setattr(audit_spool, "TABLE_BYTES", 0)
     source = _eval(tmp_path / "many.eval", 400)
     job = AuditJob("many.eval", str(source), True, AuditOptions(False, (), None))
     folder = SpillFolder()
@@ -76,6 +84,21 @@ def test_a_large_file_is_spilled_in_order_and_renders_as_the_whole_report(tmp_pa
         spool.close()
         folder.remove()
     assert folder.path is None and not any(Path(tmp_path).glob("tracekit-audit-*"))
+
+
+def test_episodes_sharing_a_pair_name_it_in_the_table(tmp_path: Path) -> None:
+    source = _eval(tmp_path / "many.eval", 400)
+    batch = audit_batch([AuditJob("many.eval", str(source), True, AuditOptions(False, (), None))], SpillFolder())
+    (line,) = batch.lines
+    assert line is not None and line.count(b"\n") == 400 and len(line) < 40 * 400 + 20_000
+    spool = AuditSpool(SpillFolder())
+    try:
+        spool.add(line)
+        (read,) = spool.read()
+        whole = with_episodes(audit_file(AuditJob("many.eval", str(source), True, AuditOptions(False, (), None))))  # type: ignore[arg-type]
+        assert list(read.episodes) == list(whole.episodes)
+    finally:
+        spool.close()
 
 
 def test_a_small_file_travels_inline_and_makes_no_folder(tmp_path: Path) -> None:

@@ -24,23 +24,25 @@ FINDINGS = st.lists(
 
 @given(st.lists(st.tuples(TEXT, ROWS, FINDINGS), min_size=1, max_size=8))
 def test_every_episode_comes_back_equal(episodes: list[tuple[str, tuple[FieldStatus, ...], tuple[AuditFinding, ...]]]) -> None:
-    writer, reader = EpisodeCodec(), EpisodeCodec()
-    for ident, rows, found in episodes:
-        audit = EpisodeAudit(ident, rows, found)
-        line = writer.line(audit)
+    writer = EpisodeCodec()
+    lines = [writer.line(EpisodeAudit(ident, rows, found)) for ident, rows, found in episodes]
+    reader = EpisodeCodec(writer.table)  # the table travels in the file's head
+    for (ident, rows, found), line in zip(episodes, lines, strict=True):
         assert line.endswith(b"\n") and line.count(b"\n") == 1
-        assert reader.episode(line) == audit == reader.episode(line[:-1])
+        assert reader.episode(line) == EpisodeAudit(ident, rows, found) == reader.episode(line[:-1])
 
 
 def test_a_shared_pair_is_encoded_once_and_read_back_as_the_same_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = (FieldStatus("tool_arguments", "present", "turns[0]", True),)
     found = (AuditFinding(Code.AUDIT_FIELD_MISSING, Severity.WARNING, None, "m", "w"),)
-    writer, reader = EpisodeCodec(), EpisodeCodec()
+    writer = EpisodeCodec()
     encoded: list[object] = []
     encode = writer._encode
     monkeypatch.setattr(writer, "_encode", lambda value: encoded.append(value) or encode(value))
     lines = [writer.line(EpisodeAudit(f"e{i}", rows, found)) for i in range(50)]
     assert sum(1 for value in encoded if isinstance(value, tuple)) == 1  # the pair, once; then ids
+    assert len(writer.table) == 1 and all(len(line) < 16 for line in lines)  # each names it
+    reader = EpisodeCodec(writer.table)
     back = [reader.episode(line) for line in lines]
     assert [e.id for e in back] == [f"e{i}" for i in range(50)]
     assert all(e.completeness is back[0].completeness and e.findings is back[0].findings for e in back)
@@ -48,11 +50,17 @@ def test_a_shared_pair_is_encoded_once_and_read_back_as_the_same_objects(monkeyp
 
 def test_what_the_codec_keeps_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(audit_spool, "KEPT_PAIRS", 4)
-    writer, reader = EpisodeCodec(), EpisodeCodec()
+    monkeypatch.setattr(audit_spool, "TABLE_BYTES", 500)
+    writer = EpisodeCodec()
+    reader = EpisodeCodec()
+    reader.table = writer.table  # the same list: it sees the table grow
     for i in range(40):
         audit = EpisodeAudit(f"e{i}", (FieldStatus(f"f{i}", "present", "w", False),), ())
-        assert reader.episode(writer.line(audit)) == audit
+        line = writer.line(audit)
+        assert reader.episode(line) == audit
         assert len(writer._texts) <= 4 and len(reader._pairs) <= 4
+    assert sum(len(text) for text in writer.table) <= 500
+    assert b"\t[" in line  # past the table's bound: the pair in its line
 
 
 def test_spooled_lines_in_any_order_read_back_through_the_file() -> None:
@@ -65,7 +73,7 @@ def test_spooled_lines_in_any_order_read_back_through_the_file() -> None:
         order = list(reversed(range(300)))
         body, name = lines.finish(order, inline=0)  # past the inline budget: spilled and reordered
         assert body == b"" and name is not None
-        back = list(SpooledEpisodes(300, None, 0, 0, name, EpisodeCodec()))
+        back = list(SpooledEpisodes(300, None, 0, 0, name, EpisodeCodec(lines.pairs)))
         assert back == [audits[i] for i in order]
     finally:
         folder.remove()

@@ -136,11 +136,12 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None) -> Audit
             if job.opts.episode is not None and not only_episode(report, job.opts.episode, count):
                 raise TracekitError(finding(Code.FINDINGS_NO_EPISODE))
             tally.add(report, count)
+            pairs = episodes.pairs
             body, name = episodes.finish(order, inline)
-            inline -= len(body)
+            inline -= len(body) + sum(len(p) for p in pairs)
         finally:
             episodes.discard()
-        lines.append(block(SpooledAudit(report, count, len(body), name), body))
+        lines.append(block(SpooledAudit(report, count, len(body), name, pairs), body))
     return AuditBatch(lines, tally)
 
 

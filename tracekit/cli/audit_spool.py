@@ -32,13 +32,15 @@ folder, sent back inline all the same)."""
 
 
 class SpooledAudit(msgspec.Struct, frozen=True):
-    """A file's audit in the spool: the report without its episodes, their count, and where
-    their lines are: the ``size`` bytes after this line, or the file ``spill``."""
+    """A file's audit in the spool: the report without its episodes, their count, where their
+    lines are (the ``size`` bytes after this line, or the file ``spill``), and the table of
+    pairs the lines name (:class:`EpisodeCodec`)."""
 
     report: AuditReport
     episodes: int
     size: int = 0
     spill: str | None = None
+    pairs: tuple[msgspec.Raw, ...] = ()
 
 
 @dataclass
@@ -78,21 +80,28 @@ class SpillFolder:
 KEPT_PAIRS = 1024
 """Distinct (completeness, findings) pairs an :class:`EpisodeCodec` keeps the text or the value
 of (then it starts again): the spool's memory stays bounded whatever the episodes hold."""
+TABLE_BYTES = 256 * 1024
+"""A file's table of pairs, at most: past it, a new pair's text is written in its line."""
 Pair = tuple[tuple[FieldStatus, ...], tuple[AuditFinding, ...]]
 
 
 class EpisodeCodec:
-    """An episode audit's spool line: its ``id`` in JSON, a tab, its (completeness, findings)
-    pair in JSON (JSON text never holds a raw tab), a newline. A file's episodes repeat a few
-    pairs, each the same objects (judging/audit/imported.py makes each distinct one once), so a
-    pair's text is made once on the way in (by identity, the objects held so no other can take
-    their ids) and decoded once on the way out (by its text), and the reader hands back the same
-    objects for every episode that shares them."""
+    """An episode audit's spool line: its ``id`` in JSON, a tab, then its (completeness,
+    findings) pair as the number of the pair in the file's table (:attr:`table`, which travels
+    in the file's head: :class:`SpooledAudit`), or, once the table holds :data:`TABLE_BYTES`,
+    the pair's JSON itself (JSON text never holds a raw tab; a pair starts with ``[``); a
+    newline. A file's episodes repeat a few pairs, each the same objects
+    (judging/audit/imported.py makes each distinct one once), so a pair is encoded once on the
+    way in (by identity: the objects are held, so no other can take their ids) and decoded once
+    on the way out, and the reader hands back the same objects for every episode sharing it."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: Sequence[bytes | msgspec.Raw] = ()) -> None:
         self._encode = msgspec.json.Encoder().encode
         self._decode_id = msgspec.json.Decoder(str).decode
         self._decode_pair = msgspec.json.Decoder(Pair).decode
+        self.table: list[bytes | msgspec.Raw] = list(table)
+        """The pairs' texts: the writer's, as it made them; the reader's, from the head."""
+        self._table_bytes = 0
         self._texts: dict[tuple[int, int], tuple[Pair, bytes]] = {}
         self._pairs: dict[bytes, Pair] = {}
 
@@ -104,17 +113,23 @@ class EpisodeCodec:
             if len(self._texts) >= KEPT_PAIRS:
                 self._texts.clear()
             pair = (audit.completeness, audit.findings)
-            kept = self._texts[key] = (pair, self._encode(pair))
+            text = self._encode(pair)
+            if self._table_bytes + len(text) <= TABLE_BYTES:
+                self.table.append(text)
+                self._table_bytes += len(text)
+                text = b"%d" % (len(self.table) - 1)
+            kept = self._texts[key] = (pair, text)
         return b"%b\t%b\n" % (self._encode(audit.id), kept[1])
 
     def episode(self, line: bytes) -> EpisodeAudit:
         """The episode audit a :meth:`line` wrote (with or without its newline)."""
-        ident, _, text = line.rstrip(b"\n").partition(b"\t")
-        pair = self._pairs.get(text)
+        ident, _, part = line.rstrip(b"\n").partition(b"\t")
+        pair = self._pairs.get(part)
         if pair is None:
             if len(self._pairs) >= KEPT_PAIRS:
                 self._pairs.clear()
-            pair = self._pairs[text] = self._decode_pair(text)
+            text = part if part[:1] == b"[" else self.table[int(part)]
+            pair = self._pairs[part] = self._decode_pair(text)
         return EpisodeAudit(self._decode_id(ident), pair[0], pair[1])
 
 
@@ -131,6 +146,15 @@ class EpisodeLines:
         self.size = 0
         self._encode = msgspec.json.Encoder().encode
         self._codec = EpisodeCodec()
+
+    @property
+    def pairs(self) -> tuple[msgspec.Raw, ...]:
+        """The table of pairs the lines name, for the file's head."""
+        return tuple(msgspec.Raw(text) for text in self._codec.table)
+
+    def reader(self) -> EpisodeCodec:
+        """A codec that reads these lines back (:meth:`lines`)."""
+        return EpisodeCodec(self._codec.table)
 
     def add(self, audit: object) -> None:
         """Append ``audit``: an episode audit as :class:`EpisodeCodec` writes it, anything else
@@ -256,7 +280,6 @@ class AuditSpool:
         self._spool: Spool[SpooledAudit] = Spool(SpooledAudit)
         self._folder = folder
         self._decode = msgspec.json.Decoder(SpooledAudit).decode
-        self._codec = EpisodeCodec()
 
     def add(self, block: bytes) -> None:
         """Spool one file's block (a worker's, :func:`block`) as it came."""
@@ -275,7 +298,7 @@ class AuditSpool:
             start = position + len(line)
             position = start + head.size
             spill = head.spill if head.spill is not None and self._folder.holds(head.spill) else None
-            episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill, self._codec)
+            episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill, EpisodeCodec(head.pairs))
             # The renderers read ``episodes`` as a sequence; it is never encoded as the Struct.
             yield msgspec.structs.replace(head.report, episodes=cast("tuple[EpisodeAudit, ...]", episodes))
 

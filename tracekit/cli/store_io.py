@@ -102,14 +102,14 @@ def store_job(job: AuditJob, spill: SpillFolder) -> StoreBlock | None:
 def _imported(job: AuditJob, stream: EpisodeStream, scenario: Scenario | None, folder: SpillFolder) -> StoreBlock:
     """An imported file's block: each episode's audit spooled as it is made (in the order the
     episodes come), then each turned into its row in the file's order and spooled again."""
-    from tracekit.cli.audit_spool import INLINE, EpisodeCodec, EpisodeLines
+    from tracekit.cli.audit_spool import INLINE, EpisodeLines
     from tracekit.judging.audit.imported import audit_stream
     from tracekit.store.episodes import stream_result
 
     audits, rows = EpisodeLines(folder), EpisodeLines(folder)
     try:
         made = stream_result(stream, lambda s, sink: audit_stream(job.path, s, scenario, True, sink), audits.add)
-        decode = EpisodeCodec().episode
+        decode = audits.reader().episode
         for episode in made.episodes(decode(line) for line in audits.lines(made.order)):
             rows.add(episode)
         audits.discard()
