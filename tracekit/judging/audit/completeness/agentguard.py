@@ -299,14 +299,14 @@ class AgentGuardProfile:
     def assess(self, subject: Any) -> tuple[FieldStatus, ...]:
         """Rows for an :class:`AgentGuardEvidence`, in :data:`FIELDS` order."""
         assert isinstance(subject, AgentGuardEvidence)
-        rows = [
+        # Each part makes its rows in FIELDS order, and the parts follow one another in it:
+        # no sort (tests/unit/audit/test_completeness.py checks the order).
+        return (
             *_header_rows(subject),
             *_command_rows(subject),
             *_file_rows(subject),
             *_verdict_rows(subject),
-        ]
-        order = {spec.name: i for i, spec in enumerate(FIELDS)}
-        return tuple(sorted(rows, key=lambda row: order[row.field]))
+        )
 
 
 PROFILE = AgentGuardProfile()

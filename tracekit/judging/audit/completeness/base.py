@@ -63,6 +63,6 @@ def indexed(collection: str, indices: list[int], limit: int = INDEXED) -> str:
     """``tool_calls[0,2,5]`` (at most ``limit`` indices, then ``...``): a location in our terms."""
     if not indices:
         return collection
-    shown = ",".join(str(i) for i in indices[:limit])
+    shown = ",".join(map(str, indices[:limit]))
     more = ",..." if len(indices) > limit else ""
     return f"{collection}[{shown}{more}]"
