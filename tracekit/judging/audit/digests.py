@@ -189,9 +189,16 @@ def _prepared(payload: Any, plan: _Plan) -> Any:
             return None
     if not plan.volatile:
         return payload
+    unset = _unset(plan)
+    return None if unset is None else msgspec.structs.replace(payload, **unset)
+
+
+@cache
+def _unset(plan: _Plan) -> dict[str, Any] | None:
+    """The top-level volatile fields of ``plan`` set to UNSET; None when one is nested."""
     if any(len(path) != 1 for path in plan.volatile):
         return None
-    return msgspec.structs.replace(payload, **{path[0]: msgspec.UNSET for path in plan.volatile})
+    return {path[0]: msgspec.UNSET for path in plan.volatile}
 
 
 class Demonstration:
@@ -225,10 +232,12 @@ class Demonstration:
         if ready is None:
             self._plain = False
             return
-        try:
-            self._hash.update(_ENCODER.encode({"event_type": kind, "payload": ready}))
+        try:  # {"event_type": kind, "payload": ready} with sorted keys, as the encoder writes it
+            item = b'{"event_type":%b,"payload":%b}' % (_ENCODER.encode(kind), _ENCODER.encode(ready))
         except UnicodeEncodeError:
             self._plain = False
+            return
+        self._hash.update(item)
 
     def hexdigest(self) -> str:
         """The digest of every payload taken so far."""

@@ -101,12 +101,22 @@ class AgentGuardFold:
             self.add(event)
 
     def add(self, event: EventRecord) -> None:
-        """Take the next verified event, in trace order."""
+        """Take the next verified event, in trace order. Each fold is handed only the event
+        types it reads (an event's type decides its payload's type: ``ag.PAYLOAD_TYPES``)."""
         self.groups.add(event)
-        self.commands.add(event)
-        self.failures.add(event)
-        if event.event_type in DEMONSTRATION_TYPES:
-            self.demonstration.add(event.event_type, event.payload)
+        kind = event.event_type
+        if kind in _FAILURE_TYPES:
+            self.failures.add(event)
+        if kind == "agent_command":
+            self.commands.add(event)
+        if kind in DEMONSTRATION_TYPES:
+            self.demonstration.add(kind, event.payload)
+
+
+_FAILURE_TYPES = frozenset(
+    {"agent_command", "test_result", "file_change", "check_result", "execution_completed"}
+)
+"""The event types whose payloads the failure-mode fold reads (failure_modes.AgentGuardFailures)."""
 
 
 def _replay(
