@@ -199,13 +199,15 @@ def _rerunnable(
     for AgentGuard, replayable and not divergent."""
     if not readable or intact is False or replayable is False:
         return False
-    if any(row.needed_to_rerun and row.status != "present" for row in completeness):
-        return False
-    return not any(
-        f.code in _BLOCKING
-        or (f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence.")))
-        for f in findings
-    )
+    for row in completeness:  # a loop, not any(): this runs per trace over every row
+        if row.needed_to_rerun and row.status != "present":
+            return False
+    for f in findings:
+        if f.code in _BLOCKING or (
+            f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence."))
+        ):
+            return False
+    return True
 
 
 _BLOCKING = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
