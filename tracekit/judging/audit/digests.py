@@ -179,8 +179,9 @@ _INT_LIMIT = 2**53 - 1
 
 
 def _prepared(payload: Any, plan: _Plan) -> Any:
-    """``payload`` (a Struct) with its top-level volatile fields unset (msgspec omits them), or
-    None when the plan reaches inside or an integer is outside RFC 8785's domain."""
+    """``payload`` (a Struct whose type's plan is ``plan``) with its top-level volatile fields
+    unset (msgspec omits them), or None when the plan reaches inside or an integer is outside
+    RFC 8785's domain."""
     for path in plan.integers:
         value: Any = payload
         for key in path:
@@ -189,14 +190,17 @@ def _prepared(payload: Any, plan: _Plan) -> Any:
             return None
     if not plan.volatile:
         return payload
-    unset = _unset(plan)
+    cls: type[msgspec.Struct] = type(payload)
+    unset = _unset(cls)
     return None if unset is None else msgspec.structs.replace(payload, **unset)
 
 
 @cache
-def _unset(plan: _Plan) -> dict[str, Any] | None:
-    """The top-level volatile fields of ``plan`` set to UNSET; None when one is nested."""
-    if any(len(path) != 1 for path in plan.volatile):
+def _unset(cls: type) -> dict[str, Any] | None:
+    """The top-level volatile fields of ``cls``'s plan set to UNSET (kept per type, the key a
+    cache hashes cheaply); None when one is nested."""
+    plan = _plan(cls)
+    if plan is None or any(len(path) != 1 for path in plan.volatile):
         return None
     return {path[0]: msgspec.UNSET for path in plan.volatile}
 

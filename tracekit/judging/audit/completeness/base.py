@@ -32,9 +32,8 @@ class FieldSpec:
     def count(self, have: int, total: int, where: str) -> FieldStatus:
         """``present`` when every one of ``total`` items has it (also when there are none),
         ``missing`` when none does, ``partial`` otherwise."""
-        if have >= total:
-            return self.row("present", where)
-        return self.row("missing" if have == 0 else "partial", where)
+        status: Status = "present" if have >= total else "missing" if have == 0 else "partial"
+        return FieldStatus(self.name, status, where, self.needed_to_rerun)
 
 
 class Profile(Protocol):
