@@ -17,7 +17,6 @@ import msgspec
 from tracekit import REPORT_VERSION
 from tracekit.judging.audit.campaign import CampaignSummary
 from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit, FieldStatus
-from tracekit.judging.harness.model import mode_name
 from tracekit.kernel.errors import worst
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import Preformatted, Shared, Streamed, dumps_chunks, preformatted
@@ -158,8 +157,16 @@ def verdict_line(trace: AuditReport) -> str:
     if trace.replay is not None:
         parts.append(f"replay {trace.replay.equivalence or 'not replayable'}")
     if trace.harness is not None:
-        parts.append(f"scenario result {trace.harness.result} ({mode_name(trace.harness.strict)})")
+        parts.append(f"scenario result {trace.harness.result} ({_mode(trace.harness.strict)})")
     return ", ".join(parts)
+
+
+def _mode(strict: bool) -> str:
+    """The scenario's mode name: the harness package (and YAML with it) is loaded only for a
+    report that holds a scenario's result, not by every audit (docs/performance.md, "Campaigns")."""
+    from tracekit.judging.harness.model import mode_name
+
+    return mode_name(strict)
 
 
 SHOWN_IDS = 10
@@ -314,12 +321,12 @@ def _scenario(trace: AuditReport) -> str | None:
         return None
     if harness.episodes_judged is not None:  # an imported format: the scenario on every episode
         return display_path(
-            f"scenario {harness.scenario_id} ({mode_name(harness.strict)}): {harness.result}; "
+            f"scenario {harness.scenario_id} ({_mode(harness.strict)}): {harness.result}; "
             f"{harness.episodes_failed} of {harness.episodes_judged} episode(s) fail"
         )
     listed = ", ".join(f"{a.id}={a.result}" for a in harness.assertions or ())
     return display_path(SCENARIO_NOTE.format(
-        id=harness.scenario_id, mode=mode_name(harness.strict), result=harness.result, assertions=listed
+        id=harness.scenario_id, mode=_mode(harness.strict), result=harness.result, assertions=listed
     ))
 
 

@@ -61,3 +61,19 @@ def test_a_report_without_events_or_fold_is_not_audited_as_intact() -> None:
     path = CORPUS / "valid" / "v2__clean_run.jsonl"
     report = audit_agentguard(verify_file(path))
     assert report.intact is False and report.completeness == ()
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_fold_sees_every_event_it_reads(path: Path) -> None:
+    """AgentGuardFold hands each fold only the event types it reads: the same folds fed every
+    event end in the same state."""
+    kept = verify_file(path, VerifyOptions(keep_events=True))
+    fold, whole = AgentGuardFold(kept.events), AgentGuardFold()
+    for event in kept.events:
+        whole.groups.add(event)
+        whole.commands.add(event)
+        whole.failures.add(event)
+    assert (fold.failures.cut, fold.failures.bare) == (whole.failures.cut, whole.failures.bare)
+    slots = ("sequences", "argv_bad", "cut", "untimed", "no_exit")
+    assert [getattr(fold.commands, s) for s in slots] == [getattr(whole.commands, s) for s in slots]
+    assert any(e.event_type == "agent_command" for e in kept.events) == bool(fold.commands.sequences)

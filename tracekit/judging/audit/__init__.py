@@ -59,4 +59,6 @@ def __getattr__(name: str) -> object:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(name)
-    return getattr(importlib.import_module(f"tracekit.judging.audit.{module}"), name)
+    value = getattr(importlib.import_module(f"tracekit.judging.audit.{module}"), name)
+    globals()[name] = value  # found directly from now on: a campaign imports it once per file
+    return value

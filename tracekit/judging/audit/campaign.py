@@ -19,7 +19,7 @@ from typing import TypeVar
 import msgspec
 
 from tracekit.judging.audit.consistency import CONSISTENCY_CODES
-from tracekit.judging.audit.model import AuditReport
+from tracekit.judging.audit.model import AuditReport, FieldStatus
 from tracekit.kernel.errors import Code, ExitCode, Severity, worst
 
 REPRODUCED = frozenset({Code.REPLAY_EXACT, Code.AUDIT_OUTCOME_REPRODUCED})
@@ -29,6 +29,10 @@ NOT_REPRODUCED = frozenset(
 HIT_OUTCOMES = frozenset({"FAIL", "fail", "hit", "failure"})
 """Recorded outcomes that claim the attack or policy violation happened."""
 SHOWN_DIGEST = 16
+TABLES = 256
+"""Distinct completeness tables a tally holds, each with its count, before it counts them field
+by field: the traces of a campaign mostly repeat a few tables, and one table counted n times is
+one pass over its rows instead of n."""
 K = TypeVar("K", str, tuple[str, str])
 
 
@@ -139,6 +143,8 @@ class Tally:
         self._by_policy: dict[tuple[str, str], Counter[str]] = {}
         self._gaps: dict[tuple[str, str], Counter[str]] = {}
         self._rerun: dict[tuple[str, str], bool] = {}
+        self._tables: dict[tuple[str, tuple[FieldStatus, ...]], list[int]] = {}
+        """Each distinct (format, completeness) not yet counted: [times seen, last trace]."""
         self._hits: Counter[str] = Counter()
         self._recorded = 0
         self._distinct_recorded: set[str] = set()
@@ -151,10 +157,17 @@ class Tally:
         self.total += 1
         self.exit = worst(self.exit, report.exit_code)
         self._exits[report.exit_code] += 1
-        codes = {f.code for f in report.findings}
-        serious = {f.code for f in report.findings if f.severity is not Severity.INFO}
-        self._codes.update(code.value for code in serious)
-        self._severity.update(f.severity for f in report.findings)
+        codes: set[Code] = set()
+        serious: set[Code] = set()
+        severity = self._severity
+        for f in report.findings:
+            codes.add(f.code)
+            severity[f.severity] += 1
+            if f.severity is not Severity.INFO:
+                serious.add(f.code)
+        traces = self._codes
+        for code in serious:
+            traces[code.value] += 1
         count = self._count
         count["unreadable"] += not report.readable
         count["intact"] += report.intact is True
@@ -165,20 +178,23 @@ class Tally:
         count["not_reproduced"] += bool(codes & NOT_REPRODUCED)
         count["rerunnable"] += report.rerunnable
         count["episodes"] += count_episodes
-        row = self._by_format.setdefault(report.format, Counter())
+        row = self._by_format.get(report.format)
+        if row is None:
+            row = self._by_format[report.format] = Counter()
         row["traces"] += 1
         row["episodes"] += count_episodes
         row["intact"] += report.intact is True
         row["readable"] += report.readable
         row["rerunnable"] += report.rerunnable
-        gaps, rerun, fmt = self._gaps, self._rerun, report.format
-        for field in report.completeness:
-            key = (fmt, field.field)
-            counts = gaps.get(key)
-            if counts is None:
-                counts = gaps[key] = Counter()
-            counts[field.status] += 1
-            rerun[key] = field.needed_to_rerun
+        table = (report.format, report.completeness)
+        seen = self._tables.get(table)
+        if seen is None:
+            if len(self._tables) >= TABLES:
+                self._count_tables()
+            self._tables[table] = [1, self.total]
+        else:
+            seen[0] += 1
+            seen[1] = self.total
         self._policy(report)
         if report.outcome in HIT_OUTCOMES and report.demonstration:
             self._hits[report.demonstration] += 1
@@ -189,6 +205,8 @@ class Tally:
         """Add the counts of ``other``, a tally of the reports that came after this one's (a
         worker's batch, docs/cli.md "Executors"): the result is the tally of both runs of
         reports, in order, counter for counter."""
+        self._count_tables()
+        other._count_tables()
         self.total += other.total
         self.exit = worst(self.exit, other.exit)
         self._exits.update(other._exits)
@@ -215,6 +233,25 @@ class Tally:
         row["failed"] += (policy.result == "fail") if failed is None else failed
         row["disagreements"] += sum(1 for f in report.findings if f.code == Code.AUDIT_OUTCOME_MISMATCH)
 
+    def _count_tables(self) -> None:
+        """Count the held completeness tables field by field, the one seen last counted last
+        (so a field's ``needed_to_rerun`` is the last trace's, as when counted trace by trace)."""
+        gaps, rerun = self._gaps, self._rerun
+        for (fmt, rows), (times, _) in sorted(self._tables.items(), key=lambda item: item[1][1]):
+            for field in rows:
+                key = (fmt, field.field)
+                counts = gaps.get(key)
+                if counts is None:
+                    counts = gaps[key] = Counter()
+                counts[field.status] += times
+                rerun[key] = field.needed_to_rerun
+        self._tables.clear()
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (a worker's batch, docs/cli.md "Executors") as counters only."""
+        self._count_tables()
+        return self.__dict__
+
     def _fields_missing_most(self) -> tuple[FieldGap, ...]:
         gaps = [
             FieldGap(fmt, name, c["missing"], c["partial"], c["not_carried"], c["present"], self._rerun[(fmt, name)])
@@ -237,6 +274,7 @@ class Tally:
 
     def summary(self, skipped: int = 0) -> CampaignSummary:
         """The summary so far; ``skipped`` counts files found in folders that are not traces."""
+        self._count_tables()
         count, severity = self._count, self._severity
         formats = sorted(self._by_format.items())
         by_policy: dict[str, dict[str, PolicyRow]] = {}

@@ -15,9 +15,9 @@ and is intact, but it is not consistent.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
+import msgspec
 from msgspec import UNSET
 
 from tracekit.formats.agentguard.records import EventRecord
@@ -33,9 +33,10 @@ UPSTREAM_DEDUCTIONS: Mapping[str, int] = {"critical": 50, "error": 30, "warning"
 BLOCKING = frozenset({"error", "critical"})
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
-    """A verified trace, split by event type once for every rule."""
+class Context(msgspec.Struct, frozen=True):
+    """A verified trace, split by event type once for every rule, with what several rules read
+    made once: the check_result payloads (``results``, in the order of ``checks``), the failed
+    ones, the completion summary and the score weights. A Struct: built in C, once per trace."""
 
     header: ag.Header
     events: EventGroups
@@ -44,20 +45,10 @@ class Context:
     completed: EventRecord
     checks: Sequence[EventRecord]
     changes: Sequence[EventRecord]
-
-    @property
-    def weights(self) -> Mapping[str, int]:
-        snapshot = self.header.policy_snapshot
-        return UPSTREAM_DEDUCTIONS if snapshot is UNSET else snapshot.score_weights
-
-    def payload_of(self, record: EventRecord) -> ag.CheckResult:
-        assert isinstance(record.payload, ag.CheckResult)
-        return record.payload
-
-    @property
-    def summary(self) -> ag.ExecutionCompleted:
-        assert isinstance(self.completed.payload, ag.ExecutionCompleted)
-        return self.completed.payload
+    results: tuple[ag.CheckResult, ...]
+    failed: tuple[ag.CheckResult, ...]
+    summary: ag.ExecutionCompleted
+    weights: Mapping[str, int]
 
 
 def context(header: ag.Header, events: Sequence[EventRecord] | EventGroups) -> Context | None:
@@ -68,15 +59,29 @@ def context(header: ag.Header, events: Sequence[EventRecord] | EventGroups) -> C
     }
     if any(len(found) != 1 for found in single.values()):
         return None
+    checks = groups.of("check_result")
+    results = tuple(_check_result(record) for record in checks)
+    completed = single["execution_completed"][0]
+    assert isinstance(completed.payload, ag.ExecutionCompleted)
+    snapshot = header.policy_snapshot
     return Context(
         header=header,
         events=groups,
         started=single["execution_started"][0],
         test=single["test_result"][0],
-        completed=single["execution_completed"][0],
-        checks=groups.of("check_result"),
+        completed=completed,
+        checks=checks,
         changes=groups.of("file_change"),
+        results=results,
+        failed=tuple(c for c in results if not c.passed),
+        summary=completed.payload,
+        weights=UPSTREAM_DEDUCTIONS if snapshot is UNSET else snapshot.score_weights,
     )
+
+
+def _check_result(record: EventRecord) -> ag.CheckResult:
+    assert isinstance(record.payload, ag.CheckResult)
+    return record.payload
 
 
 Rule = Callable[[Context], list[AuditFinding]]
@@ -105,12 +110,12 @@ def functional_pass(ctx: Context) -> list[AuditFinding]:
 def score_contribution(ctx: Context) -> list[AuditFinding]:
     """0 when passed, else minus the weight of the severity (unknowable weights are skipped)."""
     wrong = []
-    for record in ctx.checks:
-        check = ctx.payload_of(record)
+    weights = ctx.weights
+    for record, check in zip(ctx.checks, ctx.results, strict=True):
         if check.passed:
             expected: int | None = 0
         else:
-            weight = ctx.weights.get(check.severity)
+            weight = weights.get(check.severity)
             expected = None if weight is None else -weight
         if expected is not None and check.score_contribution != expected:
             wrong.append(record)
@@ -126,13 +131,14 @@ def score_contribution(ctx: Context) -> list[AuditFinding]:
     ]
 
 
-def _failed(ctx: Context) -> list[ag.CheckResult]:
-    return [c for c in map(ctx.payload_of, ctx.checks) if not c.passed]
+def _same_names(names: Iterable[str], recorded: Sequence[str]) -> bool:
+    """The two lists hold the same names, each as often (order aside)."""
+    return sorted(names) == sorted(recorded)
 
 
 def failed_checks(ctx: Context) -> list[AuditFinding]:
     """failed_checks lists exactly the names of the failed check events (order aside)."""
-    if Counter(c.name for c in _failed(ctx)) == Counter(ctx.summary.failed_checks):
+    if _same_names((c.name for c in ctx.failed), ctx.summary.failed_checks):
         return []
     return [
         note(
@@ -145,8 +151,7 @@ def failed_checks(ctx: Context) -> list[AuditFinding]:
 
 def warning_checks(ctx: Context) -> list[AuditFinding]:
     """warning_checks lists exactly the failed checks of severity warning."""
-    names = Counter(c.name for c in _failed(ctx) if c.severity == "warning")
-    if names == Counter(ctx.summary.warning_checks):
+    if _same_names((c.name for c in ctx.failed if c.severity == "warning"), ctx.summary.warning_checks):
         return []
     return [
         note(
@@ -206,10 +211,10 @@ def line_totals(ctx: Context) -> list[AuditFinding]:
 
 def score(ctx: Context) -> list[AuditFinding]:
     """score == max(0, 100 - sum of weights over failed checks), when every weight is known."""
-    failed = _failed(ctx)
-    if any(c.severity not in ctx.weights for c in failed):
+    failed, weights = ctx.failed, ctx.weights
+    if any(c.severity not in weights for c in failed):
         return []
-    expected = max(0, 100 - sum(ctx.weights[c.severity] for c in failed))
+    expected = max(0, 100 - sum(weights[c.severity] for c in failed))
     if float(ctx.summary.score) == float(expected):
         return []
     return [note(Code.AUDIT_SCORE_MISMATCH, ctx.completed.line, "execution_completed.score")]
@@ -217,7 +222,7 @@ def score(ctx: Context) -> list[AuditFinding]:
 
 def result(ctx: Context) -> list[AuditFinding]:
     """FAIL exactly when a failed check has severity error or critical."""
-    expected = "FAIL" if any(c.severity in BLOCKING for c in _failed(ctx)) else "PASS"
+    expected = "FAIL" if any(c.severity in BLOCKING for c in ctx.failed) else "PASS"
     if ctx.summary.result == expected:
         return []
     return [note(Code.AUDIT_RESULT_MISMATCH, ctx.completed.line, "execution_completed.result")]
@@ -225,11 +230,12 @@ def result(ctx: Context) -> list[AuditFinding]:
 
 def unique_names(ctx: Context) -> list[AuditFinding]:
     """No check name is recorded twice."""
-    counts = Counter(ctx.payload_of(r).name for r in ctx.checks)
-    repeated = [name for name, n in counts.items() if n > 1]
-    if not repeated:
+    names = [c.name for c in ctx.results]
+    if len(set(names)) == len(names):  # the usual case: no name twice
         return []
-    first = next(r for r in ctx.checks if ctx.payload_of(r).name in repeated)
+    counts = Counter(names)
+    repeated = [name for name, n in counts.items() if n > 1]
+    first = next(r for r, c in zip(ctx.checks, ctx.results, strict=True) if c.name in repeated)
     return [
         note(Code.AUDIT_DUPLICATE_CHECK_NAME, first.line, "check_result.name", count=len(repeated))
     ]
@@ -241,10 +247,10 @@ def severities(ctx: Context) -> list[AuditFinding]:
     if snapshot is UNSET:
         return []
     wrong = []
-    for record in ctx.checks:
-        check = ctx.payload_of(record)
+    wanted = snapshot.severities
+    for record, check in zip(ctx.checks, ctx.results, strict=True):
         check_id = resolve_name(check.name)
-        if check_id in snapshot.severities and snapshot.severities[check_id] != check.severity:
+        if check_id in wanted and wanted[check_id] != check.severity:
             wrong.append(record)
     if not wrong:
         return []

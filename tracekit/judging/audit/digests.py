@@ -179,8 +179,9 @@ _INT_LIMIT = 2**53 - 1
 
 
 def _prepared(payload: Any, plan: _Plan) -> Any:
-    """``payload`` (a Struct) with its top-level volatile fields unset (msgspec omits them), or
-    None when the plan reaches inside or an integer is outside RFC 8785's domain."""
+    """``payload`` (a Struct whose type's plan is ``plan``) with its top-level volatile fields
+    unset (msgspec omits them), or None when the plan reaches inside or an integer is outside
+    RFC 8785's domain."""
     for path in plan.integers:
         value: Any = payload
         for key in path:
@@ -189,9 +190,19 @@ def _prepared(payload: Any, plan: _Plan) -> Any:
             return None
     if not plan.volatile:
         return payload
-    if any(len(path) != 1 for path in plan.volatile):
+    cls: type[msgspec.Struct] = type(payload)
+    unset = _unset(cls)
+    return None if unset is None else msgspec.structs.replace(payload, **unset)
+
+
+@cache
+def _unset(cls: type) -> dict[str, Any] | None:
+    """The top-level volatile fields of ``cls``'s plan set to UNSET (kept per type, the key a
+    cache hashes cheaply); None when one is nested."""
+    plan = _plan(cls)
+    if plan is None or any(len(path) != 1 for path in plan.volatile):
         return None
-    return msgspec.structs.replace(payload, **{path[0]: msgspec.UNSET for path in plan.volatile})
+    return {path[0]: msgspec.UNSET for path in plan.volatile}
 
 
 class Demonstration:
@@ -225,10 +236,12 @@ class Demonstration:
         if ready is None:
             self._plain = False
             return
-        try:
-            self._hash.update(_ENCODER.encode({"event_type": kind, "payload": ready}))
+        try:  # {"event_type": kind, "payload": ready} with sorted keys, as the encoder writes it
+            item = b'{"event_type":%b,"payload":%b}' % (_ENCODER.encode(kind), _ENCODER.encode(ready))
         except UnicodeEncodeError:
             self._plain = False
+            return
+        self._hash.update(item)
 
     def hexdigest(self) -> str:
         """The digest of every payload taken so far."""

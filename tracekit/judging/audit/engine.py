@@ -35,6 +35,8 @@ from tracekit.judging.audit.model import (
     located,
     note,
 )
+from tracekit.judging.replay.document import ReplaySummary, replay_summary
+from tracekit.judging.replay.engine import replay
 from tracekit.judging.replay.grouping import EventGroups
 from tracekit.kernel import collector
 from tracekit.kernel.errors import Code, Finding, TracekitError
@@ -43,7 +45,6 @@ from tracekit.kernel.limits import HARNESS_LIMITS, Limits
 if TYPE_CHECKING:  # the harness package (and YAML) loads only when a harness trace is audited
     from tracekit.formats.agentguard.verify import VerifyReport
     from tracekit.judging.harness.scenario import Scenario
-    from tracekit.judging.replay.document import ReplaySummary
 
 #: Replay notices that a consistency rule reports under its own audit code (no double counting).
 #: Both commands evaluate these rules with the same functions (tracekit/judging/replay/crosschecks.py);
@@ -101,19 +102,27 @@ class AgentGuardFold:
             self.add(event)
 
     def add(self, event: EventRecord) -> None:
-        """Take the next verified event, in trace order."""
+        """Take the next verified event, in trace order. Each fold is handed only the event
+        types it reads (an event's type decides its payload's type: ``ag.PAYLOAD_TYPES``)."""
         self.groups.add(event)
-        self.commands.add(event)
-        self.failures.add(event)
-        if event.event_type in DEMONSTRATION_TYPES:
-            self.demonstration.add(event.event_type, event.payload)
+        kind = event.event_type
+        if kind in _FAILURE_TYPES:
+            self.failures.add(event)
+        if kind == "agent_command":
+            self.commands.add(event)
+        if kind in DEMONSTRATION_TYPES:
+            self.demonstration.add(kind, event.payload)
+
+
+_FAILURE_TYPES = frozenset(
+    {"agent_command", "test_result", "file_change", "check_result", "execution_completed"}
+)
+"""The event types whose payloads the failure-mode fold reads (failure_modes.AgentGuardFailures)."""
 
 
 def _replay(
     report: VerifyReport, strict_sources: bool, events: EventGroups
 ) -> tuple[ReplaySummary, list[AuditFinding]]:
-    from tracekit.judging.replay import replay, replay_summary
-
     result = replay(report, strict_sources=strict_sources, events=events)
     found = [located(f) for f in (*result.reasons, *result.notices) if f.code not in SUPERSEDED]
     if result.equivalence is not None:

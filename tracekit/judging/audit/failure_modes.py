@@ -178,7 +178,12 @@ class AgentGuardFailures:
     def add(self, event: EventRecord) -> None:
         """Take the next event."""
         p, seq, cut = event.payload, event.sequence, self.cut
-        if isinstance(p, (ag.AgentCommand, ag.TestResult)):
+        if isinstance(p, ag.CheckResult):  # the most frequent type first (the types are disjoint)
+            if p.truncation.message or p.truncation.evidence:
+                cut.append((f"events[{seq}].truncation", FLAG))
+            if not p.passed and not p.evidence:
+                self.bare.append(f"events[{seq}].evidence")
+        elif isinstance(p, (ag.AgentCommand, ag.TestResult)):
             for name, out in (("stdout", p.stdout), ("stderr", p.stderr)):
                 if out.truncated:
                     cut.append((f"events[{seq}].{name}", FLAG))
@@ -188,11 +193,6 @@ class AgentGuardFailures:
                 cut.append((f"events[{seq}].truncation", FLAG))
         elif isinstance(p, ag.FileChange) and p.diff_truncated is True:
             cut.append((f"events[{seq}].diff_truncated", FLAG))
-        elif isinstance(p, ag.CheckResult):
-            if p.truncation.message or p.truncation.evidence:
-                cut.append((f"events[{seq}].truncation", FLAG))
-            if not p.passed and not p.evidence:
-                self.bare.append(f"events[{seq}].evidence")
         elif isinstance(p, ag.ExecutionCompleted) and p.modified_files.truncated:
             cut.append((f"events[{seq}].modified_files.truncated", FLAG))
 

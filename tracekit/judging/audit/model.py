@@ -68,7 +68,11 @@ def note(
 
 def by_severity(findings: Iterable[AuditFinding]) -> tuple[AuditFinding, ...]:
     """Most severe first; equal severities keep the order they were found in."""
-    return tuple(sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity]))
+    ranked: tuple[list[AuditFinding], ...] = ([], [], [], [])
+    for f in findings:  # a stable sort on four ranks: one pass
+        ranked[SEVERITY_RANK[f.severity]].append(f)
+    error, warning, notice, info = ranked[3], ranked[2], ranked[1], ranked[0]
+    return (*error, *warning, *notice, *info)
 
 
 class FieldStatus(msgspec.Struct, frozen=True):
@@ -177,8 +181,8 @@ def _exit_code(readable: bool, intact: bool | None, findings: Iterable[AuditFind
     """2 unreadable or not intact; 1 any finding of severity warning or above; else 0."""
     if not readable or intact is False:
         return EXIT_UNREADABLE
-    worst = max((SEVERITY_RANK[f.severity] for f in findings), default=0)
-    return EXIT_FINDINGS if worst >= SEVERITY_RANK[Severity.WARNING] else EXIT_OK
+    serious = (Severity.ERROR, Severity.WARNING)
+    return EXIT_FINDINGS if any(f.severity in serious for f in findings) else EXIT_OK
 
 
 def _rerunnable(
@@ -195,14 +199,19 @@ def _rerunnable(
     for AgentGuard, replayable and not divergent."""
     if not readable or intact is False or replayable is False:
         return False
-    if any(row.needed_to_rerun and row.status != "present" for row in completeness):
-        return False
-    blocking = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
-    return not any(
-        f.code in blocking
-        or (f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence.")))
-        for f in findings
-    )
+    for row in completeness:  # a loop, not any(): this runs per trace over every row
+        if row.needed_to_rerun and row.status != "present":
+            return False
+    for f in findings:
+        if f.code in _BLOCKING or (
+            f.severity is Severity.ERROR and f.code.value.startswith(("audit.", "evidence."))
+        ):
+            return False
+    return True
+
+
+_BLOCKING = FAILURE_MODE_CODES | {Code.REPLAY_DIVERGENT}
+"""Finding codes that make a trace not rerunnable whatever their severity."""
 
 
 def audit_report(

@@ -24,7 +24,6 @@ reported as data, never in a diagnostic message.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -155,9 +154,10 @@ def _same(recorded: Sequence[CheckOutcome], recomputed: Sequence[CheckOutcome]) 
     return None not in ids and len(set(ids)) == len(ids)
 
 
-def _identities(names: Sequence[str]) -> Counter[str]:
-    """Check identities for a list of recorded names; an unknown name stays distinct."""
-    return Counter(resolve_name(name) or f"unresolved:{name}" for name in names)
+def _identities(names: Sequence[str]) -> list[str]:
+    """Check identities for a list of recorded names, sorted (two lists are equal as multisets
+    when these are equal); an unknown name stays distinct."""
+    return sorted(resolve_name(name) or f"unresolved:{name}" for name in names)
 
 
 def _compare_run(recorded: Verdict, recomputed: Verdict) -> list[Difference]:

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tracekit.formats.agentguard.records import EventRecord
 from tracekit.formats.agentguard.schema import agentguard as ag
 from tracekit.judging.replay import crosschecks
@@ -36,9 +38,9 @@ from tracekit.judging.replay.grouping import CommandEvidence, EventGroups, group
 from tracekit.kernel.errors import Code, Finding, finding
 
 
-@dataclass(frozen=True, slots=True)
-class TestEvidence:
-    """The task's test run, without its output (only digests of output are ever recorded)."""
+class TestEvidence(msgspec.Struct, frozen=True):
+    """The task's test run, without its output (only digests of output are ever recorded).
+    Frozen Structs, here and below: built once per trace, and a Struct is built in C."""
 
     __test__ = False  # not a pytest test class
 
@@ -48,8 +50,7 @@ class TestEvidence:
     functional_pass: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True):
     """Everything the seven checks read."""
 
     task_id: str

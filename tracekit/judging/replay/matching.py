@@ -20,6 +20,11 @@ where a substring's weight is its length and a glob's is its length plus ``STAR_
 ``*`` (each ``*`` becomes a lookahead group that may rescan the subject): measured, one unit is
 about a third of a nanosecond for every shape of glob. Past the bound the caller refuses to
 replay with ``replay.work_budget_exceeded`` rather than guess.
+
+A list's shape (its distinct keys, their weights and compile costs, then its compiled globs) is
+kept per process, for lists of up to :data:`SHAPE_CHARS` characters: a campaign under one policy
+builds it once. Every trace is still charged the compile cost, so what a trace may spend does not
+depend on the traces before it.
 """
 
 from __future__ import annotations
@@ -78,6 +83,62 @@ def compile_cost(pattern: str) -> int:
     return len(pattern) * COMPILE_UNITS_PER_CHAR + pattern.count("*") * COMPILE_UNITS_PER_STAR
 
 
+class _Shape:
+    """What a pattern list compiles to before any match: each original's slot among the distinct
+    keys, the keys, their cumulative matching weights and, for globs, their compile costs. A
+    function of the list alone, so a campaign under one policy builds it once
+    (:func:`_shape`)."""
+
+    __slots__ = ("compile_costs", "compile_total", "compiled", "keys", "originals", "sizes", "slot")
+
+    def __init__(
+        self,
+        originals: Sequence[str],
+        keys: Sequence[str],
+        weight: Callable[[str], int],
+        globs: bool,
+    ) -> None:
+        self.originals = tuple(originals)
+        index: dict[str, int] = {}
+        self.slot = tuple(index.setdefault(key, len(index)) for key in keys)
+        self.keys = tuple(index)
+        sizes = [0]
+        for key in self.keys:
+            sizes.append(sizes[-1] + weight(key))
+        self.sizes = sizes
+        self.compile_costs = tuple(compile_cost(key) for key in self.keys) if globs else ()
+        self.compile_total = sum(self.compile_costs)
+        self.compiled: tuple[Callable[[str], re.Match[str] | None], ...] | None = None
+        """The keys compiled, once a meter has paid for all of them (:meth:`PathPatterns.__init__`)."""
+
+
+SHAPES = 64
+"""Pattern-list shapes kept per process (least recently used dropped): a policy has five lists."""
+SHAPE_CHARS = 64 * 1024
+"""A list longer than this (characters over its patterns) is shaped for its trace alone, so the
+kept shapes hold at most ``SHAPES * SHAPE_CHARS`` characters (docs/threat-model.md, "Work budget")."""
+
+
+@lru_cache(maxsize=SHAPES)
+def _kept_shape(originals: tuple[str, ...], globs: bool) -> _Shape:
+    return _new_shape(originals, globs)
+
+
+def _new_shape(originals: tuple[str, ...], globs: bool) -> _Shape:
+    if globs:
+        return _Shape(originals, [normalise(p) for p in originals], glob_weight, True)
+    return _Shape(originals, originals, substring_weight, False)
+
+
+def _shape(patterns: Sequence[str], globs: bool) -> _Shape:
+    """The shape of ``patterns``: kept per process for lists of a policy's usual size, so that
+    the traces of a campaign under one policy share it (docs/performance.md, "Campaigns")."""
+    originals = tuple(patterns)
+    if sum(map(len, originals)) > SHAPE_CHARS:
+        return _new_shape(originals, globs)
+    return _kept_shape(originals, globs)
+
+
 class _Distinct:
     """Original patterns grouped by their matching key, each key tested once per subject.
 
@@ -85,16 +146,11 @@ class _Distinct:
     before the work is done; what a stop at the first match leaves untested is refunded.
     """
 
-    def __init__(
-        self, originals: Sequence[str], keys: Sequence[str], weight: Callable[[str], int]
-    ) -> None:
-        self.originals = tuple(originals)
-        index: dict[str, int] = {}
-        self.slot = tuple(index.setdefault(key, len(index)) for key in keys)
-        self.keys = tuple(index)
-        self._sizes = [0]
-        for key in self.keys:
-            self._sizes.append(self._sizes[-1] + weight(key))
+    def __init__(self, shape: _Shape) -> None:
+        self.originals = shape.originals
+        self.slot = shape.slot
+        self.keys = shape.keys
+        self._sizes = shape.sizes
 
     def _charge(self, subject: str, tested: int, meter: Meter) -> None:
         meter.charge(len(subject) * self._sizes[tested] + tested * MATCH_OVERHEAD)
@@ -117,15 +173,25 @@ def _glob_match(pattern: str) -> Callable[[str], re.Match[str] | None]:
 
 
 class PathPatterns(_Distinct):
-    """A glob list compiled once: :func:`matching_patterns` and "matches any", with a meter."""
+    """A glob list compiled once: :func:`matching_patterns` and "matches any", with a meter.
+
+    The meter is charged each distinct glob's compile cost, in order, before that glob is
+    compiled, whether or not an earlier trace of the process compiled it: when the whole list
+    fits in what is left of the budget it is charged at once (the same total), else glob by
+    glob, stopping where the bound is passed as it would have."""
 
     def __init__(self, patterns: Sequence[str], meter: Meter) -> None:
-        super().__init__(patterns, [normalise(p) for p in patterns], glob_weight)
+        shape = _shape(patterns, True)
+        super().__init__(shape)
+        if shape.compiled is not None and meter.used + shape.compile_total <= meter.limit:
+            meter.charge(shape.compile_total)
+            self._match = shape.compiled
+            return
         compiled = []
-        for key in self.keys:
-            meter.charge(compile_cost(key))
+        for key, cost in zip(shape.keys, shape.compile_costs, strict=True):
+            meter.charge(cost)
             compiled.append(_glob_match(key))
-        self._match = tuple(compiled)
+        self._match = shape.compiled = tuple(compiled)
 
     def matching(self, path: str, meter: Meter) -> list[str]:
         """Like :func:`matching_patterns`: the originals ``path`` matches, in order."""
@@ -148,7 +214,7 @@ class CommandPatterns(_Distinct):
     """An unsafe-command list with each distinct substring tested once per command."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
-        super().__init__(patterns, patterns, substring_weight)
+        super().__init__(_shape(patterns, False))
 
     def matching(self, command_text: str, meter: Meter) -> list[str]:
         """Like :func:`command_patterns`: the originals in ``command_text``, in order."""

@@ -14,9 +14,9 @@ agent, task and configuration produced it. Locations are ``header.<field>`` or
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
 from tracekit.formats.agentguard.records import EventRecord
@@ -87,15 +87,14 @@ class CommandRecords:
             self.no_exit.append(s)
 
 
-@dataclass(frozen=True, slots=True)
-class AgentGuardEvidence:
+class AgentGuardEvidence(msgspec.Struct, frozen=True):
     """What the profile reads: a verified trace's header, its events folded (the held event
     types by type, and the commands as :class:`CommandRecords`), and its source statuses."""
 
     header: ag.Header
     events: EventGroups
     commands: CommandRecords
-    sources: Sequence[SourceStatus] = field(default_factory=tuple)
+    sources: Sequence[SourceStatus] = ()
 
     def of(self, event_type: str) -> list[tuple[int, Any]]:
         """``(sequence, payload)`` of every held event of ``event_type``, in trace order."""
@@ -299,14 +298,14 @@ class AgentGuardProfile:
     def assess(self, subject: Any) -> tuple[FieldStatus, ...]:
         """Rows for an :class:`AgentGuardEvidence`, in :data:`FIELDS` order."""
         assert isinstance(subject, AgentGuardEvidence)
-        rows = [
+        # Each part makes its rows in FIELDS order, and the parts follow one another in it:
+        # no sort (tests/unit/audit/test_completeness.py checks the order).
+        return (
             *_header_rows(subject),
             *_command_rows(subject),
             *_file_rows(subject),
             *_verdict_rows(subject),
-        ]
-        order = {spec.name: i for i, spec in enumerate(FIELDS)}
-        return tuple(sorted(rows, key=lambda row: order[row.field]))
+        )
 
 
 PROFILE = AgentGuardProfile()

@@ -32,9 +32,8 @@ class FieldSpec:
     def count(self, have: int, total: int, where: str) -> FieldStatus:
         """``present`` when every one of ``total`` items has it (also when there are none),
         ``missing`` when none does, ``partial`` otherwise."""
-        if have >= total:
-            return self.row("present", where)
-        return self.row("missing" if have == 0 else "partial", where)
+        status: Status = "present" if have >= total else "missing" if have == 0 else "partial"
+        return FieldStatus(self.name, status, where, self.needed_to_rerun)
 
 
 class Profile(Protocol):
@@ -63,6 +62,6 @@ def indexed(collection: str, indices: list[int], limit: int = INDEXED) -> str:
     """``tool_calls[0,2,5]`` (at most ``limit`` indices, then ``...``): a location in our terms."""
     if not indices:
         return collection
-    shown = ",".join(str(i) for i in indices[:limit])
+    shown = ",".join(map(str, indices[:limit]))
     more = ",..." if len(indices) > limit else ""
     return f"{collection}[{shown}{more}]"
