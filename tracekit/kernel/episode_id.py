@@ -29,7 +29,7 @@ def episode_label(own_id: str) -> str:
     """The id reports print for an episode whose format calls it ``own_id``: ``own_id`` itself
     when it is 1 to 64 characters of ``[A-Za-z0-9._:-]``, else ``sha256:`` and the first 16 hex
     digits of the SHA-256 of its UTF-8 bytes (23 characters)."""
-    if 0 < len(own_id) <= ID_MAX and all(ch in _PLAIN for ch in own_id):
+    if 0 < len(own_id) <= ID_MAX and _PLAIN.issuperset(own_id):
         return own_id
     digest = hashlib.sha256(own_id.encode("utf-8", "surrogatepass")).hexdigest()
     return f"sha256:{digest[:16]}"
