@@ -127,8 +127,9 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None) -> Audit
             report, order = audited
             report = msgspec.structs.replace(report, path=job.path)
             if order is None:  # not an imported file's whole stream: one episode at most
-                episodes.discard()
-                episodes = EpisodeLines(folder)
+                if len(episodes):  # an imported stream that failed half-way: not the report's
+                    episodes.discard()
+                    episodes = EpisodeLines(folder)
                 for episode in with_episodes(report).episodes:
                     episodes.add(episode)
                 order = list(range(len(episodes)))

@@ -83,6 +83,9 @@ of (then it starts again): the spool's memory stays bounded whatever the episode
 TABLE_BYTES = 256 * 1024
 """A file's table of pairs, at most: past it, a new pair's text is written in its line."""
 Pair = tuple[tuple[FieldStatus, ...], tuple[AuditFinding, ...]]
+_ENCODE = msgspec.json.Encoder().encode
+_DECODE_ID = msgspec.json.Decoder(str).decode
+_DECODE_PAIR = msgspec.json.Decoder(Pair).decode
 
 
 class EpisodeCodec:
@@ -96,9 +99,7 @@ class EpisodeCodec:
     on the way out, and the reader hands back the same objects for every episode sharing it."""
 
     def __init__(self, table: Sequence[bytes | msgspec.Raw] = ()) -> None:
-        self._encode = msgspec.json.Encoder().encode
-        self._decode_id = msgspec.json.Decoder(str).decode
-        self._decode_pair = msgspec.json.Decoder(Pair).decode
+        self._encode, self._decode_id, self._decode_pair = _ENCODE, _DECODE_ID, _DECODE_PAIR
         self.table: list[bytes | msgspec.Raw] = list(table)
         """The pairs' texts: the writer's, as it made them; the reader's, from the head."""
         self._table_bytes = 0
@@ -144,7 +145,7 @@ class EpisodeLines:
         self._name: str | None = None
         self._offsets = array("q")
         self.size = 0
-        self._encode = msgspec.json.Encoder().encode
+        self._encode = _ENCODE
         self._codec = EpisodeCodec()
 
     @property
