@@ -1,4 +1,5 @@
-"""The fast path of ``tracekit verify`` (tracekit/cli/verify_fast.py) against the typer app.
+"""The fast path of ``tracekit verify`` and ``tracekit audit`` (tracekit/cli/verify_fast.py)
+against the typer app.
 
 Every command line is run twice, as whole processes: through the console script's entry
 (``app.entry``, which takes the fast path for the plain forms) and through ``app.main`` (always
@@ -127,20 +128,28 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return here
 
 
+COMMANDS = pytest.mark.parametrize("command", verify_fast.COMMANDS)
+
+
+@COMMANDS
 @pytest.mark.parametrize("args", FAST, ids=lambda a: " ".join(a) or "none")
-def test_the_fast_path_reads_and_does_what_typer_does(args: list[str], folder: Path) -> None:
-    assert verify_fast.parse(["verify", *args]) is not None
+def test_the_fast_path_reads_and_does_what_typer_does(command: str, args: list[str], folder: Path) -> None:
+    plain = verify_fast.parse([command, *args])
+    assert plain is not None and plain.command == command
     stdin = Path(CLEAN).read_bytes() if "-" in args else None
-    _same(["verify", *args], folder, stdin)
+    _same([command, *args], folder, stdin)
 
 
+@COMMANDS
 @pytest.mark.parametrize("args", TYPER, ids=lambda a: " ".join(a) or "none")
-def test_every_other_command_line_goes_to_typer_unchanged(args: list[str], folder: Path) -> None:
-    assert verify_fast.parse(["verify", *args]) is None
-    _same(["verify", *args], folder)
+def test_every_other_command_line_goes_to_typer_unchanged(command: str, args: list[str], folder: Path) -> None:
+    assert verify_fast.parse([command, *args]) is None
+    _same([command, *args], folder)
 
 
-@pytest.mark.parametrize("argv", [[], ["--version"], ["show", CLEAN], ["verifyx", CLEAN], ["audit", CLEAN]])
+@pytest.mark.parametrize(
+    "argv", [[], ["--version"], ["show", CLEAN], ["verifyx", CLEAN], ["auditx", CLEAN], ["check", CLEAN]]
+)
 def test_other_commands_are_never_read(argv: list[str], folder: Path) -> None:
     assert verify_fast.parse(argv) is None
     _same(argv, folder)
@@ -151,6 +160,8 @@ def test_outputs_and_folder_walks_agree(folder: Path) -> None:
     assert code == 2 and b'"command": "verify"' in out and err == b""
     out, err, code = _same(["verify", CLEAN], folder)
     assert code == 0 and b"intact" in out and b"1 intact" in err
+    out, err, code = _same(["audit", "sub", "-f", "json", "-q"], folder)
+    assert code == 2 and b'"command": "audit"' in out and err == b""
 
 
 def test_a_completion_call_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -162,16 +173,20 @@ def test_the_format_choices_are_the_commands() -> None:
     assert tuple(f.value for f in FindingsFormat) == verify_fast.FORMATS
 
 
-def test_the_fast_path_imports_neither_typer_nor_typing_extensions() -> None:
+@pytest.mark.parametrize(("command", "forbidden"), [
+    ("verify", ("typer", "click", "inspect", "dataclasses", "tempfile")),
+    ("audit", ("typer", "click")),  # audit's own modules use dataclasses
+])
+def test_the_fast_path_imports_neither_typer_nor_typing_extensions(command: str, forbidden: tuple[str, ...]) -> None:
     code = LAUNCH.format("entry")
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code, "verify", "-q", CLEAN],
+        [sys.executable, "-X", "importtime", "-c", code, command, "-q", CLEAN],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert done.returncode == 0
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "tracekit.formats.agentguard.verify" in imported
-    assert not {m for m in imported if m.split(".")[0] in ("typer", "click", "inspect", "dataclasses", "tempfile")}
+    assert not {m for m in imported if m.split(".")[0] in forbidden}
 
 
 def test_msgspec_without_typing_extensions_reads_the_same_types() -> None:

@@ -108,7 +108,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 def entry() -> None:
     """The ``tracekit`` console script and ``python -m tracekit``: the plain forms of ``tracekit
-    verify`` go to the fast path that never imports typer (tracekit/cli/verify_fast.py), every
+    verify`` and ``tracekit audit`` go to the fast path that never imports typer (tracekit/cli/verify_fast.py), every
     other command line to :func:`main`. The process then ends at once when nothing is left to
     run at exit (docs/cli.md, "Start-up")."""
     from tracekit.cli import verify_fast
@@ -121,9 +121,9 @@ def entry() -> None:
             from tracekit.kernel import collector
 
             with collector.paused():  # start-up's imports, as main() does
-                verify_fast.start()
+                verify_fast.start(plain.command)
                 catch_sigint()
-            guarded(lambda: verify_fast.run(plain), "tracekit verify")
+            guarded(lambda: verify_fast.run(plain), f"tracekit {plain.command}")
     except SystemExit as done:
         _exit_now(done.code)
         raise

@@ -17,22 +17,18 @@ the summary.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
 
 from tracekit.cli.audit_io import AuditOptions
 from tracekit.cli.common import (
-    EXIT_ERROR,
     ExecutorName,
     ExecutorOptions,
     FindingsFormat,
     InputFormat,
-    diag,
     fail,
     parse_roots,
-    worst,
 )
 from tracekit.cli.options import (
     CONNECT_TIMEOUT,
@@ -44,8 +40,8 @@ from tracekit.cli.options import (
     TRUSTED_ROOT,
     Command,
 )
-from tracekit.cli.sink import check_target, emit
-from tracekit.kernel.errors import Code, TracekitError
+from tracekit.cli.sink import check_target
+from tracekit.kernel.errors import Code
 
 
 def _scenario_bytes(path: Path | None) -> bytes | None:
@@ -96,7 +92,7 @@ def audit(
     """Audit traces: intact, consistent, verdict reproduced, evidence complete enough to rerun.
 
     Exit 0 all clean, 1 any warning or worse, 2 a trace unreadable, unknown or not intact."""
-    from tracekit.cli import audit_run
+    from tracekit.cli import audit_flow
 
     run = ExecutorOptions(executor, jobs, scheduler, connect_timeout)
     if output is not None:
@@ -105,18 +101,7 @@ def audit(
         fail(Code.CLI_OPTION_NEEDS, option="--episode", other="exactly one TRACE file, without --db")
     opts = _options(scenario, strict, input_format, strict_sources, trusted_root, episode)
     _store(paths, opts, run, db, new_root, (format.value, output, force, quiet))
-    request = audit_run.options_request(opts, run, paths, format, verbose, quiet)
-    try:
-        with audit_run.audited(request) as campaign:
-            emit(audit_run.render(campaign, format, verbose), output, force)
-    except TracekitError as error:
-        diag(error.finding)
-        raise typer.Exit(EXIT_ERROR) from None
-    if not quiet:
-        from tracekit.report.audit_render import summary_line
-
-        print(summary_line(campaign.summary, campaign.exit_code), file=sys.stderr)
-    raise typer.Exit(worst(campaign.exit_code, request.walked.note()))
+    audit_flow.audit(paths, format, opts, run, output, force, quiet, verbose)
 
 
 def _options(

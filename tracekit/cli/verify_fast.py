@@ -1,8 +1,10 @@
-"""The fast path for the plain forms of ``tracekit verify`` (docs/cli.md, "Start-up").
+"""The fast path for the plain forms of ``tracekit verify`` and ``tracekit audit`` (docs/cli.md,
+"Start-up").
 
-``tracekit verify [-q | --quiet] [-f | --format FORMAT] [--] TRACE...`` is read here, without
-typer (about a third of a small verify's start-up), and runs the one body of the command
-(tracekit/cli/verify_flow.py) with every other option at its default. Anything else, any other
+``tracekit verify|audit [-q | --quiet] [-f | --format FORMAT] [--] TRACE...`` is read here,
+without typer (about a third of a small verify's start-up, half of a small audit's), and runs
+the one body of the command (tracekit/cli/verify_flow.py, tracekit/cli/audit_flow.py) with
+every other option at its default. Anything else, any other
 option, ``-h``/``--help``, a missing or unknown value, no TRACE, ``--debug``, a completion
 call, goes to the typer app unread, which prints, exits and fails exactly as it always has:
 this reader only decides that a command line is one it knows, never that one is wrong.
@@ -18,30 +20,34 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 FORMATS = ("table", "json", "markdown", "junit", "sarif", "ocsf", "otlp")
-"""``--format`` choices: tracekit.cli.common.FindingsFormat (a test keeps the two in step; the
-enum is not imported to read a command line that may not be ours)."""
+"""``--format`` choices of both commands: tracekit.cli.common.FindingsFormat (a test keeps the
+two in step; the enum is not imported to read a command line that may not be ours)."""
+COMMANDS = ("verify", "audit")
 
-
-LATER = ("tracekit.cli.spool", "tracekit.kernel.executors.local", "tracekit.report.verify_stream")
-"""What the command imports beyond its workers' modules, once it runs: imported with them
+LATER = {
+    "verify": ("tracekit.cli.spool", "tracekit.kernel.executors.local", "tracekit.report.verify_stream"),
+    "audit": ("tracekit.cli.spool", "tracekit.kernel.executors.local", "tracekit.report.audit_render"),
+}
+"""What each command imports beyond its workers' modules, once it runs: imported with them
 before it starts, while the collector is paused (a collection scans what imports make, in
 vain)."""
 
 
 class Plain:
-    """A plain ``verify`` command line: its traces, its format and whether it is quiet."""
+    """A plain ``verify`` or ``audit`` command line: the command, its traces, its format and
+    whether it is quiet."""
 
-    __slots__ = ("format", "paths", "quiet")
+    __slots__ = ("command", "format", "paths", "quiet")
 
-    def __init__(self, paths: list[str], format: str, quiet: bool) -> None:
-        self.paths, self.format, self.quiet = paths, format, quiet
+    def __init__(self, paths: list[str], format: str, quiet: bool, command: str = "verify") -> None:
+        self.paths, self.format, self.quiet, self.command = paths, format, quiet, command
 
 
 def parse(argv: list[str]) -> Plain | None:
-    """``argv`` (without the program name) as a plain verify, or None for the typer app.
-    Options may come before, between or after the traces, as click reads them; ``--`` ends
-    the options, ``-`` is standard input, the last ``--format`` wins."""
-    if not argv or argv[0] != "verify" or os.environ.get("_TRACEKIT_COMPLETE"):
+    """``argv`` (without the program name) as a plain verify or audit, or None for the typer
+    app. Options may come before, between or after the traces, as click reads them; ``--``
+    ends the options, ``-`` is standard input, the last ``--format`` wins."""
+    if not argv or argv[0] not in COMMANDS or os.environ.get("_TRACEKIT_COMPLETE"):
         return None
     paths: list[str] = []
     format, quiet, options = "table", False, True
@@ -60,7 +66,7 @@ def parse(argv: list[str]) -> Plain | None:
             if value not in FORMATS:
                 return None
             format = value
-    return Plain(paths, format, quiet) if paths else None
+    return Plain(paths, format, quiet, argv[0]) if paths else None
 
 
 def _format_value(word: str, words: Iterator[str]) -> str | None:
@@ -75,23 +81,37 @@ def _format_value(word: str, words: Iterator[str]) -> str | None:
     return None
 
 
-def start() -> None:
+def start(command: str = "verify") -> None:
     """What the command imports, imported before it runs (the app pauses the collector around
     this: a collection would scan what imports make, in vain), and the JSON head's name."""
     import_msgspec()
-    from tracekit.cli import verify_flow, verify_run  # noqa: F401 - imported for run()
+    workers: tuple[str, ...]
+    if command == "audit":
+        from tracekit.cli import audit_flow, audit_run  # noqa: F401 - imported for run()
+
+        workers = audit_run.WORKER_MODULES
+    else:
+        from tracekit.cli import verify_flow, verify_run  # noqa: F401 - imported for run()
+
+        workers = verify_run.WORKER_MODULES
     from tracekit.report.jsonout import set_head
 
-    for module in (*verify_run.WORKER_MODULES, *LATER):
+    for module in (*workers, *LATER[command]):
         __import__(module)
-    set_head(command="verify")
+    set_head(command=command)
 
 
 def run(plain: Plain) -> NoReturn:
-    """Verify as ``tracekit verify`` does with these options; exits (through the app's
-    ``guarded``, which maps every exception to its exit code as for any command)."""
-    from tracekit.cli import verify_flow
+    """Verify or audit as ``tracekit verify`` or ``tracekit audit`` does with these options;
+    exits (through the app's ``guarded``, which maps every exception to its exit code as for
+    any command)."""
     from tracekit.cli.common import FindingsFormat
+
+    if plain.command == "audit":
+        from tracekit.cli import audit_flow
+
+        audit_flow.audit(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
+    from tracekit.cli import verify_flow
 
     verify_flow.verify(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
 
