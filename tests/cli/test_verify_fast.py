@@ -75,6 +75,13 @@ FAST = [
     ["-", "-q", "-f", "json"],
     ["-", "-"],
     ["sub"],
+    ["--jobs", "2", CLEAN],
+    ["-j", "1", CLEAN],
+    ["-j2", FOLDER, "-q"],
+    ["--jobs=2", FOLDER, "-f", "json"],
+    ["--jobs", "256", "-q", "sub"],
+    ["--jobs", "3", "--jobs", "1", CLEAN],
+    ["-", "--jobs", "2"],
 ]
 """Plain command lines: the fast path runs them."""
 
@@ -98,8 +105,20 @@ TYPER = [
     ["-x", CLEAN],
     ["--quiet=1", CLEAN],
     ["--qu", CLEAN],
-    ["--jobs", "2", CLEAN],
-    ["-j", "1", CLEAN],
+    ["--jobs", "0", CLEAN],
+    ["--jobs", "257", CLEAN],
+    ["--jobs", "02", CLEAN],
+    ["--jobs", "+2", CLEAN],
+    ["--jobs", "1_0", CLEAN],
+    ["--jobs", " 2", CLEAN],
+    ["--jobs", "٢", CLEAN],
+    ["-j", CLEAN],
+    ["--jobs"],
+    ["--jobs=", CLEAN],
+    ["-j=2", CLEAN],
+    ["--jo", "2", CLEAN],
+    ["--jobsx", "2", CLEAN],
+    ["-jq", CLEAN],
     ["--canonical", CLEAN],
     ["--strict-sources", CLEAN],
     ["--input-format", "agentguard", CLEAN],
@@ -171,6 +190,12 @@ def test_a_completion_call_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_the_format_choices_are_the_commands() -> None:
     assert tuple(f.value for f in FindingsFormat) == verify_fast.FORMATS
+
+
+def test_the_jobs_bound_is_the_commands() -> None:
+    from tracekit.cli.options import JOBS
+
+    assert (JOBS.min, JOBS.max) == (1, verify_fast.MAX_JOBS)
 
 
 @pytest.mark.parametrize(("command", "forbidden"), [

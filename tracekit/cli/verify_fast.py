@@ -1,7 +1,8 @@
 """The fast path for the plain forms of ``tracekit verify`` and ``tracekit audit`` (docs/cli.md,
 "Start-up").
 
-``tracekit verify|audit [-q | --quiet] [-f | --format FORMAT] [--] TRACE...`` is read here,
+``tracekit verify|audit [-q | --quiet] [-f | --format FORMAT] [-j | --jobs N] [--] TRACE...``
+is read here,
 without typer (about a third of a small verify's start-up, half of a small audit's), and runs
 the one body of the command (tracekit/cli/verify_flow.py, tracekit/cli/audit_flow.py) with
 every other option at its default. Anything else, any other
@@ -37,20 +38,20 @@ class Plain:
     """A plain ``verify`` or ``audit`` command line: the command, its traces, its format and
     whether it is quiet."""
 
-    __slots__ = ("command", "format", "paths", "quiet")
+    __slots__ = ("command", "format", "jobs", "paths", "quiet")
 
-    def __init__(self, paths: list[str], format: str, quiet: bool, command: str = "verify") -> None:
-        self.paths, self.format, self.quiet, self.command = paths, format, quiet, command
+    def __init__(self, paths: list[str], format: str, quiet: bool, command: str = "verify", jobs: int = 1) -> None:
+        self.paths, self.format, self.quiet, self.command, self.jobs = paths, format, quiet, command, jobs
 
 
 def parse(argv: list[str]) -> Plain | None:
     """``argv`` (without the program name) as a plain verify or audit, or None for the typer
     app. Options may come before, between or after the traces, as click reads them; ``--``
-    ends the options, ``-`` is standard input, the last ``--format`` wins."""
+    ends the options, ``-`` is standard input, the last ``--format`` and ``--jobs`` win."""
     if not argv or argv[0] not in COMMANDS or os.environ.get("_TRACEKIT_COMPLETE"):
         return None
     paths: list[str] = []
-    format, quiet, options = "table", False, True
+    format, quiet, options, jobs = "table", False, True, 1
     words = iter(argv[1:])
     for word in words:
         if word.startswith("--debug"):  # taken off anywhere, even after --: the app's (cli/debug.py)
@@ -61,22 +62,38 @@ def parse(argv: list[str]) -> Plain | None:
             options = False
         elif word in ("-q", "--quiet"):
             quiet = True
+        elif word.startswith(("-j", "--jobs")):
+            count = _value(word, words, "-j", "--jobs")
+            if count is None or not _plain_count(count):
+                return None
+            jobs = int(count)
         else:
-            value = _format_value(word, words)
+            value = _value(word, words, "-f", "--format")
             if value not in FORMATS:
                 return None
             format = value
-    return Plain(paths, format, quiet, argv[0]) if paths else None
+    return Plain(paths, format, quiet, argv[0], jobs) if paths else None
 
 
-def _format_value(word: str, words: Iterator[str]) -> str | None:
-    """The value of a ``--format`` option spelt ``-f X``, ``-fX``, ``--format X`` or
-    ``--format=X``; None for any other option, or a missing value."""
-    if word in ("-f", "--format"):
+MAX_JOBS = 256
+"""``--jobs``'s bound in tracekit/cli/options.py (a test keeps the two in step)."""
+
+
+def _plain_count(text: str) -> bool:
+    """Whether a ``--jobs`` value is read here: 1 to :data:`MAX_JOBS` in plain decimal digits
+    (anything else, a sign, a space, an underscore, a leading zero, is left to click, whose
+    reading of it may differ)."""
+    return text.isascii() and text.isdigit() and text[0] != "0" and int(text) <= MAX_JOBS
+
+
+def _value(word: str, words: Iterator[str], short: str, long: str) -> str | None:
+    """The value of an option spelt ``-f X``, ``-fX``, ``--format X`` or ``--format=X`` (with
+    ``short`` and ``long`` its names); None for any other option, or a missing value."""
+    if word in (short, long):
         return next(words, None)
-    if word.startswith("--format="):
-        return word.removeprefix("--format=")
-    if word.startswith("-f") and not word.startswith("--"):
+    if word.startswith(long + "="):
+        return word.removeprefix(long + "=")
+    if word.startswith(short) and not word.startswith("--"):
         return word[2:]
     return None
 
@@ -105,15 +122,16 @@ def run(plain: Plain) -> NoReturn:
     """Verify or audit as ``tracekit verify`` or ``tracekit audit`` does with these options;
     exits (through the app's ``guarded``, which maps every exception to its exit code as for
     any command)."""
-    from tracekit.cli.common import FindingsFormat
+    from tracekit.cli.common import ExecutorOptions, FindingsFormat
 
+    run = ExecutorOptions(jobs=plain.jobs)
     if plain.command == "audit":
         from tracekit.cli import audit_flow
 
-        audit_flow.audit(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
+        audit_flow.audit(plain.paths, FindingsFormat(plain.format), run=run, quiet=plain.quiet)
     from tracekit.cli import verify_flow
 
-    verify_flow.verify(plain.paths, FindingsFormat(plain.format), quiet=plain.quiet)
+    verify_flow.verify(plain.paths, FindingsFormat(plain.format), run=run, quiet=plain.quiet)
 
 
 def import_msgspec() -> None:
