@@ -33,8 +33,8 @@ FILES = ("README.md", "Makefile")
 SKIPPED_DIRS = frozenset(
     {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 )
-GENERATED = ("bench/data/",)
-"""Inputs the benches build (gitignored; hundreds of MB): not the repository's prose."""
+GENERATED = ("bench/data/", "fuzz/work/")
+"""What the benches and `make fuzz` build (gitignored; hundreds of MB): not the repository's prose."""
 BINARY_SUFFIXES = (".png",)
 """Images (docs/img/): bytes, not prose; a chance byte pair would read as a citation."""
 
