@@ -79,14 +79,11 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
     from tracekit.cli.audit_spool import AuditSpool, SpillFolder
     from tracekit.cli.progress import tracked
     from tracekit.judging.audit.campaign import Tally
-    from tracekit.kernel.executors.local import LocalExecutor
     from tracekit.report.skipped import SkippedFile
 
     work = request.work
     chosen = request.run.make(len(work), stdin="-" in work.files, preload=WORKER_MODULES)
-    folder = SpillFolder()
-    if not (isinstance(chosen, LocalExecutor) and chosen.jobs <= 1):
-        folder.make()  # before the workers start: they spill into it (in-process: made on first use)
+    folder = SpillFolder.for_run(chosen)
     spool = AuditSpool(folder)
     tally = Tally()
     left_out: list[SkippedFile] = []

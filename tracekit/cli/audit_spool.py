@@ -18,12 +18,15 @@ from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import IO, cast, overload
+from typing import IO, TYPE_CHECKING, cast, overload
 
 import msgspec
 
 from tracekit.cli.spool import IN_MEMORY, Spool
 from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit, FieldStatus
+
+if TYPE_CHECKING:
+    from tracekit.kernel.executors import Executor
 
 INLINE = 1024 * 1024
 """Bytes of episode lines a worker's batch sends back inline; a file whose lines would pass
@@ -51,6 +54,17 @@ class SpillFolder:
 
     path: str | None = None
     owner: int = field(default_factory=os.getpid)
+
+    @classmethod
+    def for_run(cls, chosen: Executor) -> SpillFolder:
+        """The folder of a run on ``chosen``: made now when workers run in other processes
+        (they spill into it before the parent sees any result), else on first use."""
+        from tracekit.kernel.executors.local import LocalExecutor
+
+        folder = cls()
+        if not (isinstance(chosen, LocalExecutor) and chosen.jobs <= 1):
+            folder.make()
+        return folder
 
     def make(self) -> None:
         if self.path is None:

@@ -52,11 +52,8 @@ def store_audit(chosen: Executor, opts: AuditOptions, quiet: bool) -> Iterator[A
     from functools import partial
 
     from tracekit.cli.audit_spool import SpillFolder
-    from tracekit.kernel.executors.local import LocalExecutor
 
-    folder = SpillFolder()
-    if not (isinstance(chosen, LocalExecutor) and chosen.jobs <= 1):
-        folder.make()  # before the workers start: they spill into it (in-process: made on first use)
+    folder = SpillFolder.for_run(chosen)
 
     def audit(files: list[str]) -> Iterator[Stored | None]:
         from tracekit.cli.audit_io import AuditJob
