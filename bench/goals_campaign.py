@@ -77,8 +77,8 @@ def said():
 FD = int(sys.argv[1])
 atexit.register(said)
 sys.argv = ["tracekit", *sys.argv[2:]]
-from tracekit.cli.app import main
-main()
+from tracekit.cli.app import entry  # the console script's own entry point: its fast path included
+entry()
 """
 
 

@@ -11,7 +11,10 @@ import pytest
 from tracekit.kernel.executors.batches import (
     BATCH_BYTES,
     BATCH_TASKS,
+    GUIDED_SHARE,
+    TAIL_TASKS,
     batched,
+    batches,
     file_bytes,
     limits,
     one,
@@ -88,3 +91,38 @@ def test_pool_results_are_the_serial_ones_in_task_order(jobs: int) -> None:
     assert sum(n for n, _ in batches) == len(tasks)
     assert sum(s for _, s in batches) == sum(tasks)
     assert len(batches) >= 2 * jobs
+
+
+class _Counted(list[int]):
+    """A campaign known in advance that counts the tasks read (FileJobs makes each when read)."""
+
+    reads = 0
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
+        if isinstance(index, int):
+            self.reads += 1
+        return super().__getitem__(index)
+
+
+@pytest.mark.parametrize(("count", "workers", "scale"), [(2000, 2, 1), (10_000, 2, 16), (300, 3, 1), (5, 2, 1)])
+def test_a_known_campaign_ends_in_small_batches(count: int, workers: int, scale: int) -> None:
+    tasks = _Counted(range(count))
+    got = list(batches(tasks, lambda t: 10_000, workers, scale))
+    assert [t for batch in got for t in batch] == list(range(count))
+    assert tasks.reads == count  # each task read once: none made for a batch that did not take it
+    sizes = [len(batch) for batch in got]
+    max_bytes, max_tasks = limits(list(range(count)), one, workers, scale)
+    assert all(1 <= size <= max_tasks and (size - 1) * 10_000 < max_bytes for size in sizes)
+    tail = min(TAIL_TASKS * scale, count)
+    assert sizes[-1] <= tail  # the campaign ends in a batch of at most the tail's size
+    for before, after in zip(sizes, sizes[1:], strict=False):  # never growing (or the tail)
+        assert after <= max(before, tail)
+    remaining = count
+    for size in sizes:  # each batch at most its share of what was left
+        assert size <= max(tail, -(-remaining // (GUIDED_SHARE * workers)))
+        remaining -= size
+
+
+def test_a_campaign_not_known_in_advance_is_cut_as_it_comes() -> None:
+    got = list(batches(iter(range(200)), one, 2))
+    assert [len(batch) for batch in got] == [BATCH_TASKS] * 3 + [200 - 3 * BATCH_TASKS]

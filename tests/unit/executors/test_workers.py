@@ -78,3 +78,41 @@ def test_closing_reaps_every_worker() -> None:
     assert list(workers.map(len, _batches(3), 2)) == [2, 2, 2]
     workers.close()
     assert all(not proc.is_alive() and proc.exitcode == 0 for proc in procs)
+
+
+def _big_answer(batch: list[int]) -> bytes:
+    return bytes(1024 * 1024)  # far more than a pipe buffers: the worker blocks until it is read
+
+
+@pytest.mark.parametrize("method", CONTEXTS)
+def test_batches_sent_ahead_never_deadlock_against_large_answers(method: str) -> None:
+    """Small batches are sent to workers still running one while those workers block writing
+    answers larger than the pipe buffers; a large batch is held back. Both finish (an alarm
+    fails the test instead of a hang)."""
+    import signal
+
+    def stuck(*_: object) -> None:
+        raise TimeoutError("the parent and a worker wait on each other")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(60)
+    try:
+        with Workers(multiprocessing.get_context(method), 2) as workers:  # type: ignore[arg-type]
+            small = list(workers.map(_big_answer, _batches(30), 6))
+            large = list(workers.map(_big_answer, ([n] * 50_000 for n in range(12)), 6))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert small == [bytes(1024 * 1024)] * 30 and len(large) == 12
+
+
+def test_only_a_small_batch_goes_to_a_busy_worker() -> None:
+    from tracekit.kernel.executors.workers import AHEAD_BYTES, QUEUED
+
+    with Workers(multiprocessing.get_context(CONTEXTS[0]), 1) as workers:  # type: ignore[arg-type]
+        assert workers._ahead  # Linux socket pairs buffer far more than PIPE_BYTES
+        assert workers._takes(0, 10**9)  # an idle worker takes any batch
+        assert workers._takes(1, AHEAD_BYTES) and not workers._takes(1, AHEAD_BYTES + 1)
+        assert not workers._takes(QUEUED, 1)
+        workers._ahead = False  # a pipe that buffers too little: nothing is sent ahead
+        assert workers._takes(0, 1) and not workers._takes(1, 1)

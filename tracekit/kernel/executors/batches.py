@@ -6,7 +6,8 @@ pays a pickled task, a pickled result and a wake-up of the parent's pool threads
 cores cost as much as the work itself. A batch holds consecutive tasks up to
 :data:`BATCH_BYTES` of input (by the weight the caller gives each task, a file's size) or
 :data:`BATCH_TASKS` tasks, and never fewer than one task; a campaign known in advance is cut
-finer (by count) so that every worker gets several batches and none waits long for the last one.
+finer (by count) so that every worker gets several batches, and its last batches shrink (guided
+self-scheduling) so that no worker finishes a large batch alone while the others have nothing left.
 
 Batches keep task order, so results flattened batch by batch are in task order too.
 """
@@ -26,6 +27,12 @@ BATCH_TASKS = 64
 """At most this many tasks per batch, however small their files."""
 BATCHES_PER_WORKER = 4
 """A campaign known in advance is cut into at least this many batches per worker."""
+GUIDED_SHARE = 2
+"""In a campaign known in advance, a batch holds at most 1 / (GUIDED_SHARE x workers) of the tasks
+not yet cut: the batches shrink as the campaign ends, so the workers finish together."""
+TAIL_TASKS = 4
+"""...but at least this many tasks (times the executor's scale) while that many remain: a batch's
+round trip stays small beside its work."""
 
 
 def file_bytes(path: str) -> int:
@@ -76,12 +83,29 @@ def batched(
         yield batch
 
 
+def guided(
+    tasks: Sequence[T], weigh: Callable[[T], int], max_bytes: int, max_tasks: int, share: int, tail: int
+) -> Iterator[list[T]]:
+    """Consecutive runs of ``tasks`` as :func:`batched` cuts them, each also holding at most
+    ``1 / share`` of the tasks not yet cut (at least ``tail``): the last batches shrink."""
+    start, total = 0, len(tasks)
+    while start < total:
+        most = min(max_tasks, max(tail, -(-(total - start) // share)))
+        # lazily, so that only the tasks the batch takes are made (FileJobs makes each when read)
+        batch = next(batched(map(tasks.__getitem__, range(start, min(total, start + most))), weigh, max_bytes, most))
+        start += len(batch)
+        yield batch
+
+
 def batches(
     tasks: Iterable[T], weigh: Callable[[T], int] | None, workers: int, scale: int = 1
 ) -> Iterator[list[T]]:
-    """``tasks`` cut for ``workers`` workers: :func:`limits`, then :func:`batched`."""
+    """``tasks`` cut for ``workers`` workers: :func:`limits`, then :func:`batched`, or
+    :func:`guided` for a campaign known in advance."""
     max_bytes, max_tasks = limits(tasks, weigh, workers, scale)
-    return batched(tasks, weigh, max_bytes, max_tasks)
+    if weigh is None or not isinstance(tasks, Sequence) or workers <= 1:
+        return batched(tasks, weigh, max_bytes, max_tasks)
+    return guided(tasks, weigh, max_bytes, max_tasks, GUIDED_SHARE * workers, TAIL_TASKS * scale)
 
 
 def run_each(work: Callable[[T], R], batch: list[T]) -> list[R]:

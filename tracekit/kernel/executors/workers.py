@@ -5,11 +5,13 @@
 results, one watches the workers and wakes on every submission); on two cores their CPU is taken
 from the workers, and on a campaign of small files it was most of the parent's time during the
 work. Here the parent alone writes each batch to a worker's pipe and reads results with one
-``wait`` over the pipes. A worker is sent its next batch once it has answered the last (a
-round trip of well under a millisecond per batch of many files): it is then reading, so the
-parent's write never blocks on a worker that is itself blocked writing a large answer, and a
-slow batch holds up only its own worker. Results are yielded in batch order; at most ``window``
-batches are sent ahead of the one the caller waits for, so memory is bounded.
+``wait`` over the pipes. A worker holds at most one batch beyond the one it runs, and only a
+small one (:data:`AHEAD_BYTES`, pickled, on a pipe whose buffer holds several): so a worker
+never waits for the parent between batches (the parent may be busy, or not yet scheduled, on
+two busy cores), the parent's write never blocks on a worker that is itself blocked writing a
+large answer (the batch fits the buffer), and a slow batch holds up only its own worker and the
+one behind it. Results are yielded in batch order; at most ``window`` batches are sent ahead of
+the one the caller waits for, so memory is bounded.
 
 A worker that dies (killed, out of memory) closes its pipe: the parent stops with
 ``internal.error``, never hangs. An exception raised by the work is raised again in the parent,
@@ -34,8 +36,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 R = TypeVar("R")
 
-QUEUED = 1
-"""Batches sent to a worker and not yet answered (more could deadlock: see the module's text)."""
+QUEUED = 2
+"""Batches sent to a worker and not yet answered: the one it runs and one sent ahead."""
+AHEAD_BYTES = 16 * 1024
+"""The most a batch sent ahead may take, pickled; a larger batch waits until its worker has
+answered (it could otherwise fill the pipe of a worker blocked on its own answer: a deadlock)."""
+PIPE_BYTES = 4 * AHEAD_BYTES
+"""Batches are sent ahead only on pipes that buffer at least this much (``SO_SNDBUF``)."""
 JOIN_SECONDS = 5.0
 """How long a worker has to exit once its pipe is closed before it is terminated."""
 
@@ -72,6 +79,17 @@ def dead() -> TracekitError:
     return TracekitError(finding(Code.INTERNAL_ERROR))
 
 
+def buffered(conn: Connection) -> bool:
+    """Whether ``conn`` (the parent's end of a worker's pipe) buffers :data:`PIPE_BYTES`."""
+    import socket
+
+    try:
+        with socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as end:
+            return end.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) >= PIPE_BYTES
+    except OSError:  # not a socket (a platform's plain pipe): send nothing ahead
+        return False
+
+
 class Workers:
     """``jobs`` worker processes of ``context``, each at the end of its own pipe; a context
     manager that stops them (closing the pipes, then terminating any that lingers)."""
@@ -92,6 +110,7 @@ class Workers:
         except BaseException:
             self.close()
             raise
+        self._ahead = all(buffered(conn) for conn in self._conns)
 
     def __enter__(self) -> Workers:
         return self
@@ -123,16 +142,20 @@ class Workers:
         todo = iter(batches)
         sent = wanted = 0
         more = True
+        pending = b""  # the next batch, pickled, until a worker may take it
         while True:
             while more and sent - wanted < max(1, window):
+                if not pending:
+                    batch = next(todo, _END)
+                    if batch is _END:
+                        more = False
+                        break
+                    pending = pickle.dumps((work, batch), pickle.HIGHEST_PROTOCOL)
                 worker = min(range(len(queued)), key=lambda i: len(queued[i]))
-                if len(queued[worker]) >= QUEUED:
+                if not self._takes(len(queued[worker]), len(pending)):
                     break
-                batch = next(todo, _END)
-                if batch is _END:
-                    more = False
-                    break
-                self._conns[worker].send_bytes(pickle.dumps((work, batch), pickle.HIGHEST_PROTOCOL))
+                self._conns[worker].send_bytes(pending)
+                pending = b""
                 queued[worker].append(sent)
                 sent += 1
             while wanted in done:
@@ -146,6 +169,11 @@ class Workers:
             for conn in wait(busy):
                 worker = self._conns.index(conn)  # type: ignore[arg-type]
                 done[queued[worker].popleft()] = self._receive(conn)  # type: ignore[arg-type]
+
+    def _takes(self, queued: int, size: int) -> bool:
+        """Whether a worker with ``queued`` unanswered batches may be sent one of ``size``
+        bytes now: an idle one always; a busy one a small batch ahead (the module's text)."""
+        return queued == 0 or (queued < QUEUED and self._ahead and size <= AHEAD_BYTES)
 
     @staticmethod
     def _receive(conn: Connection) -> Any:
