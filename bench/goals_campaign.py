@@ -14,7 +14,8 @@ process itself (start-up, walk, dispatch, spool, render: all counted serial) and
 workers, and the best two idle cores allow with that serial part (Amdahl).
 
 The Dask row starts a dask.distributed LocalCluster of 2 single-threaded worker processes here,
-once, and points ``--executor dask --scheduler`` at it (a user's running cluster), at 1,000 and
+once, with the campaign settings docs/cli.md gives for a cluster (``CAMPAIGN_CONFIG``: no
+profiler, no work stealing, slower timers), and points ``--executor dask --scheduler`` at it (a user's running cluster), at 1,000 and
 10,000 files: the row is the 10,000-file ratio, with the fixed cost and per-file cost of each
 side, the ratio they tend to (the ceiling) and the campaign size from which 1.5x is reached. It
 is left out when the dask extra is not installed.
@@ -182,8 +183,10 @@ def dask_row(small: Path, large: Path, reps: int) -> tuple[Row, dict[str, dict[s
         distributed: Any = importlib.import_module("distributed")
     except ImportError:
         return None
-    work = "`verify DIR --executor dask`, 2 local workers, vs one local job (10,000 files)"
-    with distributed.LocalCluster(
+    from tracekit.kernel.executors.dask_exec import CAMPAIGN_CONFIG
+
+    work = "`verify DIR --executor dask`, 2 local workers (campaign settings), vs one local job (10,000 files)"
+    with importlib.import_module("dask").config.set(CAMPAIGN_CONFIG), distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
         sides = {}

@@ -98,3 +98,33 @@ def test_a_missing_dask_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> Non
     with pytest.raises(TracekitError) as raised:
         next(iter(results))
     assert raised.value.finding.code is Code.METAMORPHIC_DASK_UNAVAILABLE
+
+
+def test_the_executor_s_own_cluster_runs_with_the_campaign_settings() -> None:
+    """Without a scheduler the executor starts a local cluster of worker processes with the
+    campaign settings (no profiler, no work stealing, slower timers), and leaves the caller's
+    settings as they were."""
+    import dask
+
+    from tracekit.kernel.executors.batches import one
+    from tracekit.kernel.executors.dask_exec import CAMPAIGN_CONFIG
+
+    keys = list(CAMPAIGN_CONFIG)
+    before = [dask.config.get(key) for key in keys]
+    seen = list(DaskExecutor(None, jobs=1).map_batches(lambda _: [dask.config.get(k) for k in keys], [0], one))
+    assert seen == [list(CAMPAIGN_CONFIG.values())]
+    assert [dask.config.get(key) for key in keys] == before != seen[0]
+
+
+def test_the_documented_environment_gives_the_campaign_settings() -> None:
+    """docs/cli.md's environment variables for a user's own cluster are CAMPAIGN_CONFIG."""
+    import dask
+
+    from tests.helpers import ROOT
+    from tracekit.kernel.executors.dask_exec import CAMPAIGN_CONFIG
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    env = dict(line.strip().split("=", 1) for line in text.splitlines() if line.startswith("    DASK_"))
+    merged = dask.config.merge(dask.config.config, dask.config.collect_env(env))
+    assert len(env) == len(CAMPAIGN_CONFIG)
+    assert {key: dask.config.get(key, config=merged) for key in CAMPAIGN_CONFIG} == CAMPAIGN_CONFIG
