@@ -47,9 +47,9 @@ class AuditOptions:
     """``--episode``: audit only the episode of this id (docs/cli.md, "Episode ids")."""
 
 
-@dataclass(frozen=True, slots=True)
-class AuditJob:
-    """One file to audit: plain data for any executor."""
+class AuditJob(msgspec.Struct, frozen=True):
+    """One file to audit: plain data for any executor (a Struct: pickled in C, by the parent,
+    once per file of a campaign)."""
 
     path: str
     """As the user gave it: the report shows this."""
