@@ -89,10 +89,13 @@ def inputs() -> dict[str, Path]:
     found["eval_many"] = _write("eval-many.eval", eval_worst.chatty_eval(5_000, 100))
     # and over 50,000 samples of 10: what a command keeps per episode, times many episodes
     found["eval_most"] = _write("eval-most.eval", eval_worst.chatty_eval(50_000, 10))
-    campaign = DATA / "most-campaign"  # the same file as a campaign folder, for `audit --db`
-    campaign.mkdir(exist_ok=True)
-    found["most_campaign"] = campaign
-    _write("most-campaign/eval-most.eval", found["eval_most"].read_bytes())
+    # and at the episode bound too: 99,999 samples of 5 (with its header, 100,000 members)
+    found["eval_episodes"] = _write("eval-episodes.eval", eval_worst.chatty_eval(99_999, 5))
+    for name, key in (("most", "eval_most"), ("episodes", "eval_episodes")):
+        campaign = DATA / f"{name}-campaign"  # the same file as a campaign folder, for `audit --db`
+        campaign.mkdir(exist_ok=True)
+        found[f"{name}_campaign"] = campaign
+        _write(f"{name}-campaign/{found[key].name}", found[key].read_bytes())
     sources = DATA / "sources"
     sources.mkdir(exist_ok=True)
     found["sources"] = sources / "trace.jsonl"
@@ -150,27 +153,31 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
     """The .eval reader and the sealer at their limits (docs/threat-model.md, "seal" and "The
     Inspect archive reader"); ``bundle verify`` of what was sealed, for comparison."""
     t = TRACEKIT
-    at, over, many, most = p["eval_at_items"], p["eval_over_items"], p["eval_many"], p["eval_most"]
+    at, over, many = p["eval_at_items"], p["eval_over_items"], p["eval_many"]
     policy = str(ROOT / "corpus" / "findings" / "exfil-email.yaml")
     sealed = {name: str(DATA / f"{name}.tkb") for name in ("eval", "realistic")}
-    return [
+    rows = [
         ("show", ".eval 500,000 short messages", [t, "show", at]),
         ("audit", ".eval 500,000 short messages", [t, "audit", at, "--format", "json"]),
         ("check", ".eval 500,000 short messages", [t, "check", policy, at]),
         ("show", ".eval 5,000 x 100 messages", [t, "show", many]),
         ("audit", ".eval 5,000 x 100 messages", [t, "audit", many, "--format", "json"]),
         ("check", ".eval 5,000 x 100 messages", [t, "check", policy, many]),
-        ("show", ".eval 50,000 x 10 messages", [t, "show", most]),
-        ("audit", ".eval 50,000 x 10 messages", [t, "audit", most, "--format", "json"]),
-        ("check", ".eval 50,000 x 10 messages", [t, "check", policy, most]),
-        # the campaign store, from an empty store each run (a stored result would be reused)
-        ("audit --db", ".eval 50,000 x 10 messages",
-         ["sh", "-c", 'rm -f "$1"; exec "$2" audit "$3" --db "$1" -q', "sh", str(DATA / "most.duckdb"), t,
-          p["most_campaign"]]),
-        # then again over the store that row wrote: every seal checked, nothing read; and a query
-        ("audit --db 2nd", ".eval 50,000 x 10 messages",
-         [t, "audit", p["most_campaign"], "--db", str(DATA / "most.duckdb"), "-q"]),
-        ("db findings", "store of .eval 50,000 x 10", [t, "db", "findings", str(DATA / "most.duckdb"), "-q"]),
+    ]
+    for name, label in (("most", ".eval 50,000 x 10 messages"), ("episodes", ".eval 99,999 x 5 messages")):
+        archive, store = p[f"eval_{name}"], str(DATA / f"{name}.duckdb")
+        rows += [
+            ("show", label, [t, "show", archive]),
+            ("audit", label, [t, "audit", archive, "--format", "json"]),
+            ("check", label, [t, "check", policy, archive]),
+            # the campaign store, from an empty store each run (a stored result would be reused)
+            ("audit --db", label,
+             ["sh", "-c", 'rm -f "$1"; exec "$2" audit "$3" --db "$1" -q', "sh", store, t, p[f"{name}_campaign"]]),
+            # then again over the store that row wrote: every seal checked, nothing read; a query
+            ("audit --db 2nd", label, [t, "audit", p[f"{name}_campaign"], "--db", store, "-q"]),
+            ("db findings", f"store of {label}", [t, "db", "findings", store, "-q"]),
+        ]
+    return rows + [
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
         ("seal", ".eval 500,000 short messages", [t, "seal", at, "-o", sealed["eval"], "--force"]),
         ("verify", "bundle of .eval 500,000", [t, "verify", sealed["eval"]]),
