@@ -43,7 +43,6 @@ from tracekit.formats.base import (
 )
 from tracekit.formats.reading import read_upto, spooled
 from tracekit.kernel.errors import Code, Finding, TracekitError, finding
-from tracekit.kernel.evidence import EvidenceFile
 
 if TYPE_CHECKING:
     from tracekit.formats.agentguard.verify import VerifyOptions, VerifyReport
@@ -176,22 +175,13 @@ def skipped(path: str, named: bool) -> bool:
     return not named and path.lower().endswith(SKIPPABLE_UNKNOWN)
 
 
-def load_evidence(
-    path: str, source: Opened, limits: FormatLimits = DEFAULT_FORMAT_LIMITS
-) -> EvidenceFile:
-    """The evidence of an opened input through its format's importer; raises
-    :class:`FormatError` with that format's code (``format.unknown`` when none accepts it)."""
-    from tracekit.formats import registry
-
-    return consume_evidence(path, source, registry.whole, limits)
-
-
 def consume_evidence(
     path: str, source: Opened, use: Callable[[EpisodeStream], T], limits: FormatLimits = DEFAULT_FORMAT_LIMITS
 ) -> T:
     """What ``use`` makes of an opened input's episodes, handed over one at a time as its
-    importer reads them (docs/formats.md, "Streaming episodes"); errors as
-    :func:`load_evidence`, a broken file's raised from inside the stream."""
+    importer reads them (docs/formats.md, "Streaming episodes"); raises :class:`FormatError`
+    with the format's code (``format.unknown`` when none accepts it), a broken file's from
+    inside the stream."""
     from tracekit.formats import registry
     from tracekit.formats.agentdojo import path_context
 

@@ -11,6 +11,7 @@ import msgspec
 from tracekit.kernel.errors import TracekitError
 
 if TYPE_CHECKING:
+    from tracekit.formats.base import EpisodeStream
     from tracekit.report.verify_render import VerifyTrace
     from tracekit.report.verify_stream import VerifyTally
 
@@ -75,9 +76,9 @@ def verify_job(job: VerifyJob) -> VerifyTrace | None:
     """Verify one file in any executor; returns the typed per-trace report (a Struct, cheap to
     pickle), or
     None for a walked file that is not a trace. An AgentGuard trace is verified; a file of a
-    format without integrity data is loaded through its importer (bounded, schema-checked) and
-    reported ``no_integrity`` (docs/cli.md, verify)."""
-    from tracekit.cli.trace_input import load_evidence, opened, skipped, unknown, verify_opened
+    format without integrity data is read through its importer (bounded, schema-checked), one
+    episode at a time where it streams, and reported ``no_integrity`` (docs/cli.md, verify)."""
+    from tracekit.cli.trace_input import consume_evidence, opened, skipped, unknown, verify_opened
     from tracekit.formats.agentguard.verify import VerifyOptions
     from tracekit.report.verify_render import (
         no_integrity_trace,
@@ -99,10 +100,16 @@ def verify_job(job: VerifyJob) -> VerifyTrace | None:
                 return unverified_trace(job.path, None, unknown().finding)
             loss = source.forced_loss()
             if source.format != "agentguard":
-                evidence = load_evidence(job.source, source)
-                trace = no_integrity_trace(job.path, evidence.format, len(evidence.episodes))
+                kind, episodes = consume_evidence(job.source, source, counted)
+                trace = no_integrity_trace(job.path, kind, episodes)
             else:
                 trace = verify_trace(verify_opened(job.source, source, options, job.jobs), job.path)
     except TracekitError as error:
         return unverified_trace(job.path, job.input_format, error.finding)
     return trace if loss is None else with_finding(trace, loss)
+
+
+def counted(stream: EpisodeStream) -> tuple[str, int]:
+    """An imported file's format and number of episodes, each episode read and dropped (a file
+    of 100,000 episodes is never held whole; a broken one raises as it would read whole)."""
+    return stream.format, sum(1 for _ in stream.pairs)
