@@ -176,6 +176,8 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
             # then again over the store that row wrote: every seal checked, nothing read; a query
             ("audit --db 2nd", label, [t, "audit", p[f"{name}_campaign"], "--db", store, "-q"]),
             ("db findings", f"store of {label}", [t, "db", "findings", store, "-q"]),
+            ("report", label, [t, "report", archive, "-o", str(DATA / f"{name}.html"), "--force", "-q"]),
+            ("seal", label, [t, "seal", archive, "-o", str(DATA / f"{name}.tkb"), "--force"]),
         ]
     return rows + [
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
