@@ -15,7 +15,7 @@ from tracekit.judging.findings import judge, repeats
 from tracekit.judging.findings.judge import judge_episode
 from tracekit.judging.harness import leakscan
 from tracekit.judging.harness.model import PASS, AssertionResult
-from tracekit.kernel.evidence import Arguments, Episode, Message, RunFacts, ToolCall
+from tracekit.kernel.evidence import Episode, Message, RunFacts
 from tracekit.kernel.limits import Meter
 
 SCENARIOS = (
