@@ -72,34 +72,44 @@ def _json_unescape(text: str) -> str:
     return _JSON_ESCAPE.sub(repl, text)
 
 
-def _base64_decodings(text: str) -> Iterator[str]:
+_PAD = ("", "", "==", "=")
+"""The padding of a chunk by its length modulo 4 (1 never occurs: such a chunk is cut)."""
+
+
+def _base64_decodings(text: str) -> list[str]:
     # ``binascii.a2b_base64(strict_mode=True)`` is what ``base64.b64decode(validate=True)``
     # calls (Python 3.11 on), without its wrapper; a chunk is ASCII (the run's alphabet).
-    for match in _B64_RUN.finditer(text):
-        run = match.group(0).rstrip("=").replace("-", "+").replace("_", "/")
+    found: list[str] = []
+    for match in _B64_RUN.findall(text):
+        run = match.rstrip("=").replace("-", "+").replace("_", "/")
+        size = len(run)
         for shift in range(4):
-            chunk = run[shift:]
-            chunk = chunk[: len(chunk) - len(chunk) % 4] if len(chunk) % 4 == 1 else chunk
-            if len(chunk) < 4:
+            length = size - shift
+            if length % 4 == 1:
+                length -= 1
+            if length < 4:
                 continue
             try:
-                raw = binascii.a2b_base64(chunk + "=" * (-len(chunk) % 4), strict_mode=True)
+                raw = binascii.a2b_base64(run[shift : shift + length] + _PAD[length % 4], strict_mode=True)
             except (binascii.Error, ValueError):
                 continue
-            yield raw.decode("utf-8", "replace")
+            found.append(raw.decode("utf-8", "replace"))
+    return found
 
 
-def _decode_once(text: str) -> Iterator[tuple[str, str]]:
+def _decode_once(text: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
     if "\\" in text:
         unescaped = _json_unescape(text)
         if unescaped != text:
-            yield "json_escape", unescaped
+            found.append(("json_escape", unescaped))
     if "%" in text:
         decoded = unquote(text)
         if decoded != text:
-            yield "percent", decoded
-    for decoded in _base64_decodings(text):
-        yield "base64", decoded
+            found.append(("percent", decoded))
+    if len(text) >= _B64_SHORTEST:
+        found += [("base64", decoded) for decoded in _base64_decodings(text)]
+    return found
 
 
 _B64_SHORTEST = 8
@@ -141,10 +151,12 @@ def _views(text: str) -> list[tuple[str, str]]:
     for _ in range(_ROUNDS):
         nxt: list[tuple[str, str]] = []
         for form, current in frontier:
-            if plain_only(current):  # _decode_once would yield nothing
+            if plain_only(current):  # _decode_once would find nothing
                 continue
-            for inner, decoded in _decode_once(current):
-                nxt.append((inner if form == "plain" else form, decoded))
+            if form == "plain":
+                nxt += _decode_once(current)
+            else:
+                nxt += [(form, decoded) for _inner, decoded in _decode_once(current)]
         found.extend(nxt)
         frontier = nxt
     return found
