@@ -239,8 +239,9 @@ def _payloads(records: list[Record]) -> list[bytes]:
         return []
     encoded = jcs.ENCODER.encode(records)
     if encoded.isascii() and b"\\" not in encoded and b"\n" not in encoded:
-        parts = encoded[1:-1].replace(b"},{", b"}\n{").split(b"\n")
+        parts = encoded.replace(b"},{", b"}\n{").split(b"\n")
         if len(parts) == len(records):
+            parts[0], parts[-1] = parts[0][1:], parts[-1][:-1]  # the list's brackets
             return parts
     return [_payload(record) for record in records]
 
