@@ -241,7 +241,8 @@ def _payloads(records: list[Record]) -> list[bytes]:
     if encoded.isascii() and b"\\" not in encoded and b"\n" not in encoded:
         parts = encoded.replace(b"},{", b"}\n{").split(b"\n")
         if len(parts) == len(records):
-            parts[0], parts[-1] = parts[0][1:], parts[-1][:-1]  # the list's brackets
+            parts[0] = parts[0][1:]  # the list's brackets (one part may have both)
+            parts[-1] = parts[-1][:-1]
             return parts
     return [_payload(record) for record in records]
 
