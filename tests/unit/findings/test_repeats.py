@@ -50,6 +50,10 @@ def test_values_outside_json_or_the_bounds_have_no_key(value: Any) -> None:
     assert repeats.content_key(_call(value)) is None
 
 
+def test_a_message_value_that_is_not_a_string_has_no_key() -> None:
+    assert repeats.content_key(Trace([{"role": None}], [], [])) is None
+
+
 def test_a_long_message_has_no_key() -> None:
     trace = Trace([{"role": "user", "content": "x" * (repeats.KEY_BYTES + 1)}], [], [])
     assert repeats.content_key(trace) is None
