@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, BinaryIO, Literal
 
 import blake3
@@ -250,10 +251,14 @@ def _payloads(records: list[Record]) -> list[bytes]:
 def _planned(payloads: list[bytes], plan: FramePlan, trees: merkle.DualTree, spool: BinaryIO | None) -> None:
     """A batch of record payloads, in order: framed in ``plan``, hashed into ``trees``, and
     appended as frames to ``spool``."""
-    plan.record_batch([len(payload) for payload in payloads])
+    lengths = list(map(len, payloads))
+    plan.record_batch(lengths)
     trees.extend(payloads)
-    if spool is not None:
-        spool.write(b"".join([part for p in payloads for part in (_RECORD_HEAD(RECORD, len(p)), p)]))
+    if spool is not None:  # each frame's head, then its payload (heads and payloads interleaved)
+        parts = payloads + payloads
+        parts[0::2] = map(_RECORD_HEAD, repeat(RECORD), lengths)
+        parts[1::2] = payloads
+        spool.write(b"".join(parts))
 
 
 def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:
