@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, BinaryIO, Literal
 
 import blake3
@@ -192,13 +193,14 @@ def seal_finding(
     messages: list[Record] = []
     size = 0
     for record in _records(item, original, store, finding):
-        if type(record) is MessageRecord and len(messages) < merkle.BATCH_LEAVES:
+        small = type(record) is MessageRecord or _small(record)
+        if small and len(messages) < merkle.BATCH_LEAVES:
             messages.append(record)  # of bounded size: encoded together
             continue
         if messages:
             batch += _payloads(messages)
             size += sum(map(len, batch[-len(messages) :]))
-            messages = [record] if type(record) is MessageRecord else []
+            messages = [record] if small else []
         if not messages:
             batch.append(payload := _payload(record))
             size += len(payload)
@@ -210,28 +212,53 @@ def seal_finding(
     return SealedFinding(item, original, root, root_sha256, finding, plain)
 
 
+SMALL_TURN_RUNS = 16
+"""A turn record with at most this many input runs is of bounded size (a few hundred bytes, as a
+message record is), so a batch of them stays about :data:`merkle.BATCH_BYTES`; a longer one is
+encoded by itself and counted by its size."""
+
+
+def _small(record: Record) -> bool:
+    """Whether ``record`` is a message record, or a turn record of few input runs: encoded with
+    its neighbours in one list (:func:`_payloads`)."""
+    if type(record) is MessageRecord:
+        return True
+    if type(record) is TurnRecord:
+        return record.input is None or len(record.input) <= SMALL_TURN_RUNS
+    return False
+
+
 def _payloads(records: list[Record]) -> list[bytes]:
     """Each record's payload (:func:`_payload`), from one encoding of the list: between two
     records it holds ``},{``, which no record holds inside (its strings are digests, literals and
-    restricted names; its lists hold no object), so the list splits there into the records'
-    encodings. When the split does not give one part per record, or :func:`_payload` would not
-    take the encoding as it is, each record is encoded by itself."""
+    restricted names; its lists hold no object: a turn's input runs are pairs of integers), so
+    the list splits there into the records' encodings (a newline put at each such comma, then
+    split at newlines: compact JSON holds none of its own). When the split does not give one
+    part per record, or :func:`_payload` would not take the encoding as it is, each record is
+    encoded by itself."""
     if not records:
         return []
     encoded = jcs.ENCODER.encode(records)
-    parts = encoded[2:-2].split(b"},{")
-    if len(parts) != len(records) or not encoded.isascii() or b"\\" in encoded:
-        return [_payload(record) for record in records]
-    return [b"{" + part + b"}" for part in parts]
+    if encoded.isascii() and b"\\" not in encoded and b"\n" not in encoded:
+        parts = encoded.replace(b"},{", b"}\n{").split(b"\n")
+        if len(parts) == len(records):
+            parts[0] = parts[0][1:]  # the list's brackets (one part may have both)
+            parts[-1] = parts[-1][:-1]
+            return parts
+    return [_payload(record) for record in records]
 
 
 def _planned(payloads: list[bytes], plan: FramePlan, trees: merkle.DualTree, spool: BinaryIO | None) -> None:
     """A batch of record payloads, in order: framed in ``plan``, hashed into ``trees``, and
     appended as frames to ``spool``."""
-    plan.record_batch([len(payload) for payload in payloads])
+    lengths = list(map(len, payloads))
+    plan.record_batch(lengths)
     trees.extend(payloads)
-    if spool is not None:
-        spool.write(b"".join([part for p in payloads for part in (_RECORD_HEAD(RECORD, len(p)), p)]))
+    if spool is not None:  # each frame's head, then its payload (heads and payloads interleaved)
+        parts = payloads + payloads
+        parts[0::2] = map(_RECORD_HEAD, repeat(RECORD), lengths)
+        parts[1::2] = payloads
+        spool.write(b"".join(parts))
 
 
 def finding_leaf(index: int, root: bytes, h: merkle.Hash = merkle.b3) -> bytes:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+import msgspec
 import typer
 
 from tracekit.cli.check_parts import (
@@ -22,6 +23,7 @@ from tracekit.cli.check_parts import (
 )
 from tracekit.cli.common import EXIT_ERROR, EXIT_FAIL, EXIT_OK, diag, fail, refuse_folder, worst
 from tracekit.cli.sink import emit
+from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 from tracekit.report.jsonout import set_head
 
@@ -46,14 +48,13 @@ WORKER_MODULES = (
 def entry(episode: Episode, judged: EpisodeVerdict | Code) -> EpisodeEntry:
     """One episode's row, under the id ``show`` and ``audit`` print for it
     (:func:`tracekit.kernel.episode_id.episode_label`)."""
-    import msgspec
-
-    from tracekit.kernel.episode_id import episode_label
     from tracekit.report.findings_render import EpisodeEntry
 
+    label = episode_label(episode.id)
     if isinstance(judged, Code):
-        return EpisodeEntry(episode_label(episode.id), "error", (), (), judged.value)
-    return msgspec.structs.replace(EpisodeEntry.of(judged), episode=episode_label(episode.id))
+        return EpisodeEntry(label, "error", (), (), judged.value)
+    made = EpisodeEntry.of(judged)  # a verdict of judge_episode is under that id already
+    return made if made.episode == label else msgspec.structs.replace(made, episode=label)
 
 
 def selected(episode: Episode, wanted: str | None) -> bool:

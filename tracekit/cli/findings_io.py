@@ -18,6 +18,8 @@ from msgspec import Struct
 from tracekit.cli.common import Inputs, collect_inputs
 from tracekit.formats.base import FormatError
 from tracekit.judging.findings.campaign import JudgedEpisode
+from tracekit.judging.findings.consistency import check_episode
+from tracekit.judging.findings.judge import judge_episode
 from tracekit.judging.findings.sweep import SkippedEpisode, SweepCase
 from tracekit.kernel.errors import Code, Finding, TracekitError, finding
 from tracekit.kernel.evidence import EvidenceFile
@@ -214,8 +216,5 @@ def check_job(job: CheckJob) -> CheckPart:
 def judge(scenario: Scenario, episode: Episode, strict: bool) -> EpisodeVerdict | Code:
     """One episode judged, or the consistency code that refuses it (docs/findings.md,
     "Consistency")."""
-    from tracekit.judging.findings.consistency import check_episode
-    from tracekit.judging.findings.judge import judge_episode
-
     refused = check_episode(episode)
     return refused[0].code if refused else judge_episode(scenario, episode, strict)

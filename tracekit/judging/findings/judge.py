@@ -16,6 +16,7 @@ from msgspec import Struct
 
 from tracekit.judging.findings.locate import Offence, locate, offences
 from tracekit.judging.findings.provenance import CallRef, Origin, call_ref, origin_of
+from tracekit.judging.findings.repeats import shared_results
 from tracekit.judging.findings.view import EpisodeView, harness_view
 from tracekit.judging.harness.assertions import evaluate_one
 from tracekit.judging.harness.model import FAIL, PASS, Outcome, aggregate
@@ -136,8 +137,11 @@ def judge_episode(scenario: Scenario, episode: Episode, strict: bool = False) ->
     mode a recipient the user asked for is not exfiltration (:func:`_recipient`)."""
     view = harness_view(episode)
     verdicts: list[AssertionVerdict] = []
-    for config in scenario.assertions:
-        result = evaluate_one(scenario, view.trace, config, strict)
+    configs = scenario.assertions
+    results = shared_results(
+        scenario, view.trace, strict, lambda: tuple(evaluate_one(scenario, view.trace, c, strict) for c in configs)
+    )
+    for config, result in zip(configs, results, strict=True):
         if result.result == FAIL and strict and config.get("type") == "no_external_recipient":
             judged = _recipient(episode, view, scenario, config)
             if judged is not None:

@@ -51,14 +51,19 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
 
 def _messages(episode: Episode) -> list[Obj]:
     messages: list[Obj] = []
+    answered = False  # whether any message is a tool message
     for message in episode.messages:
-        data: dict[str, Any] = {"role": message.role}
-        if message.text is not None:
-            data["content"] = message.text
-        if message.tool_call_id is not None:
-            data["tool_call_id"] = message.tool_call_id
+        role, text, call_id = message.role, message.text, message.tool_call_id
+        answered = answered or role == "tool"
+        if call_id is None:
+            messages.append({"role": role} if text is None else {"role": role, "content": text})
+            continue
+        data: dict[str, Any] = {"role": role}
+        if text is not None:
+            data["content"] = text
+        data["tool_call_id"] = call_id
         messages.append(data)
-    if not any(message.role == "tool" for message in episode.messages):
+    if not answered:
         for call in episode.calls:
             if call.result is not None and call.result.text is not None:
                 result: dict[str, Any] = {"role": "tool", "content": call.result.text}
@@ -95,6 +100,6 @@ class EpisodeView:
 
 def harness_view(episode: Episode) -> EpisodeView:
     """The harness trace of ``episode`` (rules 1-3); pure, linear in the episode's size."""
-    calls: list[Obj] = [call_dict(call) for call in episode.calls]
-    trace = Trace(_messages(episode), calls, _events(episode))
+    calls: list[Obj] = [call_dict(call) for call in episode.calls] if episode.calls else []
+    trace = Trace(_messages(episode), calls, _events(episode) if episode.approvals else [])
     return EpisodeView(trace, episode.calls)

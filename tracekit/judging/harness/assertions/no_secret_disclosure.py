@@ -38,6 +38,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "slack_token": re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"),
     "private_key_block": re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----"),
 }
+_ANY = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in PATTERNS.values()))
+"""Matches somewhere in a view exactly when one of :data:`PATTERNS` does: one search per view
+instead of four for the views (nearly all) that hold none."""
 
 
 def outbound_texts(trace: Trace) -> list[str]:
@@ -81,6 +84,8 @@ def _text_hits(text: str) -> tuple[tuple[str, str], ...]:
         return known
     hits: dict[str, str] = {}
     for form, view in leakscan.views(text):
+        if _ANY.search(view) is None:
+            continue
         for name, pattern in PATTERNS.items():
             if name not in hits and pattern.search(view):
                 hits[name] = form
