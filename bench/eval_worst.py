@@ -15,15 +15,29 @@ HEADER = {
 }
 
 
-def chatty_eval(samples: int, messages: int) -> bytes:
+STAMP = (2026, 1, 1, 0, 0, 0)
+"""Every member's date: the same archive, byte for byte, from every run."""
+
+
+def _member(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=STAMP)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def chatty_eval(samples: int, messages: int, distinct: bool = False) -> bytes:
     """``samples`` deflated members of ``messages`` one-word messages each (user and assistant
     in turn, no events: each assistant message is a model turn). Each member stays under the
-    compression ratio, so only the whole-file item bound stops a larger one."""
+    compression ratio, so only the whole-file item bound stops a larger one. With ``distinct``
+    every message names its sample, so no two episodes are alike (work done once per distinct
+    episode is done for each)."""
     out = io.BytesIO()
     roles = ("user", "assistant")
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("header.json", json.dumps(HEADER))
+        archive.writestr(_member("header.json"), json.dumps(HEADER))
         for number in range(samples):
-            body = [{"role": roles[i % 2], "content": f"m{i % 7}"} for i in range(messages)]
-            archive.writestr(f"samples/{number}_epoch_1.json", json.dumps({"id": number, "epoch": 1, "messages": body}))
+            body = [{"role": roles[i % 2], "content": f"s{number}m{i}" if distinct else f"m{i % 7}"}
+                    for i in range(messages)]
+            sample = json.dumps({"id": number, "epoch": 1, "messages": body})
+            archive.writestr(_member(f"samples/{number}_epoch_1.json"), sample)
     return out.getvalue()

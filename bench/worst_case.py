@@ -89,6 +89,8 @@ def inputs() -> dict[str, Path]:
     found["eval_many"] = _write("eval-many.eval", eval_worst.chatty_eval(5_000, 100))
     # and over 50,000 samples of 10: what a command keeps per episode, times many episodes
     found["eval_most"] = _write("eval-most.eval", eval_worst.chatty_eval(50_000, 10))
+    # the same with no two episodes alike (nothing a command does once per distinct episode helps)
+    found["eval_distinct"] = _write("eval-distinct.eval", eval_worst.chatty_eval(50_000, 10, distinct=True))
     # and at the episode bound too: 99,999 samples of 5 (with its header, 100,000 members)
     found["eval_episodes"] = _write("eval-episodes.eval", eval_worst.chatty_eval(99_999, 5))
     for name, key in (("most", "eval_most"), ("episodes", "eval_episodes")):
@@ -179,6 +181,13 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
             ("report", label, [t, "report", archive, "-o", str(DATA / f"{name}.html"), "--force", "-q"]),
             ("seal", label, [t, "seal", archive, "-o", str(DATA / f"{name}.tkb"), "--force"]),
         ]
+    distinct, label = p["eval_distinct"], ".eval 50,000 x 10, all distinct"
+    rows += [
+        ("show", label, [t, "show", distinct]),
+        ("audit", label, [t, "audit", distinct, "--format", "json"]),
+        ("check", label, [t, "check", policy, distinct]),
+        ("report", label, [t, "report", distinct, "-o", str(DATA / "distinct.html"), "--force", "-q"]),
+    ]
     return rows + [
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
         ("seal", ".eval 500,000 short messages", [t, "seal", at, "-o", sealed["eval"], "--force"]),
