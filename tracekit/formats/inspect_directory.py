@@ -18,8 +18,22 @@ import re
 import struct
 from typing import BinaryIO
 
-Entry = tuple[str, int, int, int, int, int, bytes, int]
-"""name, method, local header offset, compressed size, size, CRC-32, the name's bytes, flags."""
+import msgspec
+
+
+class Member(msgspec.Struct, frozen=True, gc=False):
+    """One archive member, as the central directory describes it (a Struct: made once per
+    member, 50,000 times for a log of 50,000 samples)."""
+
+    name: str
+    method: int
+    offset: int
+    compressed: int
+    size: int
+    crc: int
+    raw_name: bytes = b""
+    """The name's bytes as the central directory stores them."""
+    flags: int = 0
 
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
@@ -34,7 +48,7 @@ _TAIL = 22 + 20
 """The end record and, before it, where a zip64 locator would be."""
 
 
-def plain_entries(handle: BinaryIO, size: int) -> list[Entry] | None:
+def plain_entries(handle: BinaryIO, size: int) -> list[Member] | None:
     """The directory's entries as ``zipfile`` lists them (names NUL-free, so ``filename`` and
     ``orig_filename`` agree), or ``None`` when the archive is not plain (module docstring)."""
     if size < _TAIL:
@@ -56,8 +70,8 @@ def plain_entries(handle: BinaryIO, size: int) -> list[Entry] | None:
     return _entries(data)
 
 
-def _entries(data: bytes) -> list[Entry] | None:
-    entries: list[Entry] = []
+def _entries(data: bytes) -> list[Member] | None:
+    entries: list[Member] = []
     unpack, fixed, at, total = _CENTRAL.unpack_from, _CENTRAL.size, 0, len(data)
     while at < total:
         if at + fixed > total:
@@ -76,7 +90,7 @@ def _entries(data: bytes) -> list[Entry] | None:
         name = _name(raw, flags)
         if name is None:
             return None
-        entries.append((name, method, offset, compressed, size, crc, raw, flags))
+        entries.append(Member(name, method, offset, compressed, size, crc, raw, flags))
     return entries
 
 

@@ -19,10 +19,9 @@ import zlib
 from collections.abc import Iterator
 from typing import IO, BinaryIO, cast
 
-import msgspec
-
 from tracekit.formats import inspect_directory as directory
 from tracekit.formats.base import FormatError, FormatLimits
+from tracekit.formats.inspect_directory import Member
 from tracekit.kernel.errors import Code, finding
 
 _EOCD = b"PK\x05\x06"
@@ -39,21 +38,6 @@ _ZSTD_WINDOW = 1 << 25
 
 def _error(code: Code, **params: int | str) -> FormatError:
     return FormatError(finding(code, **params))
-
-
-class Member(msgspec.Struct, frozen=True, gc=False):
-    """One archive member, as the central directory describes it (a Struct: made once per
-    member, 50,000 times for a log of 50,000 samples)."""
-
-    name: str
-    method: int
-    offset: int
-    compressed: int
-    size: int
-    crc: int
-    raw_name: bytes = b""
-    """The name's bytes as the central directory stores them."""
-    flags: int = 0
 
 
 def _raw_name(info: zipfile.ZipInfo) -> bytes:
@@ -111,13 +95,12 @@ def members(handle: BinaryIO, size: int, limits: FormatLimits) -> list[Member]:
         entries = _zipfile_entries(handle)
     if len(entries) > limits.members:
         raise _error(Code.INSPECT_TOO_MANY_MEMBERS, limit=limits.members)
-    names = [entry[0] for entry in entries]
-    if not directory.all_plain(names, [entry[7] for entry in entries]):
+    if not directory.all_plain([m.name for m in entries], [m.flags for m in entries]):
         _first_unsafe(entries)
-    return [Member(*entry) for entry in entries]
+    return entries
 
 
-def _zipfile_entries(handle: BinaryIO) -> list[directory.Entry]:
+def _zipfile_entries(handle: BinaryIO) -> list[Member]:
     """The directory as ``zipfile`` parses it, for an archive that is not plain."""
     handle.seek(0)
     try:
@@ -125,7 +108,7 @@ def _zipfile_entries(handle: BinaryIO) -> list[directory.Entry]:
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError):
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="central directory unreadable") from None
     return [
-        (
+        Member(
             info.filename,
             info.compress_type,
             info.header_offset,
@@ -139,18 +122,18 @@ def _zipfile_entries(handle: BinaryIO) -> list[directory.Entry]:
     ]
 
 
-def _first_unsafe(entries: list[directory.Entry]) -> None:
+def _first_unsafe(entries: list[Member]) -> None:
     """Steps E2-E3 entry by entry: the first entry with an unsafe name, encryption or a name
     seen before is refused."""
     seen: set[str] = set()
-    for name, *_, flags in entries:
-        if not safe_name(name):
+    for member in entries:
+        if not safe_name(member.name):
             raise _error(Code.INSPECT_UNSAFE_MEMBER_NAME)
-        if flags & 0x1:
+        if member.flags & 0x1:
             raise _error(Code.INSPECT_BAD_ARCHIVE, rule="encrypted member")
-        if name in seen:
+        if member.name in seen:
             raise _error(Code.INSPECT_BAD_ARCHIVE, rule="duplicate member name")
-        seen.add(name)
+        seen.add(member.name)
 
 
 class Budget:
