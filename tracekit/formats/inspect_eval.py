@@ -12,7 +12,6 @@ whole.
 
 from __future__ import annotations
 
-import re
 import struct
 import zipfile
 import zlib
@@ -74,18 +73,6 @@ def _member_count(handle: BinaryIO, size: int) -> int:
     return int(struct.unpack_from("<Q", head, 32)[0])
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-
-
-def safe_name(name: str) -> bool:
-    """Step E2: a member name is relative, forward-slashed, without ``..`` or control bytes."""
-    if not name or name.startswith("/") or "\\" in name or ":" in name.split("/", 1)[0]:
-        return False
-    if _CONTROL.search(name):
-        return False
-    return all(part not in ("..", ".") for part in name.split("/"))
-
-
 def members(handle: BinaryIO, size: int, limits: FormatLimits) -> list[Member]:
     """Steps E1-E3: the members, after the count, name and duplicate checks."""
     if _member_count(handle, size) > limits.members:
@@ -127,7 +114,7 @@ def _first_unsafe(entries: list[Member]) -> None:
     seen before is refused."""
     seen: set[str] = set()
     for member in entries:
-        if not safe_name(member.name):
+        if not directory.safe_name(member.name):
             raise _error(Code.INSPECT_UNSAFE_MEMBER_NAME)
         if member.flags & 0x1:
             raise _error(Code.INSPECT_BAD_ARCHIVE, rule="encrypted member")

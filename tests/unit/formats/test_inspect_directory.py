@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.unit.formats.eval_build import chatty_eval, header_bytes, stored_zip
@@ -128,11 +128,20 @@ def test_corrupted_directories_give_zipfile_s_answer(seed: int, monkeypatch: pyt
     assert taken > 0
 
 
-_NAME = st.text(alphabet=["a", "/", ".", ":", "\\", "\n", "\x00", "\x7f", "\x01", "\u00e9"], max_size=6)
+_CHAR = st.sampled_from(["a", "a", "a", "b", "/", "/", ".", ".", ":", "\\", "\n", "\x00", "\x7f", "\xa0", "\u00e9"])
+_NAME = st.text(alphabet=_CHAR, max_size=6)
+_FLAG = st.sampled_from([0, 0, 0, 0, 0, 0, 0x1, 0x8, 0x800])
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(_NAME, st.integers(0, 3)), max_size=5))
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(_NAME, _FLAG), max_size=5))
+@example([("a", 0), ("/a", 0)])
+@example([("a/./b", 0)])
+@example([("a/..", 0)])
+@example([("a", 0), ("a", 0)])
+@example([("a/b:c", 0), ("a:b/c", 0)])
+@example([("a\xa0", 0)])
+@example([("a", 0), ("b", 0x1)])
 def test_names_checked_at_once_agree_with_the_checks_one_by_one(named: list[tuple[str, int]]) -> None:
     names, flags = [name for name, _ in named], [flag for _, flag in named]
     entries = [inspect_directory.Member(name, 0, 0, 0, 0, 0, b"", flag) for name, flag in named]
