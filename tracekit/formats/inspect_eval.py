@@ -139,29 +139,12 @@ class Budget:
             raise _error(Code.INSPECT_TOTAL_TOO_LARGE, limit=self.limits.total_decompressed)
 
 
-_ONE_READ = _CHUNK
-"""A member of at most this many compressed bytes is read with its local header at once."""
-
-
 def _compressed_chunks(handle: BinaryIO, member: Member, size: int) -> Iterator[bytes]:
-    """Steps E4 then E5's input: the local header checked, then the member's compressed bytes
-    in chunks of at most ``_CHUNK``. A member of at most one chunk is read with its header in
-    one read when its header has no extra field (the usual case: the same bytes either way)."""
-    block = b""
-    if member.compressed <= _ONE_READ:
-        handle.seek(member.offset)
-        block = handle.read(_LOCAL_HEADER.size + len(member.raw_name) + member.compressed)
-    start = _local_header(handle, member, block)
+    start = _local_header(handle, member)
     if start + member.compressed > size:
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="member data out of range")
-    at = start - member.offset
-    if block and at + member.compressed <= len(block):
-        return iter((block[at:],) if member.compressed else ())
-    return _chunks(handle, start, member.compressed)
-
-
-def _chunks(handle: BinaryIO, start: int, left: int) -> Iterator[bytes]:
     handle.seek(start)
+    left = member.compressed
     while left > 0:
         chunk = handle.read(min(_CHUNK, left))
         if not chunk:
@@ -174,26 +157,18 @@ _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 _ZIP64_EXTRA = 0x0001
 
 
-def _local_header(handle: BinaryIO, member: Member, block: bytes = b"") -> int:
+def _local_header(handle: BinaryIO, member: Member) -> int:
     """Step E4: the member's local header, which must agree with the central directory on the
     name and method, and, unless sizes follow the data (flag bit 3), on the CRC-32 and both
     sizes (zip64 sizes from the local zip64 extra field); another zip reader, walking local
-    headers, would otherwise see a different member. Returns where the data starts. ``block``
-    holds the bytes from the header on when the caller read them already."""
-    fixed = _LOCAL_HEADER.size
-    if len(block) < fixed:
-        handle.seek(member.offset)
-        block = handle.read(fixed)
-    if len(block) < fixed or block[:4] != _LOCAL:
+    headers, would otherwise see a different member. Returns where the data starts."""
+    handle.seek(member.offset)
+    local = handle.read(_LOCAL_HEADER.size)
+    if len(local) < _LOCAL_HEADER.size or local[:4] != _LOCAL:
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="local header missing")
-    _, _, flags, method, _, _, crc, compressed, size, name_len, extra_len = _LOCAL_HEADER.unpack_from(block)
-    if fixed + name_len + extra_len <= len(block):
-        name = block[fixed : fixed + name_len]
-        extra = block[fixed + name_len : fixed + name_len + extra_len]
-    else:
-        handle.seek(member.offset + fixed)
-        name = handle.read(name_len)
-        extra = handle.read(extra_len)
+    _, _, flags, method, _, _, crc, compressed, size, name_len, extra_len = _LOCAL_HEADER.unpack(local)
+    name = handle.read(name_len)
+    extra = handle.read(extra_len)
     if len(name) != name_len or len(extra) != extra_len:
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="local header missing")
     if name != member.raw_name:
@@ -205,7 +180,7 @@ def _local_header(handle: BinaryIO, member: Member, block: bytes = b"") -> int:
             size, compressed = _zip64_sizes(extra, size, compressed)
         if (crc, compressed, size) != (member.crc, member.compressed, member.size):
             raise _error(Code.INSPECT_LOCAL_HEADER_MISMATCH, rule="sizes or checksum")
-    return int(member.offset + fixed + name_len + extra_len)
+    return int(member.offset + _LOCAL_HEADER.size + name_len + extra_len)
 
 
 def _zip64_sizes(extra: bytes, size: int, compressed: int) -> tuple[int, int]:
@@ -247,14 +222,13 @@ class _ChunkReader:
 
 
 def _decompressed(handle: BinaryIO, member: Member, size: int) -> Iterator[bytes]:
-    """The member's bytes in pieces of at most ``_CHUNK``, as each decoder gives them. The
-    method is checked, and zstd loaded, before the local header is read."""
+    chunks = _compressed_chunks(handle, member, size)
     if member.method == _STORED:
-        yield from _compressed_chunks(handle, member, size)
+        yield from chunks
         return
     if member.method == _DEFLATED:
         inflater = zlib.decompressobj(-15)
-        for chunk in _compressed_chunks(handle, member, size):
+        for chunk in chunks:
             data = inflater.decompress(chunk, _CHUNK)
             yield data
             while inflater.unconsumed_tail:
@@ -268,7 +242,6 @@ def _decompressed(handle: BinaryIO, member: Member, size: int) -> Iterator[bytes
     except ImportError:
         raise _error(Code.INSPECT_ZSTD_UNAVAILABLE) from None
     decoder = zstandard.ZstdDecompressor(max_window_size=_ZSTD_WINDOW)
-    chunks = _compressed_chunks(handle, member, size)
     with decoder.stream_reader(
         cast(IO[bytes], _ChunkReader(chunks)), read_across_frames=True
     ) as reader:
