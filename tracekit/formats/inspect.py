@@ -234,7 +234,8 @@ class _FileItems:
         key = _sample_key(sample)  # checks that the sample is an object
         self._charge(sample_items(sample))
         converted = episode(sample, base, limits)
-        self._charge(len(converted.calls))
+        if converted.calls:
+            self._charge(len(converted.calls))
         return key, converted
 
 

@@ -286,9 +286,10 @@ def _from_messages(build: _Builder, sample: dict[str, Any], resolve: Resolver) -
         if m.role != "assistant":
             continue
         turn = len(build.turns)
-        build.turns.append(
-            ModelTurn(index=turn, model=opt_str(message.get("model"), "ChatMessage.model"))
-        )
+        model = message.get("model")
+        if model is not None and not isinstance(model, str):
+            raise schema("ChatMessage.model")
+        build.turns.append(ModelTurn(index=turn, model=model))
         tool_calls = message.get("tool_calls")
         if not tool_calls:  # absent, null or empty: no calls
             continue
