@@ -35,6 +35,7 @@ class Member(msgspec.Struct, frozen=True, gc=False):
     """The name's bytes as the central directory stores them."""
     flags: int = 0
 
+
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
 _CENTRAL = struct.Struct("<4s2xBxHH4xIIIHHH8xI")

@@ -3,11 +3,10 @@
 A ``.eval`` is a zip whose members are zstd-compressed (method 93), which Python 3.11's
 ``zipfile`` cannot decompress. The central directory is parsed, after the member count has
 been read from the end-of-central-directory record and checked, by
-:mod:`tracekit.formats.inspect_directory` when the archive is plain and by ``zipfile`` otherwise
-(the same entries either way); member
-data is read from the handle in chunks and decompressed by a streaming decoder whose output is
-capped per read, so no member is ever expanded past its limit and the archive is never loaded
-whole.
+:mod:`tracekit.formats.inspect_directory` when the archive is plain and by ``zipfile``
+otherwise (the same entries either way); member data is read from the handle in chunks and
+decompressed by a streaming decoder whose output is capped per read, so no member is ever
+expanded past its limit and the archive is never loaded whole.
 """
 
 from __future__ import annotations

@@ -105,6 +105,21 @@ def test_an_archive_that_is_not_plain_is_left_to_zipfile() -> None:
     assert [(m.compressed, m.size) for m in listed] == [(126, 126), (2, 2)]
 
 
+def test_a_zip64_locator_that_ends_the_directory_is_left_to_zipfile() -> None:
+    """The last entry's comment ends in what reads as a zip64 locator naming two disks: the
+    directory is otherwise plain, and zipfile refuses it (an archive spanning disks)."""
+    data = bytearray(stored_zip([("header.json", header_bytes())]))
+    end = data.rfind(b"PK\x05\x06")
+    locator = b"PK\x06\x07" + struct.pack("<IQI", 0, 0, 2)
+    entry = data.rfind(b"PK\x01\x02")
+    data[entry + 32 : entry + 34] = struct.pack("<H", len(locator))  # the entry's comment
+    size = struct.unpack_from("<I", data, end + 12)[0]
+    data[end + 12 : end + 16] = struct.pack("<I", size + len(locator))
+    data[end:end] = locator
+    assert _fast(bytes(data)) is None
+    assert _zipfile(bytes(data)) == "inspect.bad_archive"
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_corrupted_directories_give_zipfile_s_answer(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Bytes changed in the directory and end record of small archives: wherever the plain
