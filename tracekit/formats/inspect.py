@@ -67,9 +67,11 @@ class InspectFormat:
 def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
     """Step D2: depth pre-scan, then one msgspec decode (no recursion a deep input can blow),
     then the duplicate-key check. The pre-scan and the text's key count share one pass over the
-    text outside its strings (:func:`outside_strings`)."""
-    outside = outside_strings(data)
-    if _too_deep(data, outside, limits.depth):
+    text outside its strings (:func:`outside_strings`), made only when one needs it: the
+    pre-scan when the text has more brackets than the depth limit, the key count when the text
+    has a backslash (:func:`_repeats_a_key`)."""
+    outside = outside_strings(data) if _brackets(data) > limits.depth else None
+    if outside is not None and _too_deep(data, outside, limits.depth):
         raise FormatError(finding(Code.INSPECT_TOO_DEEP, limit=limits.depth, member=member))
     if not data.isascii():  # ASCII is UTF-8; anything else is decoded once to prove it
         try:
@@ -83,11 +85,30 @@ def decode(data: bytes, limits: FormatLimits, member: str) -> Any:
     # msgspec keeps the last of repeated keys; a reviewer could be shown the other. The text's
     # keys (its colons outside strings) are counted against the decoded value's (counted the
     # same way on its msgspec encoding): a repeated key makes the value hold fewer.
-    if outside.count(b":") > 1:
-        encoded = msgspec.json.encode(value)
-        if outside.count(b":") != outside_strings(encoded).count(b":"):
-            raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member))
+    if _repeats_a_key(data, outside, value):
+        raise FormatError(finding(Code.INSPECT_DUPLICATE_KEY, member=member))
     return value
+
+
+def _repeats_a_key(data: bytes, outside: bytes | None, value: Any) -> bool:
+    """Whether the decoded value holds fewer keys than the text, which needs two keys at least.
+
+    A text without a backslash has no escapes: each of its strings decodes to itself and is
+    encoded back as itself (msgspec escapes only quotes, backslashes and control characters,
+    none of them a colon), so the encoding's colons are the value's keys plus its strings'
+    colons, as the text's colons are its keys plus the same strings' colons. A repeated key
+    drops a key and the strings of all but one of its values: fewer colons. Otherwise the two
+    counts agree, and neither text needs a scan (nor a text of fewer than two colons an
+    encoding: it holds fewer than two keys)."""
+    if b"\\" not in data:
+        colons = data.count(b":")
+        return colons > 1 and msgspec.json.encode(value).count(b":") != colons
+    keys = (outside if outside is not None else outside_strings(data)).count(b":")
+    return keys > 1 and keys != outside_strings(msgspec.json.encode(value)).count(b":")
+
+
+def _brackets(data: bytes) -> int:
+    return data.count(b"[") + data.count(b"{")
 
 
 _KEEP = bytes(sorted(set(range(256)) - set(b'[]{}":')))
@@ -145,7 +166,7 @@ def _quotes_and_structure(data: bytes, start: int, end: int) -> bytes:
 
 def _too_deep(data: bytes, outside: bytes, limit: int) -> bool:
     """``tracekit.kernel.jsonscan.depth_exceeds`` on the text's structure already found."""
-    if data.count(b"[") + data.count(b"{") <= limit:
+    if _brackets(data) <= limit:
         return False
     return nesting_exceeds(outside.translate(_SQUARE, b":"), limit)
 
@@ -213,7 +234,8 @@ class _FileItems:
         key = _sample_key(sample)  # checks that the sample is an object
         self._charge(sample_items(sample))
         converted = episode(sample, base, limits)
-        self._charge(len(converted.calls))
+        if converted.calls:
+            self._charge(len(converted.calls))
         return key, converted
 
 

@@ -1,24 +1,25 @@
 """Bounded reading of Inspect ``.eval`` archives (docs/formats.md, "Inspect AI", steps E1-E6).
 
 A ``.eval`` is a zip whose members are zstd-compressed (method 93), which Python 3.11's
-``zipfile`` cannot decompress. ``zipfile`` is used only to parse the central directory, after
-the member count has been read from the end-of-central-directory record and checked; member
-data is read from the handle in chunks and decompressed by a streaming decoder whose output is
-capped per read, so no member is ever expanded past its limit and the archive is never loaded
-whole.
+``zipfile`` cannot decompress. The central directory is parsed, after the member count has
+been read from the end-of-central-directory record and checked, by
+:mod:`tracekit.formats.inspect_directory` when the archive is plain and by ``zipfile``
+otherwise (the same entries either way); member data is read from the handle in chunks and
+decompressed by a streaming decoder whose output is capped per read, so no member is ever
+expanded past its limit and the archive is never loaded whole.
 """
 
 from __future__ import annotations
 
-import re
 import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import IO, BinaryIO, cast
 
+from tracekit.formats import inspect_directory as directory
 from tracekit.formats.base import FormatError, FormatLimits
+from tracekit.formats.inspect_directory import Member
 from tracekit.kernel.errors import Code, finding
 
 _EOCD = b"PK\x05\x06"
@@ -35,21 +36,6 @@ _ZSTD_WINDOW = 1 << 25
 
 def _error(code: Code, **params: int | str) -> FormatError:
     return FormatError(finding(code, **params))
-
-
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One archive member, as the central directory describes it."""
-
-    name: str
-    method: int
-    offset: int
-    compressed: int
-    size: int
-    crc: int
-    raw_name: bytes = b""
-    """The name's bytes as the central directory stores them."""
-    flags: int = 0
 
 
 def _raw_name(info: zipfile.ZipInfo) -> bytes:
@@ -86,52 +72,54 @@ def _member_count(handle: BinaryIO, size: int) -> int:
     return int(struct.unpack_from("<Q", head, 32)[0])
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-
-
-def safe_name(name: str) -> bool:
-    """Step E2: a member name is relative, forward-slashed, without ``..`` or control bytes."""
-    if not name or name.startswith("/") or "\\" in name or ":" in name.split("/", 1)[0]:
-        return False
-    if _CONTROL.search(name):
-        return False
-    return all(part not in ("..", ".") for part in name.split("/"))
-
-
 def members(handle: BinaryIO, size: int, limits: FormatLimits) -> list[Member]:
     """Steps E1-E3: the members, after the count, name and duplicate checks."""
     if _member_count(handle, size) > limits.members:
         raise _error(Code.INSPECT_TOO_MANY_MEMBERS, limit=limits.members)
+    entries = directory.plain_entries(handle, size)
+    if entries is None:
+        entries = _zipfile_entries(handle)
+    if len(entries) > limits.members:
+        raise _error(Code.INSPECT_TOO_MANY_MEMBERS, limit=limits.members)
+    if not directory.all_plain([m.name for m in entries], [m.flags for m in entries]):
+        _first_unsafe(entries)
+    return entries
+
+
+def _zipfile_entries(handle: BinaryIO) -> list[Member]:
+    """The directory as ``zipfile`` parses it, for an archive that is not plain."""
     handle.seek(0)
     try:
         infos = zipfile.ZipFile(handle).infolist()  # noqa: SIM115 - parses the directory only
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError):
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="central directory unreadable") from None
-    if len(infos) > limits.members:
-        raise _error(Code.INSPECT_TOO_MANY_MEMBERS, limit=limits.members)
-    found: list[Member] = []
-    seen: set[str] = set()
-    for info in infos:
-        if not safe_name(info.filename):
-            raise _error(Code.INSPECT_UNSAFE_MEMBER_NAME)
-        if info.flag_bits & 0x1:
-            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="encrypted member")
-        if info.filename in seen:
-            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="duplicate member name")
-        seen.add(info.filename)
-        found.append(
-            Member(
-                info.filename,
-                info.compress_type,
-                info.header_offset,
-                info.compress_size,
-                info.file_size,
-                info.CRC,
-                _raw_name(info),
-                info.flag_bits,
-            )
+    return [
+        Member(
+            info.filename,
+            info.compress_type,
+            info.header_offset,
+            info.compress_size,
+            info.file_size,
+            info.CRC,
+            _raw_name(info),
+            info.flag_bits,
         )
-    return found
+        for info in infos
+    ]
+
+
+def _first_unsafe(entries: list[Member]) -> None:
+    """Steps E2-E3 entry by entry: the first entry with an unsafe name, encryption or a name
+    seen before is refused."""
+    seen: set[str] = set()
+    for member in entries:
+        if not directory.safe_name(member.name):
+            raise _error(Code.INSPECT_UNSAFE_MEMBER_NAME)
+        if member.flags & 0x1:
+            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="encrypted member")
+        if member.name in seen:
+            raise _error(Code.INSPECT_BAD_ARCHIVE, rule="duplicate member name")
+        seen.add(member.name)
 
 
 class Budget:

@@ -52,33 +52,46 @@ _ERROR_KINDS = {"timeout": "timeout", "limit": "limit", "output_limit": "output_
 _ENCODER = msgspec.json.Encoder()
 
 
-def _messages(sample: dict[str, Any], resolve: Resolver) -> tuple[Message, ...]:
-    out = []
-    for i, raw in enumerate(lst(sample.get("messages", []), "sample.messages must be a list")):
-        m = obj(raw, "sample.messages[] must be objects")
-        role = m.get("role")
-        calls = m.get("tool_calls")
-        ids: tuple[str, ...] = ()
-        if calls:  # a list to check; an absent, null or empty one holds no ids
-            ids = tuple(
-                c["id"]
-                for c in lst(calls, "ChatMessage.tool_calls must be a list")
-                if isinstance(c, dict) and isinstance(c.get("id"), str)
+class _Messages:
+    """Step S1: ``sample.messages`` as evidence messages, and each message's ``id`` as found
+    (checked later, where the table that places a model turn's input is made: ``_Builder``)."""
+
+    __slots__ = ("ids", "messages", "odd_id")
+
+    def __init__(self, sample: dict[str, Any], resolve: Resolver) -> None:
+        raw = sample.get("messages", [])
+        if not isinstance(raw, list):
+            raise schema("sample.messages must be a list")
+        out: list[Message] = []
+        ids: list[Any] = []
+        odd_id = False
+        roles = _ROLES.get
+        for i, m in enumerate(raw):
+            if not isinstance(m, dict):
+                raise schema("sample.messages[] must be objects")
+            get = m.get
+            role, calls, content = get("role"), get("tool_calls"), get("content")
+            call_ids: tuple[str, ...] = ()
+            if calls:  # a list to check; an absent, null or empty one holds no ids
+                call_ids = tuple(
+                    c["id"]
+                    for c in lst(calls, "ChatMessage.tool_calls must be a list")
+                    if isinstance(c, dict) and isinstance(c.get("id"), str)
+                )
+            text = content if type(content) is str and not content.startswith(_ATTACHMENT) else (
+                content_text(content, resolve, "ChatMessage.content")
             )
-        content = m.get("content")
-        text = content if type(content) is str and not content.startswith(_ATTACHMENT) else (
-            content_text(content, resolve, "ChatMessage.content")
-        )
-        out.append(
-            Message(
-                i,
-                _ROLES.get(role, "other") if isinstance(role, str) else "other",
-                text,
-                ids,
-                opt_str(m.get("tool_call_id"), "ChatMessage.tool_call_id"),
-            )
-        )
-    return tuple(out)
+            answers = get("tool_call_id")
+            if answers is not None and not isinstance(answers, str):
+                raise schema("ChatMessage.tool_call_id")
+            role = roles(role, "other") if isinstance(role, str) else "other"
+            out.append(Message(i, role, text, call_ids, answers))
+            m_id = get("id")
+            ids.append(m_id)
+            odd_id = odd_id or (m_id is not None and not isinstance(m_id, str))
+        self.messages = tuple(out)
+        self.ids = ids
+        self.odd_id = odd_id
 
 
 def _result(
@@ -126,7 +139,7 @@ class _Builder:
     """Steps S4-S7 over the sample's events, in order."""
 
     def __init__(
-        self, sample: dict[str, Any], resolve: Resolver, messages: tuple[Message, ...], limit: int
+        self, sample: dict[str, Any], resolve: Resolver, messages: _Messages, limit: int
     ) -> None:
         self.resolve = resolve
         # Pool references are ranges: a few bytes can name the whole history in every event, so
@@ -138,7 +151,10 @@ class _Builder:
         pool = data.get("messages", sample.get("message_pool")) or []
         self.message_pool = lst(pool, "events_data.messages must be a list")
         self.call_pool = lst(data.get("calls") or [], "events_data.calls must be a list")
-        self.ids = {m_id: i for i, m_id in enumerate(_message_ids(sample))}
+        if messages.odd_id:  # ChatMessage.id: a string or null, never a key of ``ids``
+            raise schema("ChatMessage.id")
+        self.message_ids = messages.ids
+        self._ids: dict[str | None, int] | None = None
         self.turns: list[ModelTurn] = []
         self.calls: list[ToolCall] = []
         self.errors: list[EpisodeError] = []
@@ -146,8 +162,16 @@ class _Builder:
         self.provenance: list[Provenance] = []
         self.by_id: dict[str, int] = {}
         self.tool_events: dict[int, dict[str, Any]] = {}
-        self.messages = messages
+        self.messages = messages.messages
         self.from_messages = False
+
+    @property
+    def ids(self) -> dict[str | None, int]:
+        """Each message id's position (the last message's, for an id repeated), made when a
+        model turn first needs it."""
+        if self._ids is None:
+            self._ids = {m_id: i for i, m_id in enumerate(self.message_ids)}
+        return self._ids
 
     def slices(self, refs: Any, pool: list[Any], kind: str) -> list[Any]:
         """:func:`slices`, charged to the item bound before anything is copied."""
@@ -252,19 +276,24 @@ def _from_messages(build: _Builder, sample: dict[str, Any], resolve: Resolver) -
     turn with no request, raw call or timing, its ``tool_calls`` the calls; a tool message
     answering a call id is its result (text only: no error, timing or truncation marker)."""
     build.from_messages = True
-    raw = sample.get("messages") or []
     answers: dict[str, str | None] = {}
     for m in build.messages:
         if m.role == "tool" and m.tool_call_id is not None:
             answers.setdefault(m.tool_call_id, m.text)
-    for message in raw:
-        if not isinstance(message, dict) or message.get("role") != "assistant":
+    # The messages are sample.messages, checked: a list of objects (or none), each message's
+    # role read as "assistant" exactly when it is that string.
+    for m, message in zip(build.messages, sample.get("messages") or (), strict=True):
+        if m.role != "assistant":
             continue
         turn = len(build.turns)
-        build.turns.append(
-            ModelTurn(index=turn, model=opt_str(message.get("model"), "ChatMessage.model"))
-        )
-        for item in lst(message.get("tool_calls") or [], "ChatMessage.tool_calls must be a list"):
+        model = message.get("model")
+        if model is not None and not isinstance(model, str):
+            raise schema("ChatMessage.model")
+        build.turns.append(ModelTurn(index=turn, model=model))
+        tool_calls = message.get("tool_calls")
+        if not tool_calls:  # absent, null or empty: no calls
+            continue
+        for item in lst(tool_calls, "ChatMessage.tool_calls must be a list"):
             tc = obj(item, "ToolCall must be an object")
             name, call_id = tc.get("function"), opt_str(tc.get("id"), "ToolCall.id")
             if not isinstance(name, str):
@@ -274,12 +303,6 @@ def _from_messages(build: _Builder, sample: dict[str, Any], resolve: Resolver) -
                 result = ToolResult(answers[call_id])
             index = len(build.calls)
             build.calls.append(ToolCall(index, turn, name, call_id, _arguments(tc), result, turn))
-
-
-def _message_ids(sample: dict[str, Any]) -> list[Any]:
-    """Each message's id (ChatMessage.id: a string or null; anything else is a schema error,
-    never a key of the table that places a model turn's input)."""
-    return [opt_str(m.get("id"), "ChatMessage.id") if isinstance(m, dict) else None for m in sample.get("messages") or []]
 
 
 def _finish(call: Any, choice: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -345,8 +368,9 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
     resolve = Resolver(
         obj(sample.get("attachments") or {}, "sample.attachments must be an object"), limits
     )
-    messages = _messages(sample, resolve)
-    build = _Builder(sample, resolve, messages, limits.items_per_episode)
+    found = _Messages(sample, resolve)
+    messages = found.messages
+    build = _Builder(sample, resolve, found, limits.items_per_episode)
     for raw in events:
         event = obj(raw, "sample.events[] must be objects")
         kind = event.get("event")
@@ -362,7 +386,10 @@ def episode(sample: dict[str, Any], facts: RunFacts, limits: FormatLimits) -> Ep
     if sample.get("limit") is not None:
         build.errors.append(EpisodeError("limit", "sample.limit"))
     losses = []
-    if any(t.raw_request is None for t in build.turns):
+    if build.from_messages:  # no turn made from messages has a raw request
+        if build.turns:
+            losses.append("raw_call_sampled")
+    elif any(t.raw_request is None for t in build.turns):
         losses.append("raw_call_sampled")
     if build.truncations:
         losses.append("result_cut_16k")
