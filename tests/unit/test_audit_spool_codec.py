@@ -4,6 +4,8 @@ once and handed back as the same objects, and what the codec keeps is bounded.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -76,4 +78,32 @@ def test_spooled_lines_in_any_order_read_back_through_the_file() -> None:
         back = list(SpooledEpisodes(300, None, 0, 0, name, EpisodeCodec(lines.pairs)))
         assert back == [audits[i] for i in order]
     finally:
+        folder.remove()
+
+
+def test_the_table_rows_read_alone_are_the_rows_of_the_whole_reports(tmp_path: Path) -> None:
+    """AuditSpool.rows reads each head for the campaign table's fields alone: the same rows as
+    those made from the reports read whole, for files of every kind (intact, tampered, without
+    integrity data, unreadable, with several episodes, none found)."""
+    from tests.cli.test_audit_memory import _eval
+    from tests.helpers import CORPUS
+    from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_batch
+    from tracekit.cli.audit_spool import AuditSpool
+    from tracekit.report.audit_render import file_row
+
+    paths = [*sorted((CORPUS / "valid").glob("*.jsonl"))[:3], *sorted((CORPUS / "invalid").glob("*.jsonl"))[:6],
+             *sorted((CORPUS / "hostile" / "inspect").glob("*.eval"))[:4], _eval(tmp_path / "five.eval", 5)]
+    opts = AuditOptions(False, (), None)
+    folder = SpillFolder()
+    batch = audit_batch([AuditJob(str(p), str(p), True, opts) for p in paths], folder)
+    spool = AuditSpool(folder)
+    try:
+        for line in batch.lines:
+            if line is not None:
+                spool.add(line)
+        whole = [file_row(report) for report in spool.read()]
+        assert list(spool.rows()) == whole and len(whole) == len(paths)
+        assert {row.exit_code for row in whole} == {0, 1, 2} and max(row.episodes for row in whole) > 1
+    finally:
+        spool.close()
         folder.remove()

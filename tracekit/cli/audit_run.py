@@ -133,7 +133,8 @@ def render(campaign: AuditCampaign, format: FindingsFormat, verbose: bool) -> It
         return [render_findings("audit", audit_render.as_findings(spool.read()), pairs)]
     if format is FindingsFormat.markdown:
         return chain(audit_render.markdown_chunks(spool.read(), summary), [skipped_markdown(left_out)])
-    return chain(audit_render.table_chunks(spool.read(), summary, verbose), [skipped_table(left_out)])
+    rows = None if verbose else spool.rows()
+    return chain(audit_render.table_chunks(spool.read(), summary, verbose, rows), [skipped_table(left_out)])
 
 
 def options_request(

@@ -27,6 +27,7 @@ from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit
 
 if TYPE_CHECKING:
     from tracekit.kernel.executors import Executor
+    from tracekit.report.audit_render import FileRow
 
 INLINE = 1024 * 1024
 """Bytes of episode lines a worker's batch sends back inline; a file whose lines would pass
@@ -287,6 +288,27 @@ class SpooledEpisodes(Sequence[EpisodeAudit]):
         return next(islice(self, position, None))
 
 
+class _RowFinding(msgspec.Struct):
+    severity: str
+
+
+class _RowReport(msgspec.Struct):
+    """What a file's table row reads of its report (the rest of the line is skipped, unbuilt)."""
+
+    path: str
+    format: str
+    exit_code: int
+    intact: bool | None
+    rerunnable: bool
+    findings: tuple[_RowFinding, ...]
+
+
+class _RowHead(msgspec.Struct):
+    report: _RowReport
+    episodes: int
+    size: int = 0
+
+
 class AuditSpool:
     """Each file's block in input order (:class:`SpooledAudit` then its inline episode lines),
     read back as reports whose ``episodes`` are a :class:`SpooledEpisodes`."""
@@ -316,6 +338,26 @@ class AuditSpool:
             episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill, EpisodeCodec(head.pairs))
             # The renderers read ``episodes`` as a sequence; it is never encoded as the Struct.
             yield msgspec.structs.replace(head.report, episodes=cast("tuple[EpisodeAudit, ...]", episodes))
+
+    def rows(self) -> Iterator[FileRow]:
+        """Every file's row of the campaign table, in the order spooled: each head read for
+        those fields alone (the table of a campaign is its render's serial tail)."""
+        from tracekit.report.audit_render import WORRYING, FileRow
+
+        decode = msgspec.json.Decoder(_RowHead).decode
+        handle = self._spool.reader()
+        position = 0
+        while True:
+            handle.seek(position)
+            line = handle.readline()
+            if not line:
+                return
+            head = decode(line)
+            position += len(line) + head.size
+            report = head.report
+            worrying = sum(1 for f in report.findings if f.severity in WORRYING)
+            yield FileRow(report.exit_code, report.intact, report.rerunnable, head.episodes, worrying, report.format,
+                          report.path)
 
     def close(self) -> None:
         self._spool.close()

@@ -91,7 +91,8 @@ def _zipfile_entries(handle: BinaryIO) -> list[Member]:
     handle.seek(0)
     try:
         infos = zipfile.ZipFile(handle).infolist()  # noqa: SIM115 - parses the directory only
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError):
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError, NotImplementedError):
+        # NotImplementedError: an entry needing a later zip version than zipfile reads
         raise _error(Code.INSPECT_BAD_ARCHIVE, rule="central directory unreadable") from None
     return [
         Member(

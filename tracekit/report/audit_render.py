@@ -10,7 +10,7 @@ assertion evidence (which may quote the trace, as upstream's does) appears in JS
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -330,10 +330,15 @@ def _scenario(trace: AuditReport) -> str | None:
     ))
 
 
-def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary, verbose: bool = False) -> Iterator[str]:
+def table_chunks(
+    traces: Iterable[AuditReport], summary: CampaignSummary, verbose: bool = False,
+    rows: Iterable[FileRow] | None = None,
+) -> Iterator[str]:
     """A campaign: its summary first, then one row per file; with ``verbose``, each file's
     block too (docs/audit.md, "Reading the table"). A single trace: its block. One chunk per
-    trace, so a campaign streams without being held."""
+    trace, so a campaign streams without being held. ``rows``: the files' rows when the caller
+    has them without the whole reports (a spool read for them alone); else made from
+    ``traces``."""
     if summary.total == 1:
         yield from _blocks(traces, first=True)
         yield "\n"
@@ -351,21 +356,41 @@ def table_chunks(traces: Iterable[AuditReport], summary: CampaignSummary, verbos
     if verbose:
         yield from _blocks(traces, first=False)
     else:
-        for trace in traces:
-            yield "\n" + _file_line(trace)
+        for row in map(file_row, traces) if rows is None else rows:
+            yield "\n" + _file_line(row)
     yield "\n"
 
 
 FILE_HEADERS = ("exit", "intact", "rerun", "episodes", "findings", "format", "file")
 FILE_LINE = "{:<4}  {:<6}  {:<5}  {:>8}  {:>8}  {:<10}  {}"
 """One file per line, the path last so that long paths never push the columns apart."""
+WORRYING = frozenset({"error", "warning"})
+"""The severities a file's row counts."""
 
 
-def _file_line(trace: AuditReport) -> str:
-    worrying = sum(1 for f in trace.findings if f.severity in ("error", "warning"))
+class FileRow(NamedTuple):
+    """What a file's row of the campaign table shows."""
+
+    exit_code: int
+    intact: bool | None
+    rerunnable: bool
+    episodes: int
+    worrying: int
+    """Findings of severity warning or worse."""
+    format: str
+    path: str
+
+
+def file_row(trace: AuditReport) -> FileRow:
+    worrying = sum(1 for f in trace.findings if f.severity in WORRYING)
+    return FileRow(trace.exit_code, trace.intact, trace.rerunnable, len(trace.episodes), worrying, trace.format,
+                   trace.path)
+
+
+def _file_line(row: FileRow) -> str:
     return FILE_LINE.format(
-        trace.exit_code, _yes(trace.intact), _yes(trace.rerunnable), len(trace.episodes), worrying,
-        trace.format, _path(trace),
+        row.exit_code, _yes(row.intact), _yes(row.rerunnable), row.episodes, row.worrying, row.format,
+        display_path(row.path),
     )
 
 

@@ -112,6 +112,14 @@ def eval_log(samples: list[tuple[str, bytes]], **kw: object) -> bytes:
     return zip_archive([start, *samples, ("header.json", dumps(HEADER))], **kw)  # type: ignore[arg-type]
 
 
+def later_version(archive: bytes) -> bytes:
+    """``archive`` with its first central directory entry asking for zip version 6.4."""
+    data = bytearray(archive)
+    entry = data.index(b"PK\x01\x02")
+    data[entry + 6 : entry + 8] = (64).to_bytes(2, "little")
+    return bytes(data)
+
+
 def deep(levels: int) -> object:
     value: object = CANARY
     for _ in range(levels):
@@ -171,6 +179,11 @@ def cases() -> dict[str, tuple[bytes, str, str]]:
                      local={"samples/s1_epoch_1.json": f"samples/{CANARY}.json"}),
             "inspect.local_header_mismatch",
             "a member whose local header names another file than the central directory",
+        ),
+        "zip__later_version.eval": (
+            later_version(eval_log([("samples/s1_epoch_1.json", ok)])),
+            "inspect.bad_archive",
+            "a member needing a later zip version (6.4) than any reader here supports",
         ),
         "zip__cut_archive.eval": (
             eval_log([("samples/s1_epoch_1.json", ok)])[:-40],

@@ -149,3 +149,17 @@ def test_tool_calls_count_against_the_whole_file_bound() -> None:
     data = stored_zip([("header.json", header_bytes()), ("samples/1_epoch_1.json", sample)])
     assert len(_load(data, FormatLimits(items_per_file=52)).episodes[0].calls) == 50
     assert _refused(data, FormatLimits(items_per_file=51)).finding.code is Code.INSPECT_FILE_TOO_MANY_ITEMS
+
+
+def test_an_entry_needing_a_later_zip_version_is_a_bad_archive() -> None:
+    """An entry whose "version needed to extract" is past what zipfile reads (6.3) goes to
+    zipfile, which raises NotImplementedError: refused as an unreadable archive, not an internal
+    error."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in MEMBERS:
+            archive.writestr(name, data)
+    data = bytearray(out.getvalue())
+    entry = data.index(b"PK\x01\x02", data.index(b"PK\x01\x02") + 4)  # the second entry's
+    data[entry + 6 : entry + 8] = (64).to_bytes(2, "little")
+    assert _refused(bytes(data)).finding.code is Code.INSPECT_BAD_ARCHIVE
