@@ -232,7 +232,7 @@ def measure(quick: bool, parts: tuple[str, ...] = PARTS) -> tuple[list[Row], dic
     """The campaign rows of ``parts``, and the medians behind them. tracekit is measured as
     installed, with bytecode (bench/timing.py, compile_bytecode)."""
     compile_bytecode()
-    reps = 3 if quick else 5
+    reps = 3 if quick else 9
     rows: list[Row] = []
     raw: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="tracekit-campaign-") as tmp:

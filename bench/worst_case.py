@@ -169,6 +169,7 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
     for name, label in (("most", ".eval 50,000 x 10 messages"), ("episodes", ".eval 99,999 x 5 messages")):
         archive, store = p[f"eval_{name}"], str(DATA / f"{name}.duckdb")
         rows += [
+            ("verify", label, [t, "verify", archive]),
             ("show", label, [t, "show", archive]),
             ("audit", label, [t, "audit", archive, "--format", "json"]),
             ("check", label, [t, "check", policy, archive]),
@@ -183,6 +184,7 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
         ]
     distinct, label = p["eval_distinct"], ".eval 50,000 x 10, all distinct"
     rows += [
+        ("verify", label, [t, "verify", distinct]),
         ("show", label, [t, "show", distinct]),
         ("audit", label, [t, "audit", distinct, "--format", "json"]),
         ("check", label, [t, "check", policy, distinct]),
