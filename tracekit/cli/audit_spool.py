@@ -15,10 +15,10 @@ from __future__ import annotations
 import io
 import os
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import IO, TYPE_CHECKING, cast, overload
+from typing import IO, TYPE_CHECKING, Protocol, TypeVar, cast, overload
 
 import msgspec
 
@@ -288,6 +288,14 @@ class SpooledEpisodes(Sequence[EpisodeAudit]):
         return next(islice(self, position, None))
 
 
+class _Sized(Protocol):
+    @property
+    def size(self) -> int: ...
+
+
+_Head = TypeVar("_Head", bound=_Sized)
+
+
 class _RowFinding(msgspec.Struct):
     severity: str
 
@@ -324,16 +332,7 @@ class AuditSpool:
 
     def read(self) -> Iterator[AuditReport]:
         """Every file's report, in the order spooled, its episodes read only when iterated."""
-        handle = self._spool.reader()
-        position = 0
-        while True:
-            handle.seek(position)
-            line = handle.readline()
-            if not line:
-                return
-            head = self._decode(line)
-            start = position + len(line)
-            position = start + head.size
+        for handle, start, head in self._heads(self._decode):
             spill = head.spill if head.spill is not None and self._folder.holds(head.spill) else None
             episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill, EpisodeCodec(head.pairs))
             # The renderers read ``episodes`` as a sequence; it is never encoded as the Struct.
@@ -344,7 +343,15 @@ class AuditSpool:
         those fields alone (the table of a campaign is its render's serial tail)."""
         from tracekit.report.audit_render import WORRYING, FileRow
 
-        decode = msgspec.json.Decoder(_RowHead).decode
+        for _, _, head in self._heads(msgspec.json.Decoder(_RowHead).decode):
+            report = head.report
+            worrying = sum(1 for f in report.findings if f.severity in WORRYING)
+            yield FileRow(report.exit_code, report.intact, report.rerunnable, head.episodes, worrying, report.format,
+                          report.path)
+
+    def _heads(self, decode: Callable[[bytes], _Head]) -> Iterator[tuple[IO[bytes], int, _Head]]:
+        """Each file's head line as ``decode`` reads it, with the spool's handle and where the
+        file's ``size`` bytes of episode lines start."""
         handle = self._spool.reader()
         position = 0
         while True:
@@ -353,11 +360,9 @@ class AuditSpool:
             if not line:
                 return
             head = decode(line)
-            position += len(line) + head.size
-            report = head.report
-            worrying = sum(1 for f in report.findings if f.severity in WORRYING)
-            yield FileRow(report.exit_code, report.intact, report.rerunnable, head.episodes, worrying, report.format,
-                          report.path)
+            start = position + len(line)
+            position = start + head.size
+            yield handle, start, head
 
     def close(self) -> None:
         self._spool.close()
