@@ -89,7 +89,7 @@ def test_the_table_rows_read_alone_are_the_rows_of_the_whole_reports(tmp_path: P
     from tests.helpers import CORPUS
     from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_batch
     from tracekit.cli.audit_spool import AuditSpool
-    from tracekit.report.audit_render import file_row
+    from tracekit.report.audit_rows import file_row
 
     paths = [*sorted((CORPUS / "valid").glob("*.jsonl"))[:3], *sorted((CORPUS / "invalid").glob("*.jsonl"))[:6],
              *sorted((CORPUS / "hostile" / "inspect").glob("*.eval"))[:4], _eval(tmp_path / "five.eval", 5)]

@@ -27,7 +27,7 @@ from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit
 
 if TYPE_CHECKING:
     from tracekit.kernel.executors import Executor
-    from tracekit.report.audit_render import FileRow
+    from tracekit.report.audit_rows import FileRow
 
 INLINE = 1024 * 1024
 """Bytes of episode lines a worker's batch sends back inline; a file whose lines would pass
@@ -341,7 +341,7 @@ class AuditSpool:
     def rows(self) -> Iterator[FileRow]:
         """Every file's row of the campaign table, in the order spooled: each head read for
         those fields alone (the table of a campaign is its render's serial tail)."""
-        from tracekit.report.audit_render import WORRYING, FileRow
+        from tracekit.report.audit_rows import WORRYING, FileRow
 
         for _, _, head in self._heads(msgspec.json.Decoder(_RowHead).decode):
             report = head.report

@@ -10,7 +10,7 @@ assertion evidence (which may quote the trace, as upstream's does) appears in JS
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -18,6 +18,7 @@ from tracekit import REPORT_VERSION
 from tracekit.judging.audit.campaign import CampaignSummary
 from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit, FieldStatus
 from tracekit.kernel.errors import worst
+from tracekit.report.audit_rows import FILE_HEADERS, FILE_LINE, FileRow, file_line, file_row, yes
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import Preformatted, Shared, Streamed, dumps_chunks, preformatted
 from tracekit.report.text import display_path, md_escape, md_table, table
@@ -136,19 +137,13 @@ def _path(trace: AuditReport) -> str:
     return display_path(trace.path)
 
 
-def _yes(value: bool | None) -> str:
-    if value is None:
-        return "n/a"
-    return "yes" if value else "no"
-
-
 def verdict_line(trace: AuditReport) -> str:
     """One line: format, exit code, integrity, rerunnability, replay or scenario outcome."""
     parts = [
         f"format {trace.format}",
         f"exit {trace.exit_code}",
-        f"intact {_yes(trace.intact)}",
-        f"rerunnable {_yes(trace.rerunnable)}",
+        f"intact {yes(trace.intact)}",
+        f"rerunnable {yes(trace.rerunnable)}",
     ]
     if len(trace.episodes) > 1:
         parts.append(f"{len(trace.episodes)} episodes")
@@ -357,41 +352,8 @@ def table_chunks(
         yield from _blocks(traces, first=False)
     else:
         for row in map(file_row, traces) if rows is None else rows:
-            yield "\n" + _file_line(row)
+            yield "\n" + file_line(row)
     yield "\n"
-
-
-FILE_HEADERS = ("exit", "intact", "rerun", "episodes", "findings", "format", "file")
-FILE_LINE = "{:<4}  {:<6}  {:<5}  {:>8}  {:>8}  {:<10}  {}"
-"""One file per line, the path last so that long paths never push the columns apart."""
-WORRYING = frozenset({"error", "warning"})
-"""The severities a file's row counts."""
-
-
-class FileRow(NamedTuple):
-    """What a file's row of the campaign table shows."""
-
-    exit_code: int
-    intact: bool | None
-    rerunnable: bool
-    episodes: int
-    worrying: int
-    """Findings of severity warning or worse."""
-    format: str
-    path: str
-
-
-def file_row(trace: AuditReport) -> FileRow:
-    worrying = sum(1 for f in trace.findings if f.severity in WORRYING)
-    return FileRow(trace.exit_code, trace.intact, trace.rerunnable, len(trace.episodes), worrying, trace.format,
-                   trace.path)
-
-
-def _file_line(row: FileRow) -> str:
-    return FILE_LINE.format(
-        row.exit_code, _yes(row.intact), _yes(row.rerunnable), row.episodes, row.worrying, row.format,
-        display_path(row.path),
-    )
 
 
 def _blocks(traces: Iterable[AuditReport], first: bool) -> Iterator[str]:
