@@ -341,13 +341,10 @@ class AuditSpool:
     def rows(self) -> Iterator[FileRow]:
         """Every file's row of the campaign table, in the order spooled: each head read for
         those fields alone (the table of a campaign is its render's serial tail)."""
-        from tracekit.report.audit_rows import WORRYING, FileRow
+        from tracekit.report.audit_rows import file_row
 
         for _, _, head in self._heads(msgspec.json.Decoder(_RowHead).decode):
-            report = head.report
-            worrying = sum(1 for f in report.findings if f.severity in WORRYING)
-            yield FileRow(report.exit_code, report.intact, report.rerunnable, head.episodes, worrying, report.format,
-                          report.path)
+            yield file_row(head.report, head.episodes)
 
     def _heads(self, decode: Callable[[bytes], _Head]) -> Iterator[tuple[IO[bytes], int, _Head]]:
         """Each file's head line as ``decode`` reads it, with the spool's handle and where the

@@ -351,7 +351,7 @@ def table_chunks(
     if verbose:
         yield from _blocks(traces, first=False)
     else:
-        for row in map(file_row, traces) if rows is None else rows:
+        for row in (file_row(t, len(t.episodes)) for t in traces) if rows is None else rows:
             yield "\n" + file_line(row)
     yield "\n"
 

@@ -4,12 +4,10 @@ what it shows, made from a whole report or read from the spool for those fields 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
 
 from tracekit.report.text import display_path
-
-if TYPE_CHECKING:
-    from tracekit.judging.audit.model import AuditReport
 
 
 def yes(value: bool | None) -> str:
@@ -38,10 +36,33 @@ class FileRow(NamedTuple):
     path: str
 
 
-def file_row(trace: AuditReport) -> FileRow:
-    worrying = sum(1 for f in trace.findings if f.severity in WORRYING)
-    return FileRow(trace.exit_code, trace.intact, trace.rerunnable, len(trace.episodes), worrying, trace.format,
-                   trace.path)
+class _Found(Protocol):
+    @property
+    def severity(self) -> str: ...
+
+
+class Reported(Protocol):
+    """What a row reads of a file's report: an ``AuditReport``, or its spooled head read for
+    these fields alone (cli/audit_spool.py)."""
+
+    @property
+    def exit_code(self) -> int: ...
+    @property
+    def intact(self) -> bool | None: ...
+    @property
+    def rerunnable(self) -> bool: ...
+    @property
+    def findings(self) -> Sequence[_Found]: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+
+
+def file_row(report: Reported, episodes: int) -> FileRow:
+    """The row of a file whose report is ``report``, with ``episodes`` episodes."""
+    worrying = sum(1 for f in report.findings if f.severity in WORRYING)
+    return FileRow(report.exit_code, report.intact, report.rerunnable, episodes, worrying, report.format, report.path)
 
 
 def file_line(row: FileRow) -> str:
