@@ -193,7 +193,7 @@ def seal_finding(
     messages: list[Record] = []
     size = 0
     for record in _records(item, original, store, finding):
-        small = type(record) is MessageRecord or _small(record)
+        small = _small(record)
         if small and len(messages) < merkle.BATCH_LEAVES:
             messages.append(record)  # of bounded size: encoded together
             continue
