@@ -3,7 +3,8 @@
 
 ``zipfile`` makes a ``ZipInfo`` per member (about 8 microseconds and 400 bytes each: a log of
 50,000 samples spends 0.4 s there). Most archives are plain: the end record is the file's last
-22 bytes with no comment, no zip64 record, the directory ends where the end record starts,
+22 bytes with no comment, the directory ends where the end record starts (or, in an archive of
+more than 65,535 members, where the zip64 end record before it starts, one disk, nothing odd),
 and every entry lies inside the directory with a name free of NUL bytes, an extract version
 ``zipfile`` accepts and no zip64 extra field. For such an archive :func:`plain_entries` lists
 the entries ``zipfile`` would, field for field, with one ``struct`` unpack each; for any other
@@ -38,6 +39,11 @@ class Member(msgspec.Struct, frozen=True, gc=False):
 
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
+_EOCD64 = b"PK\x06\x06"
+_LOCATOR = struct.Struct("<4sIQI")
+"""The zip64 end record's locator: signature, its disk, the record's offset, the disks."""
+_ZIP64_END = struct.Struct("<4sQHHIIQQQQ")
+"""The zip64 end record without extensible data (56 bytes, ``zipfile``'s ``structEndArchive64``)."""
 _CENTRAL = struct.Struct("<4s2xBxHH4xIIIHHH8xI")
 """One directory entry's fixed part (46 bytes, ``zipfile``'s ``structCentralDir``), the fields
 read here only: signature, extract version, flags, method, CRC-32, compressed size, size, the
@@ -62,15 +68,41 @@ def plain_entries(handle: BinaryIO, size: int) -> list[Member] | None:
     if len(tail) != _TAIL or end[:4] != _EOCD or end[20:22] != b"\0\0":
         return None
     if tail[:4] == _EOCD64_LOCATOR:
-        return None
-    directory_size, directory_offset = struct.unpack_from("<II", end, 12)
-    if directory_offset + directory_size != size - 22:  # zipfile's "concat" would not be 0
+        found = _zip64_directory(handle, size, tail[:20])
+        if found is None:
+            return None
+        directory_size, directory_offset, directory_end = found
+    else:
+        directory_size, directory_offset = struct.unpack_from("<II", end, 12)
+        directory_end = size - 22
+    if directory_offset + directory_size != directory_end:  # zipfile's "concat" would not be 0
         return None
     handle.seek(directory_offset)
     data = handle.read(directory_size)
     if len(data) != directory_size:
         return None
     return _entries(data)
+
+
+def _zip64_directory(handle: BinaryIO, size: int, locator: bytes) -> tuple[int, int, int] | None:
+    """The directory's size and offset from a zip64 end record (an archive of more than 65,535
+    members: every log of that many samples), and where the directory must end: just before
+    that record. Only a record ``zipfile`` of every version reads alike is taken: one disk,
+    the locator pointing at the record just before it, a record of the fixed size with both
+    entry counts equal; anything else is left to ``zipfile``."""
+    _, disk, record_at, disks = _LOCATOR.unpack(locator)
+    if disk != 0 or disks != 1 or size < _TAIL + _ZIP64_END.size or record_at != size - _TAIL - _ZIP64_END.size:
+        return None
+    handle.seek(record_at)
+    record = handle.read(_ZIP64_END.size)
+    if len(record) != _ZIP64_END.size:
+        return None
+    signature, length, _, _, disk_number, disk_start, here, total, directory_size, directory_offset = (
+        _ZIP64_END.unpack(record)
+    )
+    if signature != _EOCD64 or length != _ZIP64_END.size - 12 or disk_number or disk_start or here != total:
+        return None
+    return directory_size, directory_offset, record_at
 
 
 def _entries(data: bytes) -> list[Member] | None:

@@ -65,6 +65,41 @@ def _archives() -> list[bytes]:
     ]
 
 
+def _zip64_end(monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """An archive that ends in a zip64 end record and its locator, as ``zipfile`` writes one
+    past 65,535 members (the limit lowered here, so that three members are enough)."""
+    zipped = io.BytesIO()
+    with monkeypatch.context() as patch:
+        patch.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 2)
+        with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("header.json", header_bytes())
+            archive.writestr("samples/1_epoch_1.json", b"{}")
+            archive.writestr("samples/2_epoch_1.json", b"{}")
+    data = zipped.getvalue()
+    assert data[-42:-38] == b"PK\x06\x07" and data[-98:-94] == b"PK\x06\x06"
+    return data
+
+
+def test_a_zip64_end_record_is_read_as_zipfile_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An archive of more than 65,535 members (every log of that many samples) is plain
+    too; a zip64 end record that is odd in any way is left to ``zipfile``."""
+    data = _zip64_end(monkeypatch)
+    listed = _fast(data)
+    assert listed is not None and [m.name for m in listed][0] == "header.json" and len(listed) == 3
+    assert listed == _zipfile(data)
+    at = len(data) - 98
+    odd = {
+        "two disks": data[:-26] + struct.pack("<I", 2) + data[-22:],
+        "locator elsewhere": data[:-34] + struct.pack("<Q", at - 1) + data[-26:],
+        "record length": data[: at + 4] + struct.pack("<Q", 45) + data[at + 12 :],
+        "counts differ": data[: at + 24] + struct.pack("<Q", 2) + data[at + 32 :],
+        "not a record": data[:at] + b"PK\x06\x05" + data[at + 4 :],
+    }
+    for name, changed in odd.items():
+        assert _fast(changed) is None, name
+        assert _members(changed, monkeypatch, True) == _members(changed, monkeypatch, False), name
+
+
 def _zip64_directory() -> bytes:
     """A stored zip whose second directory entry keeps its sizes in a zip64 extra field."""
     data = bytearray(stored_zip([("header.json", header_bytes()), ("samples/1_epoch_1.json", b"{}")]))
@@ -122,11 +157,11 @@ def test_a_zip64_locator_that_ends_the_directory_is_left_to_zipfile() -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_corrupted_directories_give_zipfile_s_answer(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bytes changed in the directory and end record of small archives: wherever the plain
+    """Bytes changed in the directory and end records of small archives: wherever the plain
     reader answers, it answers what ``zipfile`` does, and ``members`` answers the same through
     either, refusals included."""
     rng = random.Random(seed)
-    bases = [*_archives()[-3:], _zip64_directory()]
+    bases = [*_archives()[-3:], _zip64_directory(), _zip64_end(monkeypatch)]
     taken = 0
     for _ in range(300):
         data = bytearray(rng.choice(bases))
