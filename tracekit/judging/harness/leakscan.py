@@ -10,7 +10,9 @@ across calls is found too. docs/harness.md, "Strict: no_secret_disclosure".
 Bounded work (docs/threat-model.md, "Work budget"): searching k markers in n characters costs
 k x n, so every search is charged to a :class:`~tracekit.kernel.limits.Meter` before it runs, at
 ``len(text) + SEARCH_OVERHEAD`` units per (marker, text) pair, plus the length of every decoded
-view built. Past the bound :class:`~tracekit.kernel.limits.BudgetExceeded` propagates and the assertion
+view built. No decoding makes a text longer (an escape, a percent sign and its two digits, four
+base64 characters each give at most three characters, and ``replace`` gives one character per
+byte), so a text shorter than every marker still unseen is not decoded at all. Past the bound :class:`~tracekit.kernel.limits.BudgetExceeded` propagates and the assertion
 reports ``harness.work_budget_exceeded`` instead of a verdict.
 """
 
@@ -174,15 +176,22 @@ def distinct(markers: Sequence[str]) -> tuple[list[str], list[int]]:
     return list(index), slots
 
 
+_NONE_LEFT = 1 << 62
+"""The shortest length of no marker at all: every text is shorter."""
+
+
 def find_forms(markers: Sequence[str], texts: Iterable[str], meter: Meter | None = None) -> dict[int, str]:
     """``{marker index: form}`` for every marker found in ``texts``; ``plain`` wins over an
-    encoded form. Each text is decoded at most once, and only while some marker is unseen.
-    Every search is charged to ``meter`` first (a fresh default one when None)."""
+    encoded form. Each text is decoded at most once, and only while some marker is unseen and
+    the text is at least as long as the shortest of them (every decoding shortens a text: a
+    view of a shorter text could hold none). Every search is charged to ``meter`` first (a
+    fresh default one when None)."""
     meter = meter or marker_meter()
     found: dict[int, str] = {}
     plain = 0
     count = len(markers)
     unseen = list(range(count))  # the markers not found in any form, as of ``len(found)`` finds
+    shortest = min(map(len, markers), default=_NONE_LEFT)  # the shortest of them
     # A text already searched: its decoded views' total length and number.
     decoded: dict[str, tuple[int, int]] = {}
     # Meter.charge inlined (one call per text and view was a third of this loop's time): the
@@ -201,13 +210,13 @@ def find_forms(markers: Sequence[str], texts: Iterable[str], meter: Meter | None
                         plain += 1
                 if plain == count:
                     break
-                if plain_only(text):
-                    decoded[text] = (0, 0)  # no decoded view to search
-                    continue
             elif lengths[1] == 0:  # a text met again finds nothing new (plain == count broke)
                 continue
             if len(found) != count - len(unseen):  # found only grows
-                unseen = [i for i in range(count) if i not in found]
+                unseen, shortest = _unseen(markers, found)
+            if lengths is None and (len(text) < shortest or plain_only(text)):
+                decoded[text] = (0, 0)  # no decoded view to search, or none that could hold one
+                continue
             if not unseen:
                 continue
             if lengths is not None:  # searched before: it can find nothing new, but costs the same
@@ -228,6 +237,12 @@ def find_forms(markers: Sequence[str], texts: Iterable[str], meter: Meter | None
     finally:
         meter.used = used
     return found
+
+
+def _unseen(markers: Sequence[str], found: dict[int, str]) -> tuple[list[int], int]:
+    """The markers not found yet, and the length of the shortest of them."""
+    unseen = [i for i in range(len(markers)) if i not in found]
+    return unseen, min((len(markers[i]) for i in unseen), default=_NONE_LEFT)
 
 
 def split_across(marker: str, pieces: Sequence[str], joined: str | None = None, meter: Meter | None = None) -> bool:

@@ -38,6 +38,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "slack_token": re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"),
     "private_key_block": re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----"),
 }
+SHORTEST_MATCH = 15
+"""The fewest characters any of :data:`PATTERNS` matches (``slack_token``'s): a text shorter
+than this has no view that could match one (no decoding makes a text longer, leakscan.py)."""
 _ANY = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in PATTERNS.values()))
 """Matches somewhere in a view exactly when one of :data:`PATTERNS` does: one search per view
 instead of four for the views (nearly all) that hold none."""
@@ -78,6 +81,8 @@ _HITS: dict[str, tuple[tuple[str, str], ...]] = {}
 def _text_hits(text: str) -> tuple[tuple[str, str], ...]:
     """``(pattern name, form)`` for each pattern matching one of ``text``'s views, with the
     form of the first view it matches."""
+    if len(text) < SHORTEST_MATCH:
+        return ()
     short = len(text) <= leakscan.SHORT_TEXT
     known = _HITS.get(text) if short else None
     if known is not None:
