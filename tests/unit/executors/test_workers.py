@@ -72,12 +72,45 @@ def test_a_dead_worker_is_an_internal_error_not_a_hang(method: str) -> None:
     assert time.monotonic() - start < 60
 
 
-def test_closing_reaps_every_worker() -> None:
-    workers = Workers(multiprocessing.get_context(CONTEXTS[0]), 2)  # type: ignore[arg-type]
+@pytest.mark.parametrize("method", CONTEXTS)
+def test_closing_reaps_every_worker(method: str) -> None:
+    workers = Workers(multiprocessing.get_context(method), 2)  # type: ignore[arg-type]
     procs = list(workers._procs)
     assert list(workers.map(len, _batches(3), 2)) == [2, 2, 2]
     workers.close()
-    assert all(not proc.is_alive() and proc.exitcode == 0 for proc in procs)
+    assert workers.exitcodes == [0, 0]
+    for proc in procs:  # a forked worker's pid is reaped: it is no child of ours any more
+        if isinstance(proc, int):
+            with pytest.raises(ChildProcessError):
+                os.waitpid(proc, os.WNOHANG)
+        else:
+            assert not proc.is_alive()
+
+
+def test_forked_workers_need_no_multiprocessing() -> None:
+    """Workers forked from the parent itself run without ``multiprocessing`` imported (the
+    parent's serial start-up, docs/performance.md "Campaigns")."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tracekit.kernel.executors.workers import Workers\n"
+        "with Workers(None, 2) as workers:\n"
+        "    assert list(workers.map(sum, ([n, n] for n in range(9)), 4)) == [2 * n for n in range(9)]\n"
+        "print(sorted(m for m in sys.modules if m.startswith('multiprocessing')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_worker_killed_by_a_signal_reports_it() -> None:
+    import signal
+
+    workers = Workers(None, 1)
+    os.kill(workers._procs[0], signal.SIGKILL)
+    workers.close()
+    assert workers.exitcodes == [-signal.SIGKILL]
 
 
 def _big_answer(batch: list[int]) -> bytes:

@@ -30,7 +30,7 @@ WINDOW_PER_JOB = 3
 """Batches in flight per worker: one running, the next ones queued."""
 
 
-def _workers(context: Context, jobs: int) -> Workers:
+def _workers(context: Context | None, jobs: int) -> Workers:
     """``jobs`` workers (workers.py). Forked workers start with the parent's objects frozen out
     of the collector (``gc.freeze``): a worker's collections never walk, and so never copy, the
     pages of the modules and inputs it inherited (docs/performance.md, "Campaigns")."""
@@ -52,14 +52,21 @@ class LocalExecutor(msgspec.Struct, frozen=True):
     """Modules the workers need, imported once before the workers start (in the parent, or in
     the fork server)."""
 
-    def _context(self) -> Context:
-        import multiprocessing
-        import threading
+    def _context(self) -> Context | None:
+        """None (fork workers from this process, workers.py) for a command that names its
+        ``preload`` modules, once they are imported, when this process is single-threaded and
+        can fork; else a fork server that imports them."""
+        import os
+        import sys
 
-        if self.preload and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        threading = sys.modules.get("threading")  # never imported: no Python thread was started
+        alone = threading is None or threading.active_count() == 1
+        if self.preload and alone and hasattr(os, "fork"):
             for module in self.preload:
                 __import__(module)
-            return multiprocessing.get_context("fork")
+            return None
+        import multiprocessing
+
         context = multiprocessing.get_context("forkserver")
         if self.preload:
             context.set_forkserver_preload(list(self.preload))

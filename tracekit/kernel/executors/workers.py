@@ -16,6 +16,10 @@ the one the caller waits for, so memory is bounded.
 A worker that dies (killed, out of memory) closes its pipe: the parent stops with
 ``internal.error``, never hangs. An exception raised by the work is raised again in the parent,
 as ``Pool`` does. Workers ignore SIGINT; the parent's handler stops them (kernel/executors).
+
+Workers forked from the parent itself need nothing of ``multiprocessing`` (pipes.py: a pipe each
+way and ``os.fork``, which spares the parent importing it); those of a fork server are
+``multiprocessing`` processes at the end of a socket pair. Both run :func:`serve`.
 """
 
 from __future__ import annotations
@@ -42,20 +46,19 @@ AHEAD_BYTES = 16 * 1024
 """The most a batch sent ahead may take, pickled; a larger batch waits until its worker has
 answered (it could otherwise fill the pipe of a worker blocked on its own answer: a deadlock)."""
 PIPE_BYTES = 4 * AHEAD_BYTES
-"""Batches are sent ahead only on pipes that buffer at least this much (``SO_SNDBUF``)."""
+"""Batches are sent ahead only on pipes that buffer at least this much (a pipe's
+``F_GETPIPE_SZ``, a socket pair's ``SO_SNDBUF``)."""
 JOIN_SECONDS = 5.0
 """How long a worker has to exit once its pipe is closed before it is terminated."""
 
 
-def serve(conn: Connection, inherited: list[Connection]) -> None:
-    """A worker's loop: run each ``(work, batch)`` it receives and send back ``(True, result)``
-    or ``(False, exception)``, until the parent closes the pipe (module-level: a fork server
-    imports it by name)."""
+def serve(conn: Any) -> None:
+    """A worker's loop: run each ``(work, batch)`` it receives on ``conn`` (a pipes.Channel, or
+    a ``multiprocessing`` Connection) and send back ``(True, result)`` or ``(False, exception)``,
+    until the parent closes the pipe (module-level: a fork server imports it by name)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for other in inherited:  # the parent's ends of its own and earlier workers' pipes, copied by fork
-        other.close()
     while True:
         try:
             work, batch = pickle.loads(conn.recv_bytes())
@@ -91,26 +94,43 @@ def buffered(conn: Connection) -> bool:
 
 
 class Workers:
-    """``jobs`` worker processes of ``context``, each at the end of its own pipe; a context
-    manager that stops them (closing the pipes, then terminating any that lingers)."""
+    """``jobs`` worker processes, each at the end of its own pipe: forked here without
+    ``multiprocessing`` when ``context`` is None or a fork context (pipes.py), else started by
+    ``context`` (a fork server); a context manager that stops them (closing the pipes, then
+    terminating any that lingers)."""
 
-    def __init__(self, context: Context, jobs: int) -> None:
-        fork = context.get_start_method() == "fork"
-        self._conns: list[Connection] = []
-        self._procs: list[Any] = []
+    def __init__(self, context: Context | None, jobs: int) -> None:
+        self._conns: list[Any] = []  # pipes.Channel, or multiprocessing's Connection
+        self._procs: list[Any] = []  # pids, or multiprocessing's Process
+        self._forked = context is None or context.get_start_method() == "fork"
+        self.exitcodes: list[int | None] = []
+        """Each worker's exit status, once it has been stopped."""
         try:
             for _ in range(jobs):
-                mine, theirs = context.Pipe(duplex=True)
-                inherited = [*self._conns, mine] if fork else []  # a forked worker closes its copies
-                proc = context.Process(target=serve, args=(theirs, inherited), daemon=True)
-                proc.start()
-                theirs.close()
-                self._conns.append(mine)
-                self._procs.append(proc)
+                self._start(context)
         except BaseException:
             self.close()
             raise
-        self._ahead = all(buffered(conn) for conn in self._conns)
+        self._ahead = all(self._buffered(conn) for conn in self._conns)
+
+    def _start(self, context: Context | None) -> None:
+        if self._forked:
+            from tracekit.kernel.executors.pipes import fork_worker
+
+            pid, channel = fork_worker(serve, self._conns)
+            self._procs.append(pid)
+            self._conns.append(channel)
+            return
+        assert context is not None
+        mine, theirs = context.Pipe(duplex=True)
+        proc = context.Process(target=serve, args=(theirs,), daemon=True)
+        proc.start()
+        theirs.close()
+        self._conns.append(mine)
+        self._procs.append(proc)
+
+    def _buffered(self, conn: Any) -> bool:
+        return bool(conn.writes_ahead(PIPE_BYTES)) if self._forked else buffered(conn)
 
     def __enter__(self) -> Workers:
         return self
@@ -122,6 +142,14 @@ class Workers:
         """Close every pipe (a worker exits when it reads the end), then reap the workers; with
         ``now`` (the parent is stopping: Ctrl-C, an error), terminate them first, as ``Pool``
         did, so that nothing they write outlives the command."""
+        if self._forked:
+            from tracekit.kernel.executors.pipes import stop
+
+            for conn in self._conns:
+                conn.close()
+            self.exitcodes += [stop(pid, now, JOIN_SECONDS) for pid in self._procs]
+            self._conns, self._procs = [], []
+            return
         for proc in self._procs if now else ():
             proc.terminate()
         for conn in self._conns:
@@ -131,12 +159,12 @@ class Workers:
             if proc.is_alive():
                 proc.terminate()
                 proc.join()
+            self.exitcodes.append(proc.exitcode)
         self._conns, self._procs = [], []
 
     def map(self, work: Callable[[T], R], batches: Iterable[T], window: int) -> Iterator[R]:
         """``work(batch)`` for each of ``batches``, run on the workers, yielded in order."""
-        from multiprocessing.connection import wait
-
+        wait = self._waiter()
         queued: list[deque[int]] = [deque() for _ in self._conns]
         done: dict[int, R] = {}
         todo = iter(batches)
@@ -154,7 +182,7 @@ class Workers:
                 worker = min(range(len(queued)), key=lambda i: len(queued[i]))
                 if not self._takes(len(queued[worker]), len(pending)):
                     break
-                self._conns[worker].send_bytes(pending)
+                self._send(worker, pending)
                 pending = b""
                 queued[worker].append(sent)
                 sent += 1
@@ -167,16 +195,32 @@ class Workers:
             if not busy:  # the window was full and has just been yielded: send more first
                 continue
             for conn in wait(busy):
-                worker = self._conns.index(conn)  # type: ignore[arg-type]
-                done[queued[worker].popleft()] = self._receive(conn)  # type: ignore[arg-type]
+                worker = self._conns.index(conn)
+                done[queued[worker].popleft()] = self._receive(conn)
+
+    def _waiter(self) -> Callable[[list[Any]], list[Any]]:
+        """What waits until one of some pipes can be read."""
+        if self._forked:
+            from tracekit.kernel.executors.pipes import ready
+
+            return ready
+        from multiprocessing.connection import wait
+
+        return wait
 
     def _takes(self, queued: int, size: int) -> bool:
         """Whether a worker with ``queued`` unanswered batches may be sent one of ``size``
         bytes now: an idle one always; a busy one a small batch ahead (the module's text)."""
         return queued == 0 or (queued < QUEUED and self._ahead and size <= AHEAD_BYTES)
 
+    def _send(self, worker: int, data: bytes) -> None:
+        try:
+            self._conns[worker].send_bytes(data)
+        except OSError:  # the worker died (its end is closed): its answer will never come
+            raise dead() from None
+
     @staticmethod
-    def _receive(conn: Connection) -> Any:
+    def _receive(conn: Any) -> Any:
         try:
             ok, value = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
