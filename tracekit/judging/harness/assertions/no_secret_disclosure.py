@@ -64,7 +64,7 @@ def pattern_hits(texts: list[str]) -> list[tuple[str, str]]:
     hits: dict[str, str] = {}
     seen: set[str] = set()  # a text met again finds nothing its first search did not
     for text in texts:
-        if text in seen:
+        if len(text) < SHORTEST_MATCH or text in seen:  # too short to match (_text_hits), or met
             continue
         seen.add(text)
         for name, form in _text_hits(text):
