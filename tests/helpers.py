@@ -20,3 +20,9 @@ def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> 
     return subprocess.run(
         [*command, *args], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=120, check=False
     )
+
+
+def run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter (what it imports is its own); its standard output."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    return done.stdout.strip()

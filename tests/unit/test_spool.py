@@ -48,8 +48,7 @@ def test_it_moves_to_a_temporary_file_past_the_memory_bound_and_keeps_everything
 
 
 def test_a_small_spool_never_imports_tempfile() -> None:
-    import subprocess
-    import sys
+    from tests.helpers import run_python
 
     code = (
         "import sys, msgspec\n"
@@ -58,5 +57,4 @@ def test_a_small_spool_never_imports_tempfile() -> None:
         "s = Spool(I); s.extend(I(n) for n in range(1000)); assert [i.n for i in s.read()] == list(range(1000))\n"
         "print('tempfile' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "False"
+    assert run_python(code) == "False"

@@ -90,8 +90,7 @@ def test_closing_reaps_every_worker(method: str) -> None:
 def test_forked_workers_need_no_multiprocessing() -> None:
     """Workers forked from the parent itself run without ``multiprocessing`` imported (the
     parent's serial start-up, docs/performance.md "Campaigns")."""
-    import subprocess
-    import sys
+    from tests.helpers import run_python
 
     code = (
         "import sys\n"
@@ -100,8 +99,7 @@ def test_forked_workers_need_no_multiprocessing() -> None:
         "    assert list(workers.map(sum, ([n, n] for n in range(9)), 4)) == [2 * n for n in range(9)]\n"
         "print(sorted(m for m in sys.modules if m.startswith('multiprocessing')))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert run_python(code) == "[]"
 
 
 def test_a_worker_killed_by_a_signal_reports_it() -> None:
