@@ -30,7 +30,7 @@ class SpooledEvidence:
     def __init__(self, stream: EpisodeStream, spool: BinaryIO) -> None:
         self.format = stream.format
         self.format_version = stream.format_version
-        spool.seek(0, 2)
+        at = spool.seek(0, 2)
         keys: list[Any] = []
         ids: list[str] = []
         starts, ends = array("q"), array("q")
@@ -40,9 +40,10 @@ class SpooledEvidence:
             # anonymous temporary file, read back by this process; pickle restores the episode
             # exactly (lone surrogates, integers of any size, tuples), as the sealer must.
             data = pickle.dumps(episode, pickle.HIGHEST_PROTOCOL)
-            starts.append(spool.tell())
             spool.write(data)
-            ends.append(starts[-1] + len(data))
+            starts.append(at)
+            at += len(data)
+            ends.append(at)
             keys.append(key)
             ids.append(episode.id)
             messages += len(episode.messages)
@@ -50,6 +51,8 @@ class SpooledEvidence:
             turns += len(episode.turns)
         order = sorted(range(len(keys)), key=keys.__getitem__)  # stable: as formats.base.in_order
         self._spool = spool
+        self._at = -1
+        """Where the spool was last read to: an episode there is read without a seek."""
         self._starts = array("q", (starts[i] for i in order))
         self._ends = array("q", (ends[i] for i in order))
         self.labels = tuple(episode_label(ids[i]) for i in order)
@@ -60,9 +63,11 @@ class SpooledEvidence:
 
     def read(self, index: int) -> Episode:
         """The episode at ``index`` in the file's order."""
-        start = self._starts[index]
-        self._spool.seek(start)
-        episode: Episode = pickle.loads(self._spool.read(self._ends[index] - start))
+        start, end = self._starts[index], self._ends[index]
+        if start != self._at:
+            self._spool.seek(start)
+        self._at = end
+        episode: Episode = pickle.loads(self._spool.read(end - start))
         return episode
 
     def __len__(self) -> int:
