@@ -84,7 +84,7 @@ def test_report_holds_no_episode_and_gives_the_whole_read_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scenario: bool
 ) -> None:
     """Before, report read the file twice and held every episode of the second read (241 MiB
-    on 99,999 episodes of 5 messages; 108 MiB folded as they are read)."""
+    on 99,999 episodes of 5 messages; 106 MiB folded as they are read)."""
     source = _eval(tmp_path / "many.eval", EPISODES)
     expected = _whole_page(source, scenario)
     refs = _watch(monkeypatch)
@@ -96,7 +96,7 @@ def test_report_holds_no_episode_and_gives_the_whole_read_page(
 
 def test_seal_holds_no_episode_and_gives_the_whole_read_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Before, seal held the whole evidence while it planned and wrote (262 MiB on 99,999
-    episodes of 5 messages; 133 MiB spooled)."""
+    episodes of 5 messages; 121 MiB spooled)."""
     source = _eval(tmp_path / "many.eval", EPISODES)
     seed = bytes(range(32))
     whole = load_finding(str(source), None)
