@@ -38,6 +38,7 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
+from tracekit.bundle.spooled import SpooledEvidence
 from tracekit.bundle.subjects import original_frame, original_statement
 from tracekit.kernel import collector
 from tracekit.kernel.episode_id import episode_label
@@ -52,10 +53,24 @@ _RECORD_HEAD = HEADER.pack
 
 @dataclass(frozen=True, slots=True)
 class FindingInput:
-    """One trace to seal: its exact bytes and the evidence its format importer read."""
+    """One trace to seal: its exact bytes and the evidence its format importer read (whole, or
+    spooled an episode at a time: :mod:`tracekit.bundle.spooled`)."""
 
     original: bytes
-    evidence: EvidenceFile
+    evidence: EvidenceFile | SpooledEvidence
+
+    def totals(self) -> tuple[int, int, int]:
+        """Messages, calls and turns over every episode."""
+        if isinstance(self.evidence, SpooledEvidence):
+            return self.evidence.totals
+        episodes = self.evidence.episodes
+        return sum(len(e.messages) for e in episodes), sum(len(e.calls) for e in episodes), sum(len(e.turns) for e in episodes)
+
+    def labels(self) -> tuple[str, ...]:
+        """Each episode's label, in the file's order."""
+        if isinstance(self.evidence, SpooledEvidence):
+            return self.evidence.labels
+        return tuple(episode_label(e.id) for e in self.evidence.episodes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +117,7 @@ def _records(item: FindingInput, original: Original, store: BlobStore, finding: 
     """Section 4: manifest, then per episode its record, messages, calls and turns, one at a time."""
     evidence = item.evidence
     episodes = evidence.episodes
+    messages, calls, turns = item.totals()
     yield Manifest(
         seq=0,
         finding=finding,
@@ -110,9 +126,9 @@ def _records(item: FindingInput, original: Original, store: BlobStore, finding: 
         format_version=evidence.format_version,
         original=original,
         episodes=len(episodes),
-        messages=sum(len(e.messages) for e in episodes),
-        calls=sum(len(e.calls) for e in episodes),
-        turns=sum(len(e.turns) for e in episodes),
+        messages=messages,
+        calls=calls,
+        turns=turns,
     )
     seq = 1
     for number, episode in enumerate(episodes):
@@ -274,7 +290,7 @@ def campaign_root(roots: Sequence[bytes], h: merkle.Hash = merkle.b3) -> bytes:
 def predicate(kind: Literal["finding", "campaign"], findings: Sequence[SealedFinding], results: Results | None) -> Predicate:
     """The statement's predicate (section 6): the same Struct ``bundle verify`` decodes."""
     fmt = findings[0].format if kind == "finding" else None
-    episodes = tuple(tuple(episode_label(e.id) for e in f.item.evidence.episodes) for f in findings)
+    episodes = tuple(f.item.labels() for f in findings)
     return Predicate(__version__, kind, len(findings), fmt, results, episodes)
 
 

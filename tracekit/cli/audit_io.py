@@ -18,12 +18,18 @@ import msgspec
 from tracekit.cli.common import FileJobs, absolute
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from tracekit.cli.audit_spool import EpisodeLines, SpillFolder
     from tracekit.cli.trace_input import Opened
     from tracekit.formats.base import EpisodeStream
     from tracekit.judging.audit.campaign import Tally
-    from tracekit.judging.audit.model import AuditReport, Format
+    from tracekit.judging.audit.model import AuditReport, EpisodeAudit, Format
     from tracekit.kernel.errors import Finding
+    from tracekit.kernel.evidence import Episode
+
+    EpisodeEach = Callable[[Any, Episode, EpisodeAudit], None]
+    """What :func:`audit_each` hands each episode to: its key, the episode and its audit."""
 
 STDIN = "-"
 Audited = tuple["AuditReport", list[int] | None]
@@ -66,6 +72,15 @@ def audit_file(job: AuditJob) -> AuditReport | None:
     file is read from its absolute path (a worker may run in another folder); the report names
     it as the user gave it."""
     result = _audit(job.source, job.named, job.opts)
+    return None if result is None else msgspec.structs.replace(result[0], path=job.path)
+
+
+def audit_each(job: AuditJob, each: EpisodeEach) -> AuditReport | None:
+    """:func:`audit_file`, with an imported file's episodes handed to ``each`` as they are read,
+    each with its audit (the file's key for it, the episode, its audit), in the one read the
+    audit makes; the report then holds no episodes (docs/formats.md, "Streaming episodes").
+    An AgentGuard or harness trace is audited as :func:`audit_file` does, and ``each`` not called."""
+    result = _audit(job.source, job.named, job.opts, each=each)
     return None if result is None else msgspec.structs.replace(result[0], path=job.path)
 
 
@@ -156,7 +171,9 @@ def audit_job(job: AuditJob) -> dict[str, Any] | None:
     return None if result is None else msgspec.json.decode(msgspec.json.encode(result))
 
 
-def _audit(path: str, named: bool, opts: AuditOptions, sink: EpisodeLines | None = None) -> Audited | None:
+def _audit(
+    path: str, named: bool, opts: AuditOptions, sink: EpisodeLines | None = None, each: EpisodeEach | None = None
+) -> Audited | None:
     """docs/formats.md, "Using it from the command line": one detection for every command. With
     ``sink``, an imported file's episode audits go there as they are made, and the report comes
     without them, with the order to put them in; else that order is None (the report holds
@@ -177,7 +194,7 @@ def _audit(path: str, named: bool, opts: AuditOptions, sink: EpisodeLines | None
             elif source.format == "harness":
                 report = _harness(path, source, opts)
             else:
-                report, order = _imported(path, source, source.format, opts, sink)
+                report, order = _imported(path, source, source.format, opts, sink, each)
             return _with_loss(report, source.forced_loss()), order
     except TracekitError as error:
         return unreadable(path, "unknown", error.finding), None
@@ -239,7 +256,7 @@ def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
 
 
 def _imported(
-    path: str, source: Opened, fmt: str, opts: AuditOptions, sink: EpisodeLines | None
+    path: str, source: Opened, fmt: str, opts: AuditOptions, sink: EpisodeLines | None, each: EpisodeEach | None = None
 ) -> tuple[AuditReport, list[int] | None]:
     from tracekit.cli.trace_input import consume_evidence
     from tracekit.judging.audit import unreadable
@@ -252,18 +269,40 @@ def _imported(
     scenario = parse_scenario(opts.scenario) if opts.scenario is not None else None
 
     def audited(stream: EpisodeStream) -> tuple[AuditReport, list[int] | None]:
+        add: Callable[[EpisodeAudit], None] | None = None if sink is None else sink.add
+        if each is not None:
+            stream, add = _teed(stream, each)
         if opts.episode is not None:
             wanted = opts.episode
             stream = stream.only(lambda e: names(wanted, e.id))
         strict = judging_strict(opts.strict, stream.format)
-        if sink is None:
+        if add is None:
             return audit_evidence(path, stream, scenario, strict=strict), None
-        return audit_stream(path, stream, scenario, strict, sink.add)
+        return audit_stream(path, stream, scenario, strict, add)
 
     try:
         return consume_evidence(path, source, audited)
     except TracekitError as error:
         return unreadable(path, _FORMATS.get(fmt, "unknown"), error.finding), None
+
+
+def _teed(stream: EpisodeStream, each: EpisodeEach) -> tuple[EpisodeStream, Callable[[EpisodeAudit], None]]:
+    """``stream`` as it was, and an audit sink that hands each episode's audit to ``each`` with
+    the pair it was made of (the last the stream handed over: the audit takes them one at a
+    time, after any ``--episode`` choice, which comes after this)."""
+    last: list[tuple[Any, Episode]] = []
+
+    def pairs() -> Iterator[tuple[Any, Episode]]:
+        for pair in stream.pairs:
+            last[:] = [pair]
+            yield pair
+        last.clear()
+
+    def add(audit: EpisodeAudit) -> None:
+        key, episode = last.pop()
+        each(key, episode, audit)
+
+    return msgspec.structs.replace(stream, pairs=pairs()), add
 
 
 def only_episode(report: AuditReport, wanted: str, episodes: int | None = None) -> bool:

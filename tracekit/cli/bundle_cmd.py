@@ -158,13 +158,18 @@ def seal(
     if not paths:
         fail(Code.CLI_NO_INPUT)
     scenario_bytes = _seal_scenario(opts.scenario)
-    try:
-        items, results, left_out = load_all(paths, opts.input_format, campaign, list(opts.predicate), scenario_bytes)
-    except InputRefused as error:  # the first file that does not import fails the seal, named
-        _refused(error, format)
-    if not items:
-        fail(Code.CLI_NO_INPUT)
-    report = _sealed(opts, items, seed, campaign, results, left_out)
+    import tempfile
+
+    with tempfile.TemporaryFile() as episodes:  # each input's episodes, none held (load_finding)
+        try:
+            items, results, left_out = load_all(
+                paths, opts.input_format, campaign, list(opts.predicate), scenario_bytes, episodes
+            )
+        except InputRefused as error:  # the first file that does not import fails the seal, named
+            _refused(error, format)
+        if not items:
+            fail(Code.CLI_NO_INPUT)
+        report = _sealed(opts, items, seed, campaign, results, left_out)
     report_action("seal", report, format)
     note = f"; {len(report.skipped)} non-trace file(s) skipped" if report.skipped else ""
     say(quiet, "seal", f"sealed {len(items)} finding(s) as a {report.kind}, {'signed' if report.signed_by else 'unsigned'}{note}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from tracekit.cli.common import fail, is_regular_file, refuse_folder
 from tracekit.cli.sniff import is_bundle as is_bundle  # the bundle commands' own test
@@ -16,9 +16,11 @@ from tracekit.kernel.errors import Code, ExitCode, Finding, TracekitError, findi
 if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
     from tracekit.bundle.predicate import CheckResult, FindingResults
     from tracekit.bundle.seal import FindingInput
+    from tracekit.bundle.spooled import SpooledEvidence
     from tracekit.bundle.verify import BundleReport
     from tracekit.cli.common import Format
     from tracekit.judging.harness.scenario import Scenario
+    from tracekit.kernel.evidence import EvidenceFile
     from tracekit.report.bundle_render import ActionReport
 
 MAX_KEY_FILE = 1024 * 1024
@@ -35,11 +37,15 @@ def read_key_file(path: str | Path) -> bytes:
         raise TracekitError(finding(Code.BUNDLE_KEY_INVALID)) from None
 
 
-def load_finding(path: str, input_format: str | None) -> FindingInput:
+def load_finding(path: str, input_format: str | None, spool: BinaryIO | None = None) -> FindingInput:
     """The exact bytes of ``path`` (``-``: standard input, spooled within the format limit) and
     the evidence its format importer reads from those same bytes: one open, so the sealed
-    original and the sealed evidence cannot come from two different versions of the file."""
+    original and the sealed evidence cannot come from two different versions of the file. With
+    ``spool`` (an anonymous temporary file the caller keeps open while the item is sealed), the
+    episodes are written there as they are read, and read back as the sealer walks them
+    (:class:`~tracekit.bundle.spooled.SpooledEvidence`): none is held."""
     from tracekit.bundle.seal import FindingInput
+    from tracekit.bundle.spooled import SpooledEvidence
     from tracekit.formats import registry
     from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
     from tracekit.formats.reading import open_source
@@ -50,7 +56,11 @@ def load_finding(path: str, input_format: str | None) -> FindingInput:
             if len(original) > DEFAULT_FORMAT_LIMITS.total_bytes:
                 raise TracekitError(finding(Code.FORMAT_TOO_LARGE, limit=DEFAULT_FORMAT_LIMITS.total_bytes))
             source.handle.seek(0)
-            evidence = registry.load(source, input_format, DEFAULT_FORMAT_LIMITS)
+            fmt = registry.detected(source, input_format, DEFAULT_FORMAT_LIMITS)
+            if spool is None:
+                evidence: EvidenceFile | SpooledEvidence = registry.load_as(fmt, source, DEFAULT_FORMAT_LIMITS)
+            else:
+                evidence = SpooledEvidence(registry.stream_as(fmt, source, DEFAULT_FORMAT_LIMITS), spool)
     except FormatError as error:
         raise TracekitError(error.finding) from None
     except OSError:
@@ -212,13 +222,15 @@ class InputRefused(TracekitError):
 
 
 def load_all(
-    paths: list[str], input_format: str | None, walked: bool, predicate: list[str], scenario: bytes | None
+    paths: list[str], input_format: str | None, walked: bool, predicate: list[str], scenario: bytes | None,
+    spool: BinaryIO | None = None,
 ) -> tuple[list[FindingInput], list[FindingResults] | None, list[tuple[str, str]]]:
     """Every input of a seal, read, with its predicate results, and the walked files skipped
     with their code (docs/cli.md, "Inputs and folders"): a ``.json`` file found in a folder that
     no format accepts is not a trace and is listed as skipped, as every walk does; any other
     file that does not import fails the seal (:class:`InputRefused`), so nothing sealed as a
-    campaign silently leaves evidence out."""
+    campaign silently leaves evidence out. ``spool``: as :func:`load_finding`'s, shared by every
+    input."""
     from tracekit.cli.trace_input import skipped
 
     items: list[FindingInput] = []
@@ -226,7 +238,7 @@ def load_all(
     left_out: list[tuple[str, str]] = []
     for path in paths:
         try:
-            item = load_finding(path, input_format)
+            item = load_finding(path, input_format, spool)
             if results is not None:
                 results.append(predicate_results(path, item.evidence.format, predicate, scenario))
         except TracekitError as error:

@@ -38,6 +38,7 @@ from tracekit.kernel.errors import Code, TracekitError
 
 if TYPE_CHECKING:
     from tracekit.cli.audit_io import AuditOptions
+    from tracekit.judging.audit.model import AuditReport
     from tracekit.judging.findings.judge import EpisodeVerdict
     from tracekit.judging.harness.scenario import Scenario
     from tracekit.kernel.evidence import Episode
@@ -68,19 +69,45 @@ def _judged(scenario: Scenario | None, episodes: tuple[Episode, ...], strict: bo
     return out
 
 
+WHOLE = ("agentguard", "harness")
+"""Formats whose evidence is read whole, after their audit (each is one trace of bounded size)."""
+
+
 def _trace(page: PageBuilder, path: str, named: bool, opts: AuditOptions, scenario: Scenario | None, strict: bool) -> None:
-    """One trace file: audited, its evidence read and judged, folded into the page."""
+    """One trace file: audited, its evidence read and judged, folded into the page. An imported
+    file's episodes are folded as the audit reads them (one read; none kept: docs/report.md)."""
+    from functools import partial
+
+    from tracekit.cli.audit_io import AuditJob, audit_each, only_episode
+
+    fold = page.fold(None if scenario is None else partial(_judge, scenario, strict))
+    audit = audit_each(AuditJob(path, absolute(path), named, opts), fold.add)
+    if audit is None:
+        page.skipped(path)
+        return
+    if audit.format in WHOLE:
+        _whole(page, path, audit, opts, scenario, strict)
+        return
+    if opts.episode is not None and not only_episode(audit, opts.episode, fold.count):
+        fail(Code.FINDINGS_NO_EPISODE)
+    page.folded(audit, fold if audit.readable else None)
+
+
+def _judge(scenario: Scenario, strict: bool, episode: Episode) -> EpisodeVerdict | Code:
+    from tracekit.cli.findings_io import judge
+
+    return judge(scenario, episode, strict)
+
+
+def _whole(page: PageBuilder, path: str, audit: AuditReport, opts: AuditOptions, scenario: Scenario | None, strict: bool) -> None:
+    """An AgentGuard or harness trace: its evidence read whole after its audit."""
     import msgspec
 
-    from tracekit.cli.audit_io import AuditJob, audit_file, only_episode
+    from tracekit.cli.audit_io import only_episode
     from tracekit.cli.findings_io import load
     from tracekit.judging.audit import with_episodes
     from tracekit.kernel.episode_id import names
 
-    audit = audit_file(AuditJob(path, absolute(path), named, opts))
-    if audit is None:
-        page.skipped(path)
-        return
     audit = with_episodes(audit)
     if opts.episode is not None and not only_episode(audit, opts.episode):
         fail(Code.FINDINGS_NO_EPISODE)

@@ -17,19 +17,13 @@ from collections.abc import Mapping
 
 from tracekit.judging.audit.model import AuditReport, EpisodeAudit
 from tracekit.judging.findings.judge import EpisodeVerdict
-from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.errors import Code
-from tracekit.kernel.evidence import Episode, EvidenceFile
+from tracekit.kernel.evidence import EvidenceFile
 from tracekit.report.bundle_render import BundleCheck
 from tracekit.report.html import model
-from tracekit.report.html.episode import (
-    completeness_rows,
-    finding_rows,
-    own_verdicts,
-    timeline,
-    verdict_parts,
-)
+from tracekit.report.html.episode import completeness_rows, finding_rows, spend, verdict_parts
 from tracekit.report.html.fold import Budget, name
+from tracekit.report.html.trace_fold import Held, Judge, TraceFold
 from tracekit.report.text import display_path
 
 FILE_LIMIT = 10_000
@@ -91,31 +85,51 @@ class PageBuilder:
         """A walked file that no format accepts: listed, not judged."""
         self._add_file(model.File(self._anchor(), display_path(path), "skipped", "-", None, "-", "no format accepts it (not a trace)"))
 
+    def fold(self, judge: Judge | None) -> TraceFold:
+        """A fold for the next trace's episodes, as they are read: :meth:`folded` takes it once
+        the file's audit is made. ``judge``: ``check``'s verdict of an episode, with a scenario."""
+        return TraceFold(max(0, EPISODE_LIMIT - len(self.episodes)), self.budget.limit, judge)
+
     def trace(self, audit: AuditReport, evidence: EvidenceFile | None, judged: Judged) -> None:
-        """One trace: its audit, its evidence (None when unreadable) and ``check``'s verdicts."""
+        """One trace read whole: its audit, its evidence (None when unreadable) and ``check``'s
+        verdicts by episode id; an episode's audit is the last of its label, else the one at its
+        place when the audit holds as many episodes as the evidence."""
+        if evidence is None:
+            self.folded(audit, None)
+            return
+        fold = self.fold((lambda episode: judged[episode.id]) if judged else None)
+        parts = audit.episodes if len(audit.episodes) == len(evidence.episodes) else None
+        for position, episode in enumerate(evidence.episodes):
+            fold.add(position, episode, None if parts is None else parts[position])
+        self.folded(audit, fold, {e.id: e for e in audit.episodes})
+
+    def folded(self, audit: AuditReport, fold: TraceFold | None, audits: Mapping[str, EpisodeAudit] | None = None) -> None:
+        """One trace: its audit and its episodes as ``fold`` kept them (None: no evidence read).
+        ``audits``: each label's episode audit, when the report holds them (else the fold's)."""
         anchor = self._anchor()
         self.formats[audit.format] += 1
         first = audit.findings[0] if audit.findings and audit.exit_code == 2 else None
         reason = f"{first.code.value}: {first.message}" if first is not None else ""
         kind = "trace" if audit.readable else "unreadable"
-        audits = {e.id: e for e in audit.episodes}
         links: list[tuple[str, str]] = []
-        episodes = evidence.episodes if evidence is not None else ()
-        for position, episode in enumerate(episodes):
-            label = episode_label(episode.id)
-            part = audits.get(label) or (audit.episodes[position] if len(audit.episodes) == len(episodes) else None)
-            section = self._episode(anchor, audit, episode, label, part, judged.get(episode.id))
-            if section is not None and len(links) < LINK_LIMIT:
-                links.append((section.anchor, section.label))
+        total = 0
+        if fold is not None:
+            total = fold.count
+            self.disagreements += fold.tally(self.results, self.policies)
+            sections = fold.sections(audits)
+            self.episodes_folded += total - len(sections)
+            for held, part, verdict in sections:
+                section = self._episode(anchor, audit, held, part, verdict)
+                if len(links) < LINK_LIMIT:
+                    links.append((section.anchor, section.label))
         self._add_file(
             model.File(anchor, display_path(audit.path), kind, audit.format, audit.exit_code, integrity(audit), reason,
-                       tuple(links), len(episodes))
+                       tuple(links), total)
         )
 
     def _episode(
-        self, anchor: str, audit: AuditReport, episode: Episode, label: str,
-        part: EpisodeAudit | None, judged: EpisodeVerdict | Code | None,
-    ) -> model.Episode | None:
+        self, anchor: str, audit: AuditReport, held: Held, part: EpisodeAudit | None, judged: EpisodeVerdict | Code | None,
+    ) -> model.Episode:
         assertions: tuple[model.Assertion, ...] = ()
         chains: tuple[model.Chain, ...] = ()
         tools: tuple[model.ToolVerdict, ...] = ()
@@ -127,22 +141,13 @@ class PageBuilder:
             assertions, chains, tools = verdict_parts(judged)
             result = judged.result
         else:  # no scenario: the tool's own verdicts, with no policy verdict to compare them to
-            tools = own_verdicts(episode)
-        if result is not None:
-            self.results[result] += 1
-        self.policies.update(f"{a.id}: {a.result}" for a in assertions if a.result != "pass")
-        disagrees = any(t.agreement == "disagree" for t in tools)
-        self.disagreements += disagrees
-        if len(self.episodes) >= EPISODE_LIMIT:
-            self.episodes_folded += 1
-            return None
-        items, folded = timeline(episode, self.budget)
-        self.timeline_folded += folded
-        counts = f"{len(episode.messages)} message(s), {len(episode.turns)} turn(s), {len(episode.calls)} call(s)"
+            tools = held.tools
+        self.timeline_folded += held.folded
         found = list(part.findings) if part is not None and part.findings else list(audit.findings)
         section = model.Episode(
-            f"e{len(self.episodes) + 1}", anchor, display_path(audit.path), label, audit.format, counts, result, refused,
-            assertions, chains, tools, disagrees, completeness_rows(part), finding_rows(found), items, folded,
+            f"e{len(self.episodes) + 1}", anchor, display_path(audit.path), held.label, audit.format, held.counts, result,
+            refused, assertions, chains, tools, any(t.agreement == "disagree" for t in tools), completeness_rows(part),
+            finding_rows(found), spend(held.timeline, self.budget), held.folded,
         )
         self.episodes.append(section)
         return section

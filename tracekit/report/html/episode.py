@@ -8,6 +8,7 @@ the ones ``tracekit audit`` computes; nothing is judged here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tracekit.judging.audit.model import AuditFinding, EpisodeAudit
 from tracekit.judging.findings.judge import AssertionVerdict, EpisodeVerdict
@@ -15,7 +16,7 @@ from tracekit.judging.findings.provenance import Origin
 from tracekit.kernel.evidence import Episode, Message, ModelTurn, ToolCall
 from tracekit.report.findings_render import ORIGIN_WORDS
 from tracekit.report.html import model
-from tracekit.report.html.fold import Budget, name
+from tracekit.report.html.fold import TEXT_LIMIT, Budget, Held, hold, name
 
 TIMELINE_LIMIT = 200
 """Most timeline entries (messages and calls) one episode section shows; the rest are counted."""
@@ -32,14 +33,41 @@ OUTCOME_WORDS = {
 MATCH_WORDS = {"exact": "exact match", "case_insensitive": "match ignoring case", "none": "found nowhere earlier"}
 
 
-def _message(message: Message, budget: Budget) -> model.Item:
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A timeline entry made before the report's text budget is spent on it (:func:`entries`):
+    an :class:`~tracekit.report.html.model.Item` whose texts are held, not yet folded."""
+
+    kind: str
+    title: str
+    tool: str | None = None
+    text: Held | None = None
+    arguments: Held | None = None
+    result: Held | None = None
+    outcome: str | None = None
+
+    def spent(self, budget: Budget) -> model.Item:
+        """The entry, its texts folded in the budget (the message's; a call's arguments, then its
+        result)."""
+        if self.kind == "message":
+            return model.Item("message", self.title, text=budget.spend(self.text))
+        if self.kind == "call":
+            arguments = budget.spend(self.arguments)
+            return model.Item(
+                "call", self.title, tool=self.tool, arguments=arguments, result=budget.spend(self.result),
+                outcome=self.outcome,
+            )
+        return model.Item(self.kind, self.title)
+
+
+def _message(message: Message, limit: int) -> Pending:
     title = f"{message.role} message #{message.index}"
     if message.capture != "captured":
         title += f" ({message.capture})"
-    return model.Item("message", title, text=budget.fold(message.text))
+    return Pending("message", title, text=hold(message.text, limit))
 
 
-def _call(call: ToolCall, budget: Budget) -> model.Item:
+def _call(call: ToolCall, limit: int) -> Pending:
     from tracekit.judging.findings.provenance import outcome
 
     arguments = call.arguments.text
@@ -48,19 +76,19 @@ def _call(call: ToolCall, budget: Budget) -> model.Item:
 
         arguments = msgspec.json.encode(call.arguments.value).decode("utf-8", "replace")
     result = None if call.result is None else call.result.text
-    return model.Item(
+    return Pending(
         "call", f"call #{call.index}, turn {call.turn}", tool=name(call.name),
-        arguments=budget.fold(arguments), result=budget.fold(result), outcome=outcome(call),
+        arguments=hold(arguments, limit), result=hold(result, limit), outcome=outcome(call),
     )
 
 
-def _turn(turn: ModelTurn) -> model.Item:
+def _turn(turn: ModelTurn) -> Pending:
     facts = [f"model {name(turn.model)}"] if turn.model is not None else []
     if turn.finish_reason is not None:
         facts.append(f"finish reason {name(turn.finish_reason)}")
     if turn.error:
         facts.append("the model call failed")
-    return model.Item("turn", f"model turn #{turn.index}" + (f": {', '.join(facts)}" if facts else ""))
+    return Pending("turn", f"model turn #{turn.index}" + (f": {', '.join(facts)}" if facts else ""))
 
 
 Entry = Message | ToolCall | ModelTurn
@@ -89,27 +117,39 @@ def _order(episode: Episode) -> list[Entry]:
     return [*order, *episode.turns[len(assistant):], *(c for calls in after.values() for c in calls), *unplaced]
 
 
-def _item(entry: Entry, budget: Budget) -> model.Item:
+def _item(entry: Entry, limit: int) -> Pending:
     if isinstance(entry, Message):
-        return _message(entry, budget)
-    return _call(entry, budget) if isinstance(entry, ToolCall) else _turn(entry)
+        return _message(entry, limit)
+    return _call(entry, limit) if isinstance(entry, ToolCall) else _turn(entry)
 
 
-def timeline(episode: Episode, budget: Budget) -> tuple[tuple[model.Item, ...], int]:
-    """The timeline, bounded by TIMELINE_LIMIT: the first and the last half of the limit are
-    shown (the start sets the task, the end holds the acting calls), the middle is counted and
-    marked where it was left out."""
+def entries(episode: Episode, limit: int = TEXT_LIMIT) -> tuple[tuple[Pending, ...], int]:
+    """The timeline, bounded by TIMELINE_LIMIT, with each text held to ``limit`` characters: the
+    first and the last half of the limit are shown (the start sets the task, the end holds the
+    acting calls), the middle is counted and marked where it was left out. What it keeps is
+    bounded whatever the episode, so a section can wait for its place in the document."""
     order = _order(episode)
     folded = max(0, len(order) - TIMELINE_LIMIT)
     if folded:
         half = TIMELINE_LIMIT // 2
         order = [*order[:half], *order[len(order) - half:]]
-    items: list[model.Item] = []
+    items: list[Pending] = []
     for position, entry in enumerate(order):
         if folded and position == TIMELINE_LIMIT // 2:
-            items.append(model.Item("folded", f"{folded} entr(ies) left out here"))
-        items.append(_item(entry, budget))
+            items.append(Pending("folded", f"{folded} entr(ies) left out here"))
+        items.append(_item(entry, limit))
     return tuple(items), folded
+
+
+def spend(pending: tuple[Pending, ...], budget: Budget) -> tuple[model.Item, ...]:
+    """The timeline's entries, their texts folded in ``budget`` in document order."""
+    return tuple(entry.spent(budget) for entry in pending)
+
+
+def timeline(episode: Episode, budget: Budget) -> tuple[tuple[model.Item, ...], int]:
+    """:func:`entries` folded in ``budget`` at once."""
+    pending, folded = entries(episode, budget.limit)
+    return spend(pending, budget), folded
 
 
 def _source(origin: Origin | None) -> model.Node:

@@ -9,6 +9,7 @@ characters and to what is left of the report's :data:`TEXT_BUDGET`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from tracekit.report.html.model import Folded
 
@@ -36,6 +37,25 @@ def name(value: str | None) -> str:
     return text if len(text) <= NAME_LIMIT else text[: NAME_LIMIT - 3] + "..."
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A text kept to be folded later (an episode section made before its place in the document
+    is known): its first characters, at most the per-text limit, and the whole text's size."""
+
+    text: str
+    size: int
+    """The whole text's size in UTF-8 bytes."""
+    chars: int
+    """The whole text's length in characters."""
+
+
+def hold(text: str | None, limit: int = TEXT_LIMIT) -> Held | None:
+    """``text``'s first ``limit`` characters and its size; None stays None."""
+    if text is None:
+        return None
+    return Held(text[:limit], len(text.encode("utf-8", "surrogatepass")), len(text))
+
+
 class Budget:
     """What is left of :data:`TEXT_BUDGET` for one report; spent in document order."""
 
@@ -47,11 +67,14 @@ class Budget:
 
     def fold(self, text: str | None) -> Folded | None:
         """``text`` cut to the per-text limit and to the budget left; None stays None."""
-        if text is None:
+        return self.spend(hold(text, self.limit))
+
+    def spend(self, held: Held | None) -> Folded | None:
+        """:meth:`fold` of a text held earlier (:func:`hold` with this budget's per-text limit)."""
+        if held is None:
             return None
-        size = len(text.encode("utf-8", "surrogatepass"))
-        take = min(len(text), self.limit, self.left)
+        take = min(held.chars, self.limit, self.left)
         self.left -= take
-        if take < len(text):
+        if take < held.chars:
             self.cut += 1
-        return Folded(clean(text[:take]), size, len(text), take)
+        return Folded(clean(held.text[:take]), held.size, held.chars, take)
