@@ -127,8 +127,34 @@ def stored(block: StoreBlock | None, folder: SpillFolder) -> Stored | None:
     return Stored(block.report, _episodes(block, folder))
 
 
+class EpisodeLine(msgspec.Struct, frozen=True):
+    """An imported episode's line as a worker writes it (tracekit/store/episodes.py), read by
+    the coordinator: its findings and completeness are kept as the JSON they came as (the
+    store decodes them only for a detail it has not seen in the file yet)."""
+
+    episode_id: str | None
+    format: str
+    exit_code: int
+    readable: bool
+    intact: bool | None
+    rerunnable: bool
+    outcome: str | None
+    demonstration: str | None
+    findings: msgspec.Raw
+    completeness: msgspec.Raw
+    harness: dict[str, Any] | None = None
+
+
+_FIELDS = EpisodeLine.__struct_fields__
+
+
 def _episodes(block: StoreBlock, folder: SpillFolder) -> Iterator[dict[str, Any]]:
-    decode = msgspec.json.Decoder(dict[str, Any]).decode
+    read = msgspec.json.Decoder(EpisodeLine).decode
+
+    def decode(line: bytes) -> dict[str, Any]:
+        episode = read(line)
+        return {name: getattr(episode, name) for name in _FIELDS}
+
     if block.spill is None:
         for line in block.lines.splitlines():
             yield decode(line)

@@ -2,7 +2,8 @@
 (docs/threat-model.md, "The campaign store").
 
 A result's *seal* is keyed BLAKE3 over its row (which names the file digest and the options key)
-and, for each child table (episodes, findings, completeness, verdicts), the count of the
+and, for each child table (``episode_rows``: one row per episode; ``episode_details``: the
+findings, completeness and verdicts lists its episodes name, schema version 5), the count of the
 result's rows in it and the sum modulo 2**256 of each row's keyed BLAKE3 (the row in canonical
 JSON, after the table's name): a keyed additive set hash (Bellare and Micciancio's AdHash with a
 keyed function, a MAC for sets). The sums do not depend on the rows' order, so a seal is made as
@@ -10,7 +11,8 @@ the rows pass to the transaction and checked as they stream back from an unorder
 side holds a file's rows at once, however many episodes it has (docs/threat-model.md, "The
 Inspect archive reader"). The counts are sealed too, and a sum does not cancel a row added
 twice (as an exclusive-or would), so a duplicated row fails the seal: the per-episode tables
-hold no primary key (docs/campaign-store.md, "Schema").
+hold no primary key (docs/campaign-store.md, "Schema"). An edited finding changes its detail
+row's text, so its hash; an episode row pointed at another detail changes that row's.
 
 The seal is written with the rows; before a later run reuses a result instead of reading the
 file again, it is recomputed from the rows as stored and must match. Rows edited after they were
@@ -29,7 +31,7 @@ import msgspec
 
 KEY_BYTES = 32
 """The store key's length (BLAKE3's key size); the key file is read by tracekit/store/db.py."""
-CHILD_TABLES = ("episodes", "findings", "completeness", "verdicts")
+CHILD_TABLES = ("episode_rows", "episode_details")
 """The tables whose rows belong to one result, in seal order."""
 _MODULUS = 1 << 256
 _TAGS = {table: table.encode() + b"\n" for table in CHILD_TABLES}
