@@ -136,21 +136,23 @@ class _Details:
     __slots__ = ("_numbers", "_bytes", "_next")
 
     def __init__(self) -> None:
-        self._numbers: dict[bytes, int] = {}
+        self._numbers: dict[bytes | tuple[Any, ...], int] = {}
         self._bytes = 0
         self._next = 0
 
-    def number(self, key: bytes) -> tuple[int, bool]:
-        """The number of the detail ``key`` names, and whether it is new (to be written)."""
+    def number(self, key: bytes | tuple[Any, ...]) -> tuple[int, bool]:
+        """The number of the detail ``key`` names (its JSON, or a worker's number for it and
+        its verdicts), and whether it is new (to be written)."""
         known = self._numbers.get(key)
         if known is not None:
             return known, False
-        if len(self._numbers) >= DETAILS_HELD or self._bytes + len(key) > DETAIL_BYTES_HELD:
+        size = len(key) if isinstance(key, bytes) else 64
+        if len(self._numbers) >= DETAILS_HELD or self._bytes + size > DETAIL_BYTES_HELD:
             self._numbers.clear()
             self._bytes = 0
         number, self._next = self._next, self._next + 1
         self._numbers[key] = number
-        self._bytes += len(key)
+        self._bytes += size
         return number, True
 
 
@@ -208,8 +210,10 @@ def _episode_rows(
 ) -> Iterator[Row]:
     verdicts = _verdicts(episode)
     found, complete = episode["findings"], episode["completeness"]
+    token = episode.get("detail")  # a worker's number for the same findings and completeness
     number, new = details.number(
-        b"\n".join((_json(found), _json(complete), _encode(verdicts)))
+        (token, *verdicts) if token is not None
+        else b"\n".join((_json(found), _json(complete), _encode(verdicts)))
     )
     if new:
         yield "episode_details", (rid, number, *_detail(found, complete, verdicts))

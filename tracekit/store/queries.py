@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from tracekit.kernel.errors import Code, TracekitError, finding
+from tracekit.store.schema import detail_columns, detail_items
 
 SEVERITIES = ("error", "warning", "notice", "info")
 FAILING = ("error", "warning")
@@ -133,12 +134,14 @@ def _by_format(con: Any, run_id: int, by_file: dict[Any, Any]) -> dict[str, Form
         [run_id],
     ).fetchall()
     policies: dict[str, dict[str, int]] = {}
+    # Episodes (of each file of the run) with a failing finding of each policy: counted per
+    # detail, which the episodes of a file share (schema version 5), never per finding.
     for fmt, policy, count in con.execute(
-        "SELECT e.format, fi.policy, count(DISTINCT (f.path, e.episode)) "
-        "FROM files f JOIN episodes e ON e.result_id = f.result_id "
-        "JOIN findings fi ON fi.result_id = e.result_id AND fi.episode = e.episode "
-        "WHERE f.run_id = ? AND fi.severity IN ('error', 'warning') "
-        "GROUP BY e.format, fi.policy ORDER BY 3 DESC, 2",
+        f"WITH {_EPISODES}, failing AS (SELECT DISTINCT result_id, detail, policy FROM "
+        f"(SELECT result_id, detail, {detail_columns('findings')} FROM "
+        f"{detail_items('findings')} d) WHERE severity IN ('error', 'warning')) "
+        "SELECT ep.format, failing.policy, sum(ep.n) FROM ep JOIN failing "
+        "USING (result_id, detail) GROUP BY ep.format, failing.policy ORDER BY 3 DESC, 2",
         [run_id],
     ).fetchall():
         policies.setdefault(str(fmt), {})[str(policy)] = int(count)
@@ -160,15 +163,24 @@ def _gaps(con: Any, run_id: int) -> list[FieldGap]:
     return [
         FieldGap(str(g[0]), str(g[1]), int(g[2]), int(g[3]), bool(g[4]))
         for g in con.execute(
-            "SELECT e.format, c.field, count(*) FILTER (WHERE c.status = 'missing') AS m, "
-            "count(*) FILTER (WHERE c.status = 'partial') AS p, bool_or(c.needed_to_rerun) "
-            "FROM files f JOIN episodes e ON e.result_id = f.result_id "
-            "JOIN completeness c ON c.result_id = e.result_id AND c.episode = e.episode "
-            "WHERE f.run_id = ? GROUP BY e.format, c.field HAVING m + p > 0 "
-            "ORDER BY m + p DESC, e.format, c.field LIMIT ?",
+            f"WITH {_EPISODES}, c AS (SELECT result_id, detail, "
+            f"{detail_columns('completeness')} FROM {detail_items('completeness')} d) "
+            "SELECT ep.format, c.field, coalesce(sum(ep.n) FILTER (WHERE c.status = 'missing'), 0) "
+            "AS m, coalesce(sum(ep.n) FILTER (WHERE c.status = 'partial'), 0) AS p, "
+            "bool_or(c.needed_to_rerun) FROM ep JOIN c USING (result_id, detail) "
+            "GROUP BY ep.format, c.field HAVING m + p > 0 "
+            "ORDER BY m + p DESC, ep.format, c.field LIMIT ?",
             [run_id, TOP_GAPS],
         ).fetchall()
     ]
+
+
+_EPISODES = (
+    "ep AS (SELECT e.format, e.result_id, e.detail, count(*) AS n FROM files f "
+    "JOIN episode_rows e ON e.result_id = f.result_id WHERE f.run_id = ? "
+    "GROUP BY e.format, e.result_id, e.detail)"
+)
+"""The episodes of each file of a run, counted by (format, result, detail)."""
 
 
 def _known(con: Any, run_id: int) -> int:

@@ -186,19 +186,31 @@ def view_body(view: str, order: bool = False) -> str:
     if view == "episodes":
         extra = ", rowid AS _row, 0 AS _item" if order else ""
         return f"SELECT result_id, episode, {', '.join(EPISODE_COLUMNS)}{extra} FROM episode_rows"
-    column, elements = _DETAILS[view]
-    values = ", ".join(
-        f'd.item[{i}]{"" if kind == "VARCHAR" else "::" + kind} AS "{name}"'
-        for i, (name, kind) in enumerate(elements, start=1)
-    )
     seq = "d.seq, " if view == "findings" else ""
     extra = ", e.rowid AS _row, d.seq AS _item" if order else ""
     return (
-        f"SELECT e.result_id, e.episode, {seq}{values}{extra} FROM episode_rows e JOIN ("
-        f"SELECT result_id, detail, unnest(items) AS item, "
-        f"unnest(range(len(items)))::INTEGER AS seq FROM (SELECT result_id, detail, "
-        f"""from_json({column}, '[["VARCHAR"]]') AS items FROM episode_details)) d """
+        f"SELECT e.result_id, e.episode, {seq}{detail_columns(view)}{extra} "
+        f"FROM episode_rows e JOIN {detail_items(view)} d "
         "ON d.result_id = e.result_id AND d.detail = e.detail"
+    )
+
+
+def detail_items(view: str) -> str:
+    """Every element of every detail's list of ``view`` (findings, completeness, verdicts), as
+    (result_id, detail, item: its values as text, seq: its position)."""
+    column = _DETAILS[view][0]
+    return (
+        "(SELECT result_id, detail, unnest(items) AS item, "
+        "unnest(range(len(items)))::INTEGER AS seq FROM (SELECT result_id, detail, "
+        f"""from_json({column}, '[["VARCHAR"]]') AS items FROM episode_details))"""
+    )
+
+
+def detail_columns(view: str, alias: str = "d") -> str:
+    """The columns of ``view`` from :func:`detail_items` rows named ``alias``, typed."""
+    return ", ".join(
+        f'{alias}.item[{i}]{"" if kind == "VARCHAR" else "::" + kind} AS "{name}"'
+        for i, (name, kind) in enumerate(_DETAILS[view][1], start=1)
     )
 
 
