@@ -138,6 +138,6 @@ def test_findings_lists_what_the_plain_query_over_the_views_lists(campaign: Path
                 ).fetchall()
                 got = findings(con, policy=policy, fmt=fmt, limit=limit)
                 assert (got.total, got.rows) == (total[0] if total else 0, [FindingRow(*r) for r in expected])
-    shown = findings(con, limit=50)
-    assert shown.total > 50 and len({r.severity for r in shown.rows}) > 1  # not a vacuous check
+    shown = findings(con)
+    assert len({r.severity for r in shown.rows}) > 2 and len({r.format for r in shown.rows}) > 2  # not vacuous
     con.close()
