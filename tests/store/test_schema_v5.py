@@ -141,3 +141,20 @@ def test_findings_lists_what_the_plain_query_over_the_views_lists(campaign: Path
     shown = findings(con)
     assert len({r.severity for r in shown.rows}) > 2 and len({r.format for r in shown.rows}) > 2  # not vacuous
     con.close()
+
+
+def test_large_details_are_staged_by_bytes_and_a_row_past_the_reader_default_is_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose episodes share no detail writes rows of kilobytes: the writer stages them
+    by bytes as well as rows, and raises DuckDB's JSON object limit for a longer row."""
+    from tracekit.store import writer
+
+    monkeypatch.setattr(writer, "STAGE_BYTES", 2048)
+    monkeypatch.setattr(writer, "OBJECT_BYTES", 512)  # every detail row below is longer
+    long = "x" * 600
+    codes = [f"{long}.{i}" for i in range(6)]
+    con, counts = _written(codes, tmp_path)
+    assert counts == {"episode_rows": 6, "episode_details": 6}
+    found = con.execute("SELECT episode, code FROM findings ORDER BY episode").fetchall()
+    assert found == list(enumerate(codes))
