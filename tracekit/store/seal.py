@@ -73,7 +73,8 @@ class Sealer:
 CHECK_BATCH = 1000
 """Results whose seals are checked together: bounds what is held at once while checking."""
 FETCH_ROWS = 10_000
-"""Child rows fetched from the store at once while checking."""
+"""Child rows fetched from the store at once while checking (a tenth as many details: each
+holds an episode's findings and completeness)."""
 
 
 def broken(con: Any, key: bytes | None, sealed: dict[str, str | None]) -> set[str]:
@@ -90,9 +91,9 @@ def broken(con: Any, key: bytes | None, sealed: dict[str, str | None]) -> set[st
     return out
 
 
-def _fetched(con: Any, query: str) -> Iterator[tuple[Any, ...]]:
+def _fetched(con: Any, query: str, size: int) -> Iterator[tuple[Any, ...]]:
     cursor = con.execute(query)
-    while rows := cursor.fetchmany(FETCH_ROWS):
+    while rows := cursor.fetchmany(size):
         yield from rows
 
 
@@ -108,7 +109,9 @@ def _broken_batch(con: Any, key: bytes, sealed: dict[str, str | None]) -> set[st
     }
     sealers = {rid: Sealer(key) for rid in sealed}
     for table in CHILD_TABLES:
-        for row in _fetched(con, f"SELECT t.* FROM {table} t JOIN sealed_ids USING (result_id)"):
+        size = FETCH_ROWS if table == "episode_rows" else max(1, FETCH_ROWS // 10)
+        query = f"SELECT t.* FROM {table} t JOIN sealed_ids USING (result_id)"
+        for row in _fetched(con, query, size):
             sealers[str(row[0])].add(table, encode_row(row))
     con.execute("DROP TABLE sealed_ids")
     return {
