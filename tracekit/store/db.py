@@ -25,9 +25,10 @@ HASH_CHUNK = 1024 * 1024
 MEMORY_ENV = "TRACEKIT_STORE_MEMORY"
 """MiB DuckDB may use for a store (docs/campaign-store.md, "Memory")."""
 MEMORY_MIB = 96
-"""The default: a file of 50,000 episodes (two million rows in one transaction) is written in
-about 175 MiB for the whole process, where DuckDB unbounded took 340 MiB (DuckDB goes some 70
-MiB past its limit: what it allocates outside its buffers is not counted)."""
+"""The default: a file of 50,000 episodes (two million rows in one transaction before schema
+version 5) was written in about 175 MiB for the whole process, where DuckDB unbounded took 340
+MiB (DuckDB goes some 70 MiB past its limit: what it allocates outside its buffers is not
+counted); one row per episode since version 5, about 130 MiB."""
 MEMORY_MIN_MIB = 64
 
 

@@ -1,14 +1,14 @@
 """The batched, atomic writer of store rows (docs/campaign-store.md, "Fault safety").
 
-A file's rows (its result, episodes, findings, completeness, verdicts and its ``files`` rows)
-always go into the same transaction, so a file is recorded whole or not at all; several whole
+A file's rows (its result, episode rows, details and its ``files`` rows) always go into the
+same transaction, so a file is recorded whole or not at all; several whole
 files may share one transaction (a commit costs a disk sync), which a kill loses together and
 the next run reads again.
 
 Rows are never all held: each is encoded as it comes (the JSON the seal hashes,
-tracekit/store/seal.py), and past :data:`STAGE_ROWS` the encoded rows go into the open
-transaction (or past :data:`STAGE_BYTES`), through a file of the run's private staging folder that DuckDB reads in one
-statement per table (far cheaper per row than parameters). A file of many episodes therefore
+tracekit/store/seal.py), and past :data:`STAGE_ROWS` rows or :data:`STAGE_BYTES` bytes the
+encoded rows go into the open transaction, through a file of the run's private staging folder
+that DuckDB reads in one statement per table (far cheaper per row than parameters). A file of many episodes therefore
 costs the coordinator a bounded buffer, one seal's sums, and DuckDB's own transaction.
 """
 
