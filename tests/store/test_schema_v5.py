@@ -44,7 +44,13 @@ def _csv(con: Any, table: str, target: Path) -> bytes:
     return target.read_bytes()
 
 
-def test_version_5_keeps_every_row_as_one_row_per_episode_and_clears_every_seal(tmp_path: Path) -> None:
+@pytest.mark.parametrize("part_rows", [100_000, 2])
+def test_version_5_keeps_every_row_as_one_row_per_episode_and_clears_every_seal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
+) -> None:
+    from tracekit.store import schema
+
+    monkeypatch.setattr(schema, "MIGRATE_ROWS", part_rows)  # 2: the episodes moved in 6 parts
     con = duckdb.connect()
     assert migrate(con, MIGRATIONS[:4]) == 4
     for statement in _V4_ROWS:

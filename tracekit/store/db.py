@@ -127,6 +127,9 @@ def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
                 migrate(con)
             else:
                 check_version(con, writable=False)
+        except duckdb.OutOfMemoryException:
+            # A migration that needs more than the limit: the store keeps its version.
+            raise TracekitError(finding(Code.STORE_MEMORY_LIMIT, limit=mib)) from None
         except duckdb.Error:
             raise TracekitError(finding(_damaged(path))) from None
         try:

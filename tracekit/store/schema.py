@@ -12,7 +12,7 @@ an interrupted run is found again by the next one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tracekit.kernel.errors import Code, TracekitError, finding
@@ -215,17 +215,48 @@ def detail_columns(view: str, alias: str = "d") -> str:
 
 
 def _json_list(view: str) -> str:
-    """A V4 table's rows of one episode as the JSON text of its detail list (migration 5)."""
+    """A V4 table's rows of one episode as the JSON text of its detail list (migration 5), for
+    the episodes of one part (parameters: the number of parts, the part)."""
     column, elements = _DETAILS[view]
     values = ", ".join(f'"{name}"' for name, _ in elements)
     order = "seq" if view == "findings" else "rowid"
     return (
-        f"(SELECT result_id, episode, to_json(list(json_array({values}) ORDER BY {order})) "
-        f"AS {column} FROM {view} GROUP BY result_id, episode)"
+        f"(SELECT result_id, episode, '[' || string_agg(item, ',' ORDER BY o) || ']' AS {column} "
+        f"FROM (SELECT result_id, episode, {order} AS o, json_array({values})::VARCHAR AS item "
+        f"FROM {view} WHERE {_PART}) GROUP BY result_id, episode)"
     )
 
 
-_V5 = (
+_PART = "hash(result_id, episode) % ? = ?"
+"""An episode's part of migration 5 (parameters: the number of parts, the part)."""
+MIGRATE_ROWS = 100_000
+"""Per-episode rows migration 5 aggregates at once: DuckDB's aggregate of lists does not spill,
+so a store of two million rows is moved in parts within its memory limit."""
+
+
+def _move_details(con: Any) -> None:
+    """Migration 5's ``episode_details``: one row per V4 episode, its lists aggregated in SQL,
+    a part of the episodes at a time."""
+    counts = [con.execute(f"SELECT count(*) FROM {t}").fetchone() for t in _DETAILS]
+    parts = 1 + sum(int(c[0]) for c in counts if c) // MIGRATE_ROWS
+    for part in range(parts):
+        con.execute(_DETAILS_INSERT, [parts, part] * 4)
+
+
+_DETAILS_INSERT = (
+    "INSERT INTO episode_details SELECT e.result_id, e.episode, coalesce(f.findings, '[]'), "
+    "coalesce(c.completeness, '[]'), coalesce(v.verdicts, '[]') "
+    f"FROM (SELECT result_id, episode FROM episodes WHERE {_PART}) e "
+    f"LEFT JOIN {_json_list('findings')} f ON f.result_id = e.result_id AND f.episode = e.episode "
+    f"LEFT JOIN {_json_list('completeness')} c "
+    "ON c.result_id = e.result_id AND c.episode = e.episode "
+    f"LEFT JOIN {_json_list('verdicts')} v ON v.result_id = e.result_id AND v.episode = e.episode"
+)
+
+Step = str | Callable[[Any], None]
+"""A migration's step: a statement, or a function of the connection (inside the transaction)."""
+
+_V5: tuple[Step, ...] = (
     # One row per episode (docs/campaign-store.md, "Schema"): an episode's findings,
     # completeness and verdicts are lists in a *detail* row its episode row names, one per
     # distinct detail of a file, so a file of N episodes writes N rows and its few distinct
@@ -254,19 +285,13 @@ _V5 = (
     # A V4 store's rows: one detail per episode (numbered as the episode).
     f"INSERT INTO episode_rows SELECT result_id, episode, {', '.join(EPISODE_COLUMNS)}, episode "
     "FROM episodes ORDER BY rowid",
-    "INSERT INTO episode_details SELECT e.result_id, e.episode, coalesce(f.findings, '[]'), "
-    "coalesce(c.completeness, '[]'), coalesce(v.verdicts, '[]') FROM episodes e "
-    f"LEFT JOIN {_json_list('findings')} f ON f.result_id = e.result_id AND f.episode = e.episode "
-    f"LEFT JOIN {_json_list('completeness')} c "
-    "ON c.result_id = e.result_id AND c.episode = e.episode "
-    f"LEFT JOIN {_json_list('verdicts')} v ON v.result_id = e.result_id AND v.episode = e.episode "
-    "ORDER BY e.rowid",
+    _move_details,
     *(f"DROP TABLE {table}" for table in ("episodes", *_DETAILS)),
     *(f"CREATE VIEW {view} AS {view_body(view)}" for view in ("episodes", *_DETAILS)),
     "UPDATE results SET seal = NULL",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+MIGRATIONS: tuple[tuple[int, tuple[Step, ...]], ...] = (
     (1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5),
 )
 """(version, statements) in order; a new schema appends a migration, never edits one."""
@@ -304,7 +329,7 @@ def check_version(con: Any, writable: bool, supported: int = SCHEMA_VERSION) -> 
 
 
 def migrate(
-    con: Any, migrations: Sequence[tuple[int, Sequence[str]]] = MIGRATIONS
+    con: Any, migrations: Sequence[tuple[int, Sequence[Step]]] = MIGRATIONS
 ) -> int:
     """Apply every migration above the store's version, each in one transaction; return the
     version reached. Raises TracekitError(store.newer_schema) for a newer store."""
@@ -319,7 +344,10 @@ def migrate(
         con.execute("BEGIN TRANSACTION")
         try:
             for statement in statements:
-                con.execute(statement)
+                if callable(statement):
+                    statement(con)
+                else:
+                    con.execute(statement)
             con.execute("INSERT INTO schema_version VALUES (?, current_timestamp)", [target])
             con.execute("COMMIT")
         except BaseException:
