@@ -183,6 +183,19 @@ def test_a_folder_copy_keeps_ids(tmp_path: Path) -> None:
     assert all(d["first_episode"].startswith("sha256:") for d in before)
 
 
+def _as_version_4(db: Path, target: Path) -> Path:
+    """The store ``db`` as version 4 kept it: its views' rows in the tables they were then."""
+    from tracekit.store.schema import MIGRATIONS, TABLES, migrate
+
+    con = duckdb.connect(str(target))
+    migrate(con, MIGRATIONS[:4])
+    con.execute(f"ATTACH '{db}' AS current (READ_ONLY)")
+    for table in TABLES:
+        con.execute(f"INSERT INTO {table} SELECT * FROM current.{table}")
+    con.close()
+    return target
+
+
 def test_store_lists_ids_and_an_older_store_is_named_then_upgraded(tmp_path: Path) -> None:
     root = tmp_path / "campaign"
     root.mkdir()
@@ -193,9 +206,7 @@ def test_store_lists_ids_and_an_older_store_is_named_then_upgraded(tmp_path: Pat
     rows = _json("db", "findings", str(db))["rows"]
     assert rows and {r["episode_id"] for r in rows} <= set(shown)
     assert {r["episode_id"] for r in rows if r["episode"] == 0} == {shown[0]}
-    con = duckdb.connect(str(db))  # as a version 2 store left it: no version 3 row yet
-    con.execute("DELETE FROM schema_version WHERE version >= 3")
-    con.close()
+    db = _as_version_4(db, tmp_path / "v4.duckdb")
     older = run_cli("db", "findings", str(db))
     assert older.returncode == 2 and b"store.older_schema" in older.stderr
     assert b"tracekit audit DIR --db FILE" in older.stderr

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import msgspec
 
 from tests.helpers import CORPUS, run_cli
 from tracekit.formats.base import EpisodeStream
@@ -34,7 +35,7 @@ def test_imported_episode_ids_are_kept_as_reports_print_them_and_outcomes_are_no
         EpisodeStream.whole(evidence), lambda s, sink: audit_stream("x", s, None, True, sink), kept.append
     )
     result = {**made.result, "episodes": list(made.episodes(kept[i] for i in made.order))}
-    assert CANARY not in json.dumps(result)
+    assert CANARY not in msgspec.json.encode(result).decode()
     assert [e["outcome"] for e in result["episodes"]] == [None, "fail"]
     assert [e["episode_id"] for e in result["episodes"]] == [episode_label(hostile), "sample-2"]
     assert episode_label(hostile).startswith("sha256:")

@@ -118,34 +118,32 @@ def test_a_version_2_store_is_named_older_and_upgraded_by_a_writer(tmp_path: Pat
     assert raised.value.finding.code is Code.STORE_OLDER_SCHEMA
     assert "version 2" in raised.value.finding.message and "tracekit audit DIR --db FILE" in raised.value.finding.message
     with open_store(path, writable=True) as con:
-        assert current_version(con) == SCHEMA_VERSION == 4
+        assert current_version(con) == SCHEMA_VERSION == 5
         # An old digest is no id any report prints: cleared; an AgentGuard trace id already is one.
         ids = dict(con.execute("SELECT result_id, episode_id FROM episodes").fetchall())
     assert ids == {"r": None, "t": "cd" * 32}
     with open_store(path, writable=False) as con:
-        assert current_version(con) == 4
+        assert current_version(con) == 5
 
 
-def test_version_4_keeps_every_row_drops_the_per_episode_keys_and_clears_every_seal(tmp_path: Path) -> None:
+def test_version_4_keeps_every_row_drops_the_per_episode_keys_and_clears_every_seal() -> None:
     from tracekit.store.schema import MIGRATIONS
 
-    path = tmp_path / "v3.duckdb"
-    con = duckdb.connect(str(path))
+    con = duckdb.connect()
     assert migrate(con, MIGRATIONS[:3]) == 3
     con.execute("INSERT INTO results VALUES ('r', 'd', 'k', 'inspect', NULL, 1, 1, true, NULL, true, 1, 1, 'seal')")
     con.execute("INSERT INTO findings VALUES ('r', 0, 0, 'audit.field_missing', 'warning', 'completeness', NULL, 'w', 'm')")
     con.execute("INSERT INTO completeness VALUES ('r', 0, 'f', 'missing', 'w', true)")
     con.execute("INSERT INTO verdicts VALUES ('r', 0, 'verify', 'no_integrity')")
     before = {t: con.execute(f"SELECT * FROM {t}").fetchall() for t in ("findings", "completeness", "verdicts")}
-    con.close()
-    with open_store(path, writable=True) as con:
-        assert {t: con.execute(f"SELECT * FROM {t}").fetchall() for t in before} == before
-        assert con.execute("SELECT seal FROM results").fetchall() == [(None,)]
-        keys = con.execute(
-            "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'"
-        ).fetchall()
-        assert {str(k[0]) for k in keys} == {"runs", "results", "files", "episodes", "schema_version"}
-        not_null = con.execute(
-            "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'findings' AND constraint_type = 'NOT NULL'"
-        ).fetchone()
-        assert not_null is not None and not_null[0] == 7  # every column but line and where
+    assert migrate(con, MIGRATIONS[:4]) == 4
+    assert {t: con.execute(f"SELECT * FROM {t}").fetchall() for t in before} == before
+    assert con.execute("SELECT seal FROM results").fetchall() == [(None,)]
+    keys = con.execute(
+        "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'"
+    ).fetchall()
+    assert {str(k[0]) for k in keys} == {"runs", "results", "files", "episodes", "schema_version"}
+    not_null = con.execute(
+        "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'findings' AND constraint_type = 'NOT NULL'"
+    ).fetchone()
+    assert not_null is not None and not_null[0] == 7  # every column but line and where

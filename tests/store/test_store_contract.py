@@ -400,14 +400,18 @@ def _sealed_store(results: int, stage: Path) -> tuple[Any, bytes, dict[str, str 
 EDITS = (
     "UPDATE results SET exit_code = 0 WHERE result_id = 'r1'",
     "UPDATE results SET digest = 'other' WHERE result_id = 'r1'",
-    "UPDATE episodes SET exit_code = 0 WHERE result_id = 'r1'",
-    "DELETE FROM findings WHERE result_id = 'r1'",
-    "UPDATE completeness SET status = 'present' WHERE result_id = 'r1'",
-    "UPDATE verdicts SET verdict = 'fail' WHERE result_id = 'r1'",
-    # The per-episode tables hold no key (schema version 4): a row added twice, or one more
-    # row, must fail the seal too (it counts each table's rows).
-    "INSERT INTO findings SELECT * FROM findings WHERE result_id = 'r1'",
-    "INSERT INTO verdicts VALUES ('r1', 0, 'replay', 'exact')",
+    "UPDATE episode_rows SET exit_code = 0 WHERE result_id = 'r1'",
+    # an edited finding, completeness row or verdict inside the episode's detail (version 5)
+    "UPDATE episode_details SET findings = replace(findings, 'warning', 'error') WHERE result_id = 'r1'",
+    "UPDATE episode_details SET findings = '[]' WHERE result_id = 'r1'",
+    "UPDATE episode_details SET completeness = replace(completeness, 'missing', 'present') WHERE result_id = 'r1'",
+    "UPDATE episode_details SET verdicts = replace(verdicts, 'pass', 'fail') WHERE result_id = 'r1'",
+    # The per-episode tables hold no key: a row added twice, or one more row, must fail the
+    # seal too (it counts each table's rows).
+    "INSERT INTO episode_rows SELECT * FROM episode_rows WHERE result_id = 'r1'",
+    "INSERT INTO episode_details SELECT * FROM episode_details WHERE result_id = 'r1'",
+    "INSERT INTO episode_details SELECT result_id, 1, '[]', '[]', '[]' FROM episode_details WHERE result_id = 'r1'",
+    "DELETE FROM episode_details WHERE result_id = 'r1'",
 )
 
 

@@ -127,8 +127,58 @@ def stored(block: StoreBlock | None, folder: SpillFolder) -> Stored | None:
     return Stored(block.report, _episodes(block, folder))
 
 
+class EpisodeLine(msgspec.Struct, frozen=True):
+    """An imported episode's line as a worker writes it (tracekit/store/episodes.py), read by
+    the coordinator: its findings and completeness are kept as the JSON they came as (the
+    store decodes them only for a detail it has not seen in the file yet), and are left out
+    when an earlier line of the file with the same ``detail`` number held them."""
+
+    episode_id: str | None
+    format: str
+    exit_code: int
+    readable: bool
+    intact: bool | None
+    rerunnable: bool
+    outcome: str | None
+    demonstration: str | None
+    detail: int
+    findings: msgspec.Raw = msgspec.Raw()
+    """Left out (empty) on a line whose detail an earlier line held."""
+    completeness: msgspec.Raw = msgspec.Raw()
+    harness: dict[str, Any] | None = None
+
+
+_FIELDS = tuple(f for f in EpisodeLine.__struct_fields__ if f not in ("findings", "completeness"))
+
+
+class _Resolver:
+    """A file's episode lines made whole again: the findings and completeness of each detail
+    number, for the last :data:`~tracekit.store.episodes.MADE_HELD` numbers (the worker never
+    names an older one: it forgets them first)."""
+
+    def __init__(self) -> None:
+        from tracekit.store.episodes import MADE_HELD
+
+        self._held = MADE_HELD + 1
+        self._details: dict[int, tuple[msgspec.Raw, msgspec.Raw]] = {}
+        self._read = msgspec.json.Decoder(EpisodeLine).decode
+
+    def __call__(self, line: bytes) -> dict[str, Any]:
+        episode = self._read(line)
+        out = {name: getattr(episode, name) for name in _FIELDS}
+        if len(episode.findings) and len(episode.completeness):
+            self._details[episode.detail] = (episode.findings, episode.completeness)
+            if len(self._details) > self._held:
+                del self._details[next(iter(self._details))]
+        known = self._details.get(episode.detail)
+        if known is None:
+            raise RuntimeError("a store result named a detail its file did not hold")
+        out["findings"], out["completeness"] = known
+        return out
+
+
 def _episodes(block: StoreBlock, folder: SpillFolder) -> Iterator[dict[str, Any]]:
-    decode = msgspec.json.Decoder(dict[str, Any]).decode
+    decode = _Resolver()
     if block.spill is None:
         for line in block.lines.splitlines():
             yield decode(line)

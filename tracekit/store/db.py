@@ -25,9 +25,10 @@ HASH_CHUNK = 1024 * 1024
 MEMORY_ENV = "TRACEKIT_STORE_MEMORY"
 """MiB DuckDB may use for a store (docs/campaign-store.md, "Memory")."""
 MEMORY_MIB = 96
-"""The default: a file of 50,000 episodes (two million rows in one transaction) is written in
-about 175 MiB for the whole process, where DuckDB unbounded took 340 MiB (DuckDB goes some 70
-MiB past its limit: what it allocates outside its buffers is not counted)."""
+"""The default: a file of 50,000 episodes (two million rows in one transaction before schema
+version 5) was written in about 175 MiB for the whole process, where DuckDB unbounded took 340
+MiB (DuckDB goes some 70 MiB past its limit: what it allocates outside its buffers is not
+counted); one row per episode since version 5, about 130 MiB."""
 MEMORY_MIN_MIB = 64
 
 
@@ -126,6 +127,9 @@ def open_store(path: Path, *, writable: bool) -> Iterator[Any]:
                 migrate(con)
             else:
                 check_version(con, writable=False)
+        except duckdb.OutOfMemoryException:
+            # A migration that needs more than the limit: the store keeps its version.
+            raise TracekitError(finding(Code.STORE_MEMORY_LIMIT, limit=mib)) from None
         except duckdb.Error:
             raise TracekitError(finding(_damaged(path))) from None
         try:

@@ -45,32 +45,74 @@ from tracekit.kernel.evidence import Episode
 _EPISODE_AT = re.compile(r"episodes\[(\d+)\]")
 
 
+_encode = msgspec.json.Encoder().encode
+
+MADE_HELD = 1024
+"""Distinct (completeness, findings, extra findings) an imported file's episodes share, whose
+store JSON is remembered at once (:meth:`StreamedResult.episodes`)."""
+
+
 def _plain(value: object) -> list[Any]:
     """A tuple of Structs as the JSON value the store keeps (lists of objects)."""
-    return msgspec.json.decode(msgspec.json.encode(value), type=list[Any])
+    return msgspec.json.decode(_encode(value), type=list[Any])
+
+
+Made = dict[tuple[Any, ...], tuple[Any, ...]]
+"""Per file: (ids of the episode's completeness and findings, its extra findings) -> (those two
+objects, held so that their ids stay theirs; exit code; rerunnable; findings and completeness
+as the store's JSON; the detail's number in the file)."""
+
+
+def _judged(audited: EpisodeAudit, extra: list[AuditFinding], made: Made) -> tuple[Any, ...]:
+    """What an episode's audit makes of its findings and completeness: made once per distinct
+    pair (a file's episodes share a few, each the same objects: cli/audit_spool.py)."""
+    key = (id(audited.completeness), id(audited.findings), tuple(extra))
+    kept = made.get(key)
+    if kept is None:
+        number = made.get(_COUNT, (0,))[0]
+        if len(made) > MADE_HELD:
+            made.clear()
+        made[_COUNT] = (number + 1,)
+        report = audit_report(
+            "", "unknown", readable=True, intact=None,
+            findings=(note(Code.AUDIT_NO_INTEGRITY), *audited.findings, *extra),
+            completeness=audited.completeness,
+        )
+        kept = made[key] = (
+            audited.completeness, audited.findings, report.exit_code, report.rerunnable,
+            msgspec.Raw(_encode(report.findings)), msgspec.Raw(_encode(report.completeness)),
+            number,
+        )
+        return (*kept, True)
+    return (*kept, False)
+
+
+_COUNT = ("count",)
+"""The key under which a file's :data:`Made` counts its details."""
 
 
 def _episode(
     outcome: str | None, audited: EpisodeAudit, fmt: str, extra: list[AuditFinding],
-    verdict: str | None,
+    verdict: str | None, made: Made,
 ) -> dict[str, Any]:
-    report = audit_report(
-        "", "unknown", readable=True, intact=None,
-        findings=(note(Code.AUDIT_NO_INTEGRITY), *audited.findings, *extra),
-        completeness=audited.completeness,
-    )
+    """An episode's store row: its findings and completeness as JSON (``msgspec.Raw``) and the
+    number of that detail in the file (``detail``), or, when an earlier episode of the file
+    had the same and :data:`MADE_HELD` did not forget it since, that number alone (the
+    reader, cli/store_io.py, hands the store the same JSON again)."""
+    kept = _judged(audited, extra, made)
     out = {
         "episode_id": audited.id,
         "format": fmt,
-        "exit_code": report.exit_code,
+        "exit_code": kept[2],
         "readable": True,
         "intact": None,
-        "rerunnable": report.rerunnable,
+        "rerunnable": kept[3],
         "outcome": outcome,
         "demonstration": None,
-        "findings": _plain(report.findings),
-        "completeness": _plain(report.completeness),
+        "detail": kept[6],
     }
+    if kept[7]:
+        out["findings"], out["completeness"] = kept[4], kept[5]
     if verdict is not None:
         out["harness"] = {"result": verdict}
     return out
@@ -110,10 +152,12 @@ class StreamedResult(NamedTuple):
     def episodes(self, audits: Iterable[EpisodeAudit]) -> Iterator[dict[str, Any]]:
         """Each episode of the store result, from its audit (``audits``: the sink's, in the
         file's order, read one at a time)."""
-        verdicts = self.verdicts
+        verdicts, made = self.verdicts, Made()
         for i, audited in enumerate(audits):
             verdict = verdicts[i] if verdicts is not None and i < len(verdicts) else None
-            yield _episode(self.outcomes[self.order[i]], audited, self.fmt, self.extras[i], verdict)
+            yield _episode(
+                self.outcomes[self.order[i]], audited, self.fmt, self.extras[i], verdict, made
+            )
 
 
 def stream_result(stream: EpisodeStream, audit: Audit, keep: Callable[[EpisodeAudit], None]) -> StreamedResult:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from tracekit.store.schema import TABLES
+from tracekit.store.schema import TABLES, VIEWS, view_body
 
 Kind = Literal["parquet", "csv"]
 EXPORTED = ("schema_version", *TABLES)
@@ -69,13 +69,22 @@ def _neutralised(name: str) -> str:
     )
 
 
+def _source(table: str) -> str:
+    """What ``table`` is read from: a view (schema version 5) in the order its rows were
+    written, as the table it replaces was exported."""
+    if table not in VIEWS:
+        return table
+    return f"({view_body(table, order=True)} ORDER BY _row, _item)"
+
+
 def _select(con: Any, table: str, kind: Kind) -> str:
     """The rows exported: every column as stored; in CSV, text cells a spreadsheet would
     evaluate are neutralised (docs/campaign-store.md, "Export")."""
     if kind != "csv":
-        return f"SELECT * FROM {table}"
+        names = ", ".join(name for name, _ in _columns(con, table))
+        return f"SELECT {names} FROM {_source(table)}"
     columns = [_neutralised(name) if text else name for name, text in _columns(con, table)]
-    return f"SELECT {', '.join(columns)} FROM {table}"
+    return f"SELECT {', '.join(columns)} FROM {_source(table)}"
 
 
 def export_table(con: Any, table: str, target: str, kind: Kind) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+import msgspec
+
 from tracekit.judging.audit.consistency import CONSISTENCY_CODES
 from tracekit.judging.audit.model import FAILURE_MODE_CODES
 from tracekit.kernel.episode_id import UNNAMED, episode_label
@@ -30,6 +32,8 @@ _OUTCOME = frozenset(
 _COMPLETENESS = frozenset(
     {Code.AUDIT_FIELD_MISSING, Code.AUDIT_FIELD_PARTIAL, Code.AUDIT_FIELD_NOT_CARRIED}
 )
+
+_encode = msgspec.json.Encoder().encode
 
 Hook = Callable[[str, int], None]
 """Called at ``before_commit`` / ``after_commit`` with the number of files committed so far
@@ -73,17 +77,18 @@ def _verify_verdict(episode: Mapping[str, Any]) -> str:
     return "intact" if episode["intact"] else "not_intact"
 
 
-def _verdicts(rid: str, index: int, episode: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-    rows: list[tuple[Any, ...]] = [(rid, index, "verify", _verify_verdict(episode))]
+def _verdicts(episode: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The episode's verdicts as (kind, verdict), in the order they are stored."""
+    rows = [("verify", _verify_verdict(episode))]
     replay = episode.get("replay")
     if replay is not None:
         verdict = replay.get("equivalence") or (
             "replayable" if replay.get("replayable") else "not_replayable"
         )
-        rows.append((rid, index, "replay", str(verdict)))
+        rows.append(("replay", str(verdict)))
     harness = episode.get("harness")
     if harness is not None:
-        rows.append((rid, index, "check", str(harness.get("result"))))
+        rows.append(("check", str(harness.get("result"))))
     return rows
 
 
@@ -105,7 +110,9 @@ def episode_id(report: Mapping[str, Any], episode: Mapping[str, Any]) -> str | N
 class Stored(NamedTuple):
     """One audited file as the store receives it: its result without the episodes, and the
     episodes, read when iterated (once). No episode (an AgentGuard or harness trace, an
-    unreadable file, an imported file with none): the result is its own single episode."""
+    unreadable file, an imported file with none): the result is its own single episode.
+    An episode's ``findings`` and ``completeness`` are lists of objects, or those lists as
+    JSON (``msgspec.Raw``, as a worker sent them: decoded only for a detail not seen yet)."""
 
     report: Mapping[str, Any]
     episodes: Iterable[Mapping[str, Any]]
@@ -114,22 +121,56 @@ class Stored(NamedTuple):
 Row = tuple[str, tuple[Any, ...]]
 """(table, row): one row to insert."""
 
+DETAILS_HELD = 4096
+"""Distinct details of a file remembered at once (with :data:`DETAIL_BYTES_HELD`): past either,
+they are forgotten, and a detail seen again is written again under a new number."""
+DETAIL_BYTES_HELD = 4 * 1024 * 1024
+"""The bytes of remembered details' keys a file may hold at once."""
+
+
+class _Details:
+    """A file's distinct details (findings, completeness and verdicts lists), numbered as they
+    are first seen; bounded (:data:`DETAILS_HELD`), so a file of N distinct episodes costs
+    N detail rows, never N held."""
+
+    __slots__ = ("_numbers", "_bytes", "_next")
+
+    def __init__(self) -> None:
+        self._numbers: dict[bytes | tuple[Any, ...], int] = {}
+        self._bytes = 0
+        self._next = 0
+
+    def number(self, key: bytes | tuple[Any, ...]) -> tuple[int, bool]:
+        """The number of the detail ``key`` names (its JSON, or a worker's number for it and
+        its verdicts), and whether it is new (to be written)."""
+        known = self._numbers.get(key)
+        if known is not None:
+            return known, False
+        size = len(key) if isinstance(key, bytes) else 64
+        if len(self._numbers) >= DETAILS_HELD or self._bytes + size > DETAIL_BYTES_HELD:
+            self._numbers.clear()
+            self._bytes = 0
+        number, self._next = self._next, self._next + 1
+        self._numbers[key] = number
+        self._bytes += size
+        return number, True
+
 
 def rows_for(
     rid: str, digest: str, key: str, size: int, run_id: int, stored: Stored | None
 ) -> Iterator[Row]:
     """The rows for one audit result (``None``: a walked file that is not a trace), one at a
-    time as its episodes are read: every child row, then its ``results`` row (whose episode
-    count is known only then)."""
+    time as its episodes are read: each episode's row (after its detail's, when that is new),
+    then its ``results`` row (whose episode count is known only then)."""
     if stored is None:
         yield "results", (rid, digest, key, NOT_A_TRACE, None, size, None, None, None, None, 0, run_id)
         return
-    report, count = stored.report, 0
+    report, count, details = stored.report, 0, _Details()
     for episode in stored.episodes:
-        yield from _episode_rows(rid, count, report, episode)
+        yield from _episode_rows(rid, count, report, episode, details)
         count += 1
     if not count:
-        yield from _episode_rows(rid, 0, report, report)
+        yield from _episode_rows(rid, 0, report, report, details)
         count = 1
     yield "results", (
         rid, digest, key, str(report["format"]), report.get("format_version"), size,
@@ -138,23 +179,47 @@ def rows_for(
     )
 
 
-def _episode_rows(rid: str, index: int, report: Mapping[str, Any], episode: Mapping[str, Any]) -> Iterator[Row]:
-    yield "episodes", (
+def _json(value: Any) -> bytes:
+    return bytes(value) if isinstance(value, msgspec.Raw) else _encode(value)
+
+
+def _listed(value: Any) -> list[Mapping[str, Any]]:
+    return msgspec.json.decode(value) if isinstance(value, msgspec.Raw) else list(value)
+
+
+def _detail(found: Any, complete: Any, verdicts: list[tuple[str, str]]) -> tuple[str, str, str]:
+    """The detail's three JSON lists, each element an array of its view's columns in order
+    (tracekit/store/schema.py, ``view_body``)."""
+    findings = [
+        (str(f["code"]), str(f["severity"]), policy_of(str(f["code"])), f.get("line"),
+         f.get("where"), str(f["message"]))
+        for f in _listed(found)
+    ]
+    completeness = [
+        (str(c["field"]), str(c["status"]), str(c["where"]), bool(c["needed_to_rerun"]))
+        for c in _listed(complete)
+    ]
+    return (
+        _encode(findings).decode(), _encode(completeness).decode(), _encode(verdicts).decode()
+    )
+
+
+def _episode_rows(
+    rid: str, index: int, report: Mapping[str, Any], episode: Mapping[str, Any],
+    details: _Details,
+) -> Iterator[Row]:
+    verdicts = _verdicts(episode)
+    found, complete = episode["findings"], episode["completeness"]
+    token = episode.get("detail")  # a worker's number for the same findings and completeness
+    number, new = details.number(
+        (token, *verdicts) if token is not None
+        else b"\n".join((_json(found), _json(complete), _encode(verdicts)))
+    )
+    if new:
+        yield "episode_details", (rid, number, *_detail(found, complete, verdicts))
+    yield "episode_rows", (
         rid, index, episode_id(report, episode),
         str(episode.get("format", report["format"])), int(episode["exit_code"]),
         bool(episode["readable"]), episode["intact"], bool(episode["rerunnable"]),
-        episode.get("outcome"), episode.get("demonstration"),
+        episode.get("outcome"), episode.get("demonstration"), number,
     )
-    for seq, f in enumerate(episode["findings"]):
-        code = str(f["code"])
-        yield "findings", (
-            rid, index, seq, code, str(f["severity"]), policy_of(code), f.get("line"),
-            f.get("where"), str(f["message"]),
-        )
-    for row in episode["completeness"]:
-        yield "completeness", (
-            rid, index, str(row["field"]), str(row["status"]), str(row["where"]),
-            bool(row["needed_to_rerun"]),
-        )
-    for verdict in _verdicts(rid, index, episode):
-        yield "verdicts", verdict

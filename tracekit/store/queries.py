@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from tracekit.kernel.errors import Code, TracekitError, finding
+from tracekit.store.schema import detail_columns, detail_items
 
 SEVERITIES = ("error", "warning", "notice", "info")
 FAILING = ("error", "warning")
@@ -133,12 +134,14 @@ def _by_format(con: Any, run_id: int, by_file: dict[Any, Any]) -> dict[str, Form
         [run_id],
     ).fetchall()
     policies: dict[str, dict[str, int]] = {}
+    # Episodes (of each file of the run) with a failing finding of each policy: counted per
+    # detail, which the episodes of a file share (schema version 5), never per finding.
     for fmt, policy, count in con.execute(
-        "SELECT e.format, fi.policy, count(DISTINCT (f.path, e.episode)) "
-        "FROM files f JOIN episodes e ON e.result_id = f.result_id "
-        "JOIN findings fi ON fi.result_id = e.result_id AND fi.episode = e.episode "
-        "WHERE f.run_id = ? AND fi.severity IN ('error', 'warning') "
-        "GROUP BY e.format, fi.policy ORDER BY 3 DESC, 2",
+        f"WITH {_EPISODES}, failing AS (SELECT DISTINCT result_id, detail, policy FROM "
+        f"(SELECT result_id, detail, {detail_columns('findings')} FROM "
+        f"{detail_items('findings')} d) WHERE severity IN ('error', 'warning')) "
+        "SELECT ep.format, failing.policy, sum(ep.n) FROM ep JOIN failing "
+        "USING (result_id, detail) GROUP BY ep.format, failing.policy ORDER BY 3 DESC, 2",
         [run_id],
     ).fetchall():
         policies.setdefault(str(fmt), {})[str(policy)] = int(count)
@@ -160,15 +163,24 @@ def _gaps(con: Any, run_id: int) -> list[FieldGap]:
     return [
         FieldGap(str(g[0]), str(g[1]), int(g[2]), int(g[3]), bool(g[4]))
         for g in con.execute(
-            "SELECT e.format, c.field, count(*) FILTER (WHERE c.status = 'missing') AS m, "
-            "count(*) FILTER (WHERE c.status = 'partial') AS p, bool_or(c.needed_to_rerun) "
-            "FROM files f JOIN episodes e ON e.result_id = f.result_id "
-            "JOIN completeness c ON c.result_id = e.result_id AND c.episode = e.episode "
-            "WHERE f.run_id = ? GROUP BY e.format, c.field HAVING m + p > 0 "
-            "ORDER BY m + p DESC, e.format, c.field LIMIT ?",
+            f"WITH {_EPISODES}, c AS (SELECT result_id, detail, "
+            f"{detail_columns('completeness')} FROM {detail_items('completeness')} d) "
+            "SELECT ep.format, c.field, coalesce(sum(ep.n) FILTER (WHERE c.status = 'missing'), 0) "
+            "AS m, coalesce(sum(ep.n) FILTER (WHERE c.status = 'partial'), 0) AS p, "
+            "bool_or(c.needed_to_rerun) FROM ep JOIN c USING (result_id, detail) "
+            "GROUP BY ep.format, c.field HAVING m + p > 0 "
+            "ORDER BY m + p DESC, ep.format, c.field LIMIT ?",
             [run_id, TOP_GAPS],
         ).fetchall()
     ]
+
+
+_EPISODES = (
+    "ep AS (SELECT e.format, e.result_id, e.detail, count(*) AS n FROM files f "
+    "JOIN episode_rows e ON e.result_id = f.result_id WHERE f.run_id = ? "
+    "GROUP BY e.format, e.result_id, e.detail)"
+)
+"""The episodes of each file of a run, counted by (format, result, detail)."""
 
 
 def _known(con: Any, run_id: int) -> int:
@@ -209,25 +221,44 @@ def findings(
     """Findings of a run (default: the latest completed), filtered by policy and format, most
     severe first, at most ``limit`` rows."""
     run_id = latest_run(con) if run_id is None else _known(con, run_id)
-    where = "f.run_id = ?"
-    params: list[Any] = [run_id]
-    if policy is not None:
-        where += " AND fi.policy = ?"
-        params.append(policy)
+    # Counted per (file, detail), listed by sorting the keys of every finding only (schema
+    # version 5: a file's episodes share a few details), then reading the ``limit`` rows' text.
+    episodes, items = "f.run_id = ?", "true"
+    shown: list[Any] = [run_id]
+    kept: list[Any] = []
     if fmt is not None:
-        where += " AND e.format = ?"
-        params.append(fmt)
-    body = (
-        "FROM files f JOIN episodes e ON e.result_id = f.result_id "
-        "JOIN findings fi ON fi.result_id = e.result_id AND fi.episode = e.episode WHERE " + where
+        episodes += " AND e.format = ?"
+        shown.append(fmt)
+    if policy is not None:
+        items = "item[3] = ?"
+        kept.append(policy)
+    keys = (
+        "(SELECT result_id, detail, seq, CASE item[2] WHEN 'error' THEN 0 WHEN 'warning' THEN 1 "
+        f"WHEN 'notice' THEN 2 ELSE 3 END AS rank FROM {detail_items('findings')} WHERE {items})"
     )
-    total = con.execute("SELECT count(*) " + body, params).fetchone()
+    total = con.execute(
+        "SELECT coalesce(sum(ep.n * k.n), 0) FROM (SELECT e.result_id, e.detail, count(*) AS n "
+        "FROM files f JOIN episode_rows e ON e.result_id = f.result_id "
+        f"WHERE {episodes} GROUP BY e.result_id, e.detail) ep JOIN (SELECT result_id, detail, "
+        f"count(*) AS n FROM {keys} GROUP BY result_id, detail) k USING (result_id, detail)",
+        [*shown, *kept],
+    ).fetchone()
+    # The first ``limit`` rows of a severity concern at most ``limit`` episodes: only the first
+    # ``limit`` episodes (by path and position) holding that severity are expanded and sorted.
     rows = con.execute(
-        "SELECT f.path, e.format, e.episode, e.episode_id, fi.code, fi.severity, fi.policy, fi.line, "
-        'fi."where", fi.message ' + body + " ORDER BY CASE fi.severity WHEN 'error' THEN 0 "
-        "WHEN 'warning' THEN 1 WHEN 'notice' THEN 2 ELSE 3 END, f.path, e.episode, fi.seq "
-        "LIMIT ?",
-        [*params, limit],
+        f"WITH ranks AS (SELECT DISTINCT result_id, detail, rank FROM {keys}), "
+        "chosen AS (SELECT f.path, e.format, e.episode, e.episode_id, e.result_id, e.detail, "
+        "r.rank FROM files f JOIN episode_rows e ON e.result_id = f.result_id JOIN ranks r "
+        f"ON r.result_id = e.result_id AND r.detail = e.detail WHERE {episodes} "
+        "QUALIFY row_number() OVER (PARTITION BY r.rank ORDER BY f.path, e.episode) <= ?), "
+        "top AS (SELECT c.*, k.seq FROM chosen c JOIN "
+        f"{keys} k ON k.result_id = c.result_id AND k.detail = c.detail AND k.rank = c.rank "
+        "ORDER BY c.rank, c.path, c.episode, k.seq LIMIT ?) "
+        "SELECT top.path, top.format, top.episode, top.episode_id, "
+        f"{detail_columns('findings')} FROM top JOIN {detail_items('findings')} d "
+        "ON d.result_id = top.result_id AND d.detail = top.detail AND d.seq = top.seq "
+        "ORDER BY top.rank, top.path, top.episode, top.seq",
+        [*kept, *shown, limit, *kept, limit],
     ).fetchall()
     return Findings(
         run_id, policy, fmt, int(total[0]) if total else 0, [FindingRow(*r) for r in rows]

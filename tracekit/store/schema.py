@@ -12,12 +12,12 @@ an interrupted run is found again by the next one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tracekit.kernel.errors import Code, TracekitError, finding
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _V1 = (
     """CREATE TABLE runs (
@@ -158,11 +158,149 @@ _V4 = (
     "UPDATE results SET seal = NULL",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2), (3, _V3), (4, _V4))
+EPISODE_COLUMNS = (
+    "episode_id", "format", "exit_code", "readable", "intact", "rerunnable", "outcome",
+    "demonstration",
+)
+"""The documented ``episodes`` columns after (result_id, episode), in order."""
+
+_DETAILS = {
+    # view: (the detail column, the element's columns as (name, SQL type)); each element of a
+    # detail list is a JSON array of those values, in order (tracekit/store/ingest.py)
+    "findings": ("findings", (
+        ("code", "VARCHAR"), ("severity", "VARCHAR"), ("policy", "VARCHAR"), ("line", "INTEGER"),
+        ("where", "VARCHAR"), ("message", "VARCHAR"),
+    )),
+    "completeness": ("completeness", (
+        ("field", "VARCHAR"), ("status", "VARCHAR"), ("where", "VARCHAR"),
+        ("needed_to_rerun", "BOOLEAN"),
+    )),
+    "verdicts": ("verdicts", (("kind", "VARCHAR"), ("verdict", "VARCHAR"))),
+}
+
+
+def view_body(view: str, order: bool = False) -> str:
+    """The SELECT behind the documented table ``view`` (episodes, findings, completeness,
+    verdicts); ``order``: with the columns ``_row`` (the episode row's position) and ``_item``
+    (the element's in its list) to put rows in the order they were written (db export)."""
+    if view == "episodes":
+        extra = ", rowid AS _row, 0 AS _item" if order else ""
+        return f"SELECT result_id, episode, {', '.join(EPISODE_COLUMNS)}{extra} FROM episode_rows"
+    seq = "d.seq, " if view == "findings" else ""
+    extra = ", e.rowid AS _row, d.seq AS _item" if order else ""
+    return (
+        f"SELECT e.result_id, e.episode, {seq}{detail_columns(view)}{extra} "
+        f"FROM episode_rows e JOIN {detail_items(view)} d "
+        "ON d.result_id = e.result_id AND d.detail = e.detail"
+    )
+
+
+def detail_items(view: str) -> str:
+    """Every element of every detail's list of ``view`` (findings, completeness, verdicts), as
+    (result_id, detail, item: its values as text, seq: its position)."""
+    column = _DETAILS[view][0]
+    return (
+        "(SELECT result_id, detail, unnest(items) AS item, "
+        "unnest(range(len(items)))::INTEGER AS seq FROM (SELECT result_id, detail, "
+        f"""from_json({column}, '[["VARCHAR"]]') AS items FROM episode_details))"""
+    )
+
+
+def detail_columns(view: str, alias: str = "d") -> str:
+    """The columns of ``view`` from :func:`detail_items` rows named ``alias``, typed."""
+    return ", ".join(
+        f'{alias}.item[{i}]{"" if kind == "VARCHAR" else "::" + kind} AS "{name}"'
+        for i, (name, kind) in enumerate(_DETAILS[view][1], start=1)
+    )
+
+
+def _json_list(view: str) -> str:
+    """A V4 table's rows of one episode as the JSON text of its detail list (migration 5), for
+    the episodes of one part (parameters: the number of parts, the part)."""
+    column, elements = _DETAILS[view]
+    values = ", ".join(f'"{name}"' for name, _ in elements)
+    order = "seq" if view == "findings" else "rowid"
+    return (
+        f"(SELECT result_id, episode, '[' || string_agg(item, ',' ORDER BY o) || ']' AS {column} "
+        f"FROM (SELECT result_id, episode, {order} AS o, json_array({values})::VARCHAR AS item "
+        f"FROM {view} WHERE {_PART}) GROUP BY result_id, episode)"
+    )
+
+
+_PART = "hash(result_id, episode) % ? = ?"
+"""An episode's part of migration 5 (parameters: the number of parts, the part)."""
+MIGRATE_ROWS = 100_000
+"""Per-episode rows migration 5 aggregates at once: DuckDB's aggregate of lists does not spill,
+so a store of two million rows is moved in parts within its memory limit."""
+
+
+def _move_details(con: Any) -> None:
+    """Migration 5's ``episode_details``: one row per V4 episode, its lists aggregated in SQL,
+    a part of the episodes at a time."""
+    counts = [con.execute(f"SELECT count(*) FROM {t}").fetchone() for t in _DETAILS]
+    parts = 1 + sum(int(c[0]) for c in counts if c) // MIGRATE_ROWS
+    for part in range(parts):
+        con.execute(_DETAILS_INSERT, [parts, part] * 4)
+
+
+_DETAILS_INSERT = (
+    "INSERT INTO episode_details SELECT e.result_id, e.episode, coalesce(f.findings, '[]'), "
+    "coalesce(c.completeness, '[]'), coalesce(v.verdicts, '[]') "
+    f"FROM (SELECT result_id, episode FROM episodes WHERE {_PART}) e "
+    f"LEFT JOIN {_json_list('findings')} f ON f.result_id = e.result_id AND f.episode = e.episode "
+    f"LEFT JOIN {_json_list('completeness')} c "
+    "ON c.result_id = e.result_id AND c.episode = e.episode "
+    f"LEFT JOIN {_json_list('verdicts')} v ON v.result_id = e.result_id AND v.episode = e.episode"
+)
+
+Step = str | Callable[[Any], None]
+"""A migration's step: a statement, or a function of the connection (inside the transaction)."""
+
+_V5: tuple[Step, ...] = (
+    # One row per episode (docs/campaign-store.md, "Schema"): an episode's findings,
+    # completeness and verdicts are lists in a *detail* row its episode row names, one per
+    # distinct detail of a file, so a file of N episodes writes N rows and its few distinct
+    # details, each encoded and sealed once. The documented tables become views over them.
+    # Every seal is cleared: the next run reads each file again, once, and seals its new rows.
+    """CREATE TABLE episode_rows (
+        result_id VARCHAR NOT NULL,
+        episode INTEGER NOT NULL,
+        episode_id VARCHAR,
+        format VARCHAR NOT NULL,
+        exit_code INTEGER NOT NULL,
+        readable BOOLEAN NOT NULL,
+        intact BOOLEAN,
+        rerunnable BOOLEAN NOT NULL,
+        outcome VARCHAR,
+        demonstration VARCHAR,
+        detail INTEGER NOT NULL             -- episode_details.detail of the same result
+    )""",
+    """CREATE TABLE episode_details (
+        result_id VARCHAR NOT NULL,
+        detail INTEGER NOT NULL,
+        findings VARCHAR NOT NULL,          -- JSON: [[code, severity, policy, line, where, message]]
+        completeness VARCHAR NOT NULL,      -- JSON: [[field, status, where, needed_to_rerun]]
+        verdicts VARCHAR NOT NULL           -- JSON: [[kind, verdict]]
+    )""",
+    # A V4 store's rows: one detail per episode (numbered as the episode).
+    f"INSERT INTO episode_rows SELECT result_id, episode, {', '.join(EPISODE_COLUMNS)}, episode "
+    "FROM episodes ORDER BY rowid",
+    _move_details,
+    *(f"DROP TABLE {table}" for table in ("episodes", *_DETAILS)),
+    *(f"CREATE VIEW {view} AS {view_body(view)}" for view in ("episodes", *_DETAILS)),
+    "UPDATE results SET seal = NULL",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[Step, ...]], ...] = (
+    (1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5),
+)
 """(version, statements) in order; a new schema appends a migration, never edits one."""
 
 TABLES = ("runs", "files", "results", "episodes", "findings", "completeness", "verdicts")
-"""Every data table, in export order."""
+"""Every documented table, in export order (since version 5, episodes, findings, completeness
+and verdicts are views over episode_rows and episode_details)."""
+VIEWS = ("episodes", *_DETAILS)
+"""The documented tables that are views."""
 
 
 def current_version(con: Any) -> int:
@@ -191,7 +329,7 @@ def check_version(con: Any, writable: bool, supported: int = SCHEMA_VERSION) -> 
 
 
 def migrate(
-    con: Any, migrations: Sequence[tuple[int, Sequence[str]]] = MIGRATIONS
+    con: Any, migrations: Sequence[tuple[int, Sequence[Step]]] = MIGRATIONS
 ) -> int:
     """Apply every migration above the store's version, each in one transaction; return the
     version reached. Raises TracekitError(store.newer_schema) for a newer store."""
@@ -206,7 +344,10 @@ def migrate(
         con.execute("BEGIN TRANSACTION")
         try:
             for statement in statements:
-                con.execute(statement)
+                if callable(statement):
+                    statement(con)
+                else:
+                    con.execute(statement)
             con.execute("INSERT INTO schema_version VALUES (?, current_timestamp)", [target])
             con.execute("COMMIT")
         except BaseException:

@@ -2,7 +2,8 @@
 (docs/threat-model.md, "The campaign store").
 
 A result's *seal* is keyed BLAKE3 over its row (which names the file digest and the options key)
-and, for each child table (episodes, findings, completeness, verdicts), the count of the
+and, for each child table (``episode_rows``: one row per episode; ``episode_details``: the
+findings, completeness and verdicts lists its episodes name, schema version 5), the count of the
 result's rows in it and the sum modulo 2**256 of each row's keyed BLAKE3 (the row in canonical
 JSON, after the table's name): a keyed additive set hash (Bellare and Micciancio's AdHash with a
 keyed function, a MAC for sets). The sums do not depend on the rows' order, so a seal is made as
@@ -10,7 +11,8 @@ the rows pass to the transaction and checked as they stream back from an unorder
 side holds a file's rows at once, however many episodes it has (docs/threat-model.md, "The
 Inspect archive reader"). The counts are sealed too, and a sum does not cancel a row added
 twice (as an exclusive-or would), so a duplicated row fails the seal: the per-episode tables
-hold no primary key (docs/campaign-store.md, "Schema").
+hold no primary key (docs/campaign-store.md, "Schema"). An edited finding changes its detail
+row's text, so its hash; an episode row pointed at another detail changes that row's.
 
 The seal is written with the rows; before a later run reuses a result instead of reading the
 file again, it is recomputed from the rows as stored and must match. Rows edited after they were
@@ -29,7 +31,7 @@ import msgspec
 
 KEY_BYTES = 32
 """The store key's length (BLAKE3's key size); the key file is read by tracekit/store/db.py."""
-CHILD_TABLES = ("episodes", "findings", "completeness", "verdicts")
+CHILD_TABLES = ("episode_rows", "episode_details")
 """The tables whose rows belong to one result, in seal order."""
 _MODULUS = 1 << 256
 _TAGS = {table: table.encode() + b"\n" for table in CHILD_TABLES}
@@ -71,7 +73,8 @@ class Sealer:
 CHECK_BATCH = 1000
 """Results whose seals are checked together: bounds what is held at once while checking."""
 FETCH_ROWS = 10_000
-"""Child rows fetched from the store at once while checking."""
+"""Child rows fetched from the store at once while checking (a tenth as many details: each
+holds an episode's findings and completeness)."""
 
 
 def broken(con: Any, key: bytes | None, sealed: dict[str, str | None]) -> set[str]:
@@ -88,9 +91,9 @@ def broken(con: Any, key: bytes | None, sealed: dict[str, str | None]) -> set[st
     return out
 
 
-def _fetched(con: Any, query: str) -> Iterator[tuple[Any, ...]]:
+def _fetched(con: Any, query: str, size: int) -> Iterator[tuple[Any, ...]]:
     cursor = con.execute(query)
-    while rows := cursor.fetchmany(FETCH_ROWS):
+    while rows := cursor.fetchmany(size):
         yield from rows
 
 
@@ -106,7 +109,9 @@ def _broken_batch(con: Any, key: bytes, sealed: dict[str, str | None]) -> set[st
     }
     sealers = {rid: Sealer(key) for rid in sealed}
     for table in CHILD_TABLES:
-        for row in _fetched(con, f"SELECT t.* FROM {table} t JOIN sealed_ids USING (result_id)"):
+        size = FETCH_ROWS if table == "episode_rows" else max(1, FETCH_ROWS // 10)
+        query = f"SELECT t.* FROM {table} t JOIN sealed_ids USING (result_id)"
+        for row in _fetched(con, query, size):
             sealers[str(row[0])].add(table, encode_row(row))
     con.execute("DROP TABLE sealed_ids")
     return {

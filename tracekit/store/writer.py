@@ -1,14 +1,14 @@
 """The batched, atomic writer of store rows (docs/campaign-store.md, "Fault safety").
 
-A file's rows (its result, episodes, findings, completeness, verdicts and its ``files`` rows)
-always go into the same transaction, so a file is recorded whole or not at all; several whole
+A file's rows (its result, episode rows, details and its ``files`` rows) always go into the
+same transaction, so a file is recorded whole or not at all; several whole
 files may share one transaction (a commit costs a disk sync), which a kill loses together and
 the next run reads again.
 
 Rows are never all held: each is encoded as it comes (the JSON the seal hashes,
-tracekit/store/seal.py), and past :data:`STAGE_ROWS` the encoded rows go into the open
-transaction, through a file of the run's private staging folder that DuckDB reads in one
-statement per table (far cheaper per row than parameters). A file of many episodes therefore
+tracekit/store/seal.py), and past :data:`STAGE_ROWS` rows or :data:`STAGE_BYTES` bytes the
+encoded rows go into the open transaction, through a file of the run's private staging folder
+that DuckDB reads in one statement per table (far cheaper per row than parameters). A file of many episodes therefore
 costs the coordinator a bounded buffer, one seal's sums, and DuckDB's own transaction.
 """
 
@@ -24,6 +24,11 @@ from tracekit.store.seal import CHILD_TABLES, Sealer, encode_row
 
 STAGE_ROWS = 50_000
 """Encoded rows buffered before they are written into the open transaction."""
+STAGE_BYTES = 4 * 1024 * 1024
+"""Encoded bytes buffered before the same (an episode row with a detail of many findings is
+large: DuckDB reads the staged file within its memory limit, docs/campaign-store.md, "Memory")."""
+OBJECT_BYTES = 16 * 1024 * 1024
+"""The largest row DuckDB's JSON reader takes by default; a longer one raises it for its batch."""
 TABLES = ("results", *CHILD_TABLES, "files")
 
 
@@ -43,7 +48,7 @@ class Writer:
         self._files = 0
         self._since = 0.0
         self._lines: dict[str, list[bytes]] = {table: [] for table in TABLES}
-        self._buffered = 0
+        self._buffered = self._bytes = self._longest = 0
         self._selects: dict[str, str] = {}
 
     def add(
@@ -85,7 +90,9 @@ class Writer:
     def _line(self, table: str, line: bytes) -> None:
         self._lines[table].append(line)
         self._buffered += 1
-        if self._buffered >= STAGE_ROWS:
+        self._bytes += len(line)
+        self._longest = max(self._longest, len(line))
+        if self._buffered >= STAGE_ROWS or self._bytes >= STAGE_BYTES:
             self._write()
 
     def _write(self) -> None:
@@ -93,12 +100,16 @@ class Writer:
         for table, lines in self._lines.items():
             if not lines:
                 continue
-            self.con.execute(self._select(table), [staged(self._stage, lines)])
+            self.con.execute(
+                self._select(table) + f", maximum_object_size={max(OBJECT_BYTES, self._longest + 1)})",
+                [staged(self._stage, lines)],
+            )
             lines.clear()
-        self._buffered = 0
+        self._buffered = self._bytes = self._longest = 0
 
     def _select(self, table: str) -> str:
-        """The INSERT of ``table``'s staged rows: each a JSON array of the columns in order."""
+        """The INSERT of ``table``'s staged rows (each a JSON array of the columns in order),
+        without the closing parenthesis of ``read_json``'s options."""
         if table not in self._selects:
             columns = [(str(c[0]), str(c[1])) for c in self.con.execute(f"DESCRIBE {table}").fetchall()]
             values = ", ".join(
@@ -107,7 +118,7 @@ class Writer:
             )
             self._selects[table] = (
                 f"INSERT INTO {table} SELECT {values} FROM read_json(?, format='newline_delimited', "
-                "records=false, columns={'json': 'JSON[]'})"
+                "records=false, columns={'json': 'JSON[]'}"
             )
         return self._selects[table]
 
@@ -135,6 +146,6 @@ class Writer:
 
     def _abort(self) -> None:
         rollback(self.con)
-        self._open, self._files, self._buffered = False, 0, 0
+        self._open, self._files, self._buffered, self._bytes, self._longest = False, 0, 0, 0, 0
         for lines in self._lines.values():
             lines.clear()
