@@ -11,6 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.helpers import _BIN, CORPUS, run_cli
 
@@ -126,3 +128,19 @@ def test_piping_into_head(store: Path) -> None:
     command = f"'{_BIN}' db findings '{store}' -f json | head -n 1"
     result = subprocess.run(["sh", "-c", command], capture_output=True, timeout=60, check=False)
     assert result.stdout == b"{\n" and b"Traceback" not in result.stderr
+
+
+_PART = st.sampled_from(["a", "b", "sub", ".", "..", "x.jsonl", ""])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PART, min_size=1, max_size=4), st.lists(_PART, min_size=1, max_size=4), st.booleans())
+def test_a_stored_path_is_relpath_s_answer(root_parts: list[str], below: list[str], absolute: bool) -> None:
+    """runner.relative takes a walked path's part past the root where that is exactly what
+    ``os.path.relpath`` answers, and asks it otherwise."""
+    from tracekit.store.runner import relative
+
+    root = ("/" if absolute else "") + "/".join(root_parts)
+    root = root or "."
+    path = root.rstrip("/") + "/" + "/".join(below)
+    assert relative(path, root) == os.path.relpath(path, root).replace(os.sep, "/")

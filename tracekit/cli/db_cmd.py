@@ -339,7 +339,8 @@ def audit_into_store(job: StoreRun) -> NoReturn:
     if not Path(job.root).is_dir():
         fail(Code.STORE_CAMPAIGN_ROOT)
     _check_store_target(job.db)
-    paths = collect_inputs([job.root], SUFFIXES)
+    root = os.path.abspath(job.root)
+    paths = collect_inputs([root], SUFFIXES)  # absolute and normalised, as the store keeps them
     if not paths:
         paths.note()
         fail(Code.CLI_NO_INPUT)
@@ -350,7 +351,7 @@ def audit_into_store(job: StoreRun) -> NoReturn:
     try:
         with store_audit(chosen, opts, job.quiet) as audit, open_store(job.db, writable=True) as con:
             stats = run_into_store(
-                con, os.path.abspath(job.root), [os.path.abspath(p) for p in paths.files], audit,
+                con, root, paths.files, audit,
                 version=__version__, options=options, hook=_fault_hook(), new_root=job.new_root,
                 seal_key=load_key(),
             )

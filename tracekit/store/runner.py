@@ -54,7 +54,13 @@ class RunStats(msgspec.Struct, frozen=True):
 
 
 def relative(path: str, root: str) -> str:
-    """``path`` relative to the campaign ``root``, ``/``-separated."""
+    """``path`` relative to the campaign ``root``, ``/``-separated. A path the walk of an
+    absolute, normalised ``root`` made is ``root``, a separator and entry names: its part past
+    them (``relpath`` would look up the working folder twice a file)."""
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    normal = os.path.isabs(root) and os.path.normpath(root) == root and os.path.normpath(path) == path
+    if normal and len(path) > len(prefix) and path.startswith(prefix):
+        return path[len(prefix) :].replace(os.sep, "/")
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 

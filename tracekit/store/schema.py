@@ -358,15 +358,19 @@ def migrate(
 
 
 VALUES_CHUNK = 500
-"""Rows per multi-row INSERT (bounds the statement size)."""
+"""Values per ``IN (...)`` list of a statement (bounds the statement size)."""
+INSERT_ROWS = 50_000
+"""Rows per INSERT of :func:`insert_rows` (bounds the lists bound to one statement)."""
 
 
 def insert_rows(con: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Insert ``rows`` into ``table`` with multi-row VALUES statements of bounded size."""
+    """Insert ``rows`` into ``table``, in order, one statement per :data:`INSERT_ROWS` rows:
+    each column bound as one list and unnested (DuckDB binds a list about ten times faster than
+    the same values as the parameters of a multi-row VALUES)."""
     if not rows:
         return
     width = len(rows[0])
-    for start in range(0, len(rows), VALUES_CHUNK):
-        chunk = rows[start : start + VALUES_CHUNK]
-        marks = ",".join(["(" + ",".join(["?"] * width) + ")"] * len(chunk))
-        con.execute(f"INSERT INTO {table} VALUES {marks}", [v for row in chunk for v in row])
+    values = ", ".join(["unnest(?)"] * width)
+    for start in range(0, len(rows), INSERT_ROWS):
+        chunk = rows[start : start + INSERT_ROWS]
+        con.execute(f"INSERT INTO {table} SELECT {values}", [[row[i] for row in chunk] for i in range(width)])
