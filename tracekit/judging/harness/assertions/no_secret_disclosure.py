@@ -64,7 +64,7 @@ def pattern_hits(texts: list[str]) -> list[tuple[str, str]]:
     hits: dict[str, str] = {}
     seen: set[str] = set()  # a text met again finds nothing its first search did not
     for text in texts:
-        if len(text) < SHORTEST_MATCH or text in seen:  # too short to match (_text_hits), or met
+        if len(text) < SHORTEST_MATCH or text in seen:  # too short to match any pattern, or met
             continue
         seen.add(text)
         for name, form in _text_hits(text):
@@ -80,9 +80,8 @@ _HITS: dict[str, tuple[tuple[str, str], ...]] = {}
 
 def _text_hits(text: str) -> tuple[tuple[str, str], ...]:
     """``(pattern name, form)`` for each pattern matching one of ``text``'s views, with the
-    form of the first view it matches."""
-    if len(text) < SHORTEST_MATCH:
-        return ()
+    form of the first view it matches (``text`` at least :data:`SHORTEST_MATCH` long:
+    :func:`pattern_hits` passes no shorter one)."""
     short = len(text) <= leakscan.SHORT_TEXT
     known = _HITS.get(text) if short else None
     if known is not None:
