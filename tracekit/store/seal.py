@@ -98,7 +98,10 @@ def _fetched(con: Any, query: str, size: int) -> Iterator[tuple[Any, ...]]:
 
 
 def _broken_batch(con: Any, key: bytes, sealed: dict[str, str | None]) -> set[str]:
-    con.execute("CREATE OR REPLACE TEMP TABLE sealed_ids AS SELECT unnest(?::VARCHAR[]) AS result_id", [list(sealed)])
+    from tracekit.store.schema import insert_rows
+
+    con.execute("CREATE OR REPLACE TEMP TABLE sealed_ids (result_id VARCHAR)")
+    insert_rows(con, "sealed_ids", [(rid,) for rid in sealed])
     rows: dict[str, tuple[Any, ...]] = {
         str(r[0]): tuple(r) for r in con.execute(
             "SELECT r.* EXCLUDE (seal, first_run) FROM results r JOIN sealed_ids USING (result_id)"
