@@ -21,7 +21,16 @@ import os
 import struct
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
+
+
+class _Readable(Protocol):
+    """What :func:`ready` waits on: an open descriptor to read."""
+
+    def fileno(self) -> int: ...
+
+
+C = TypeVar("C", bound=_Readable)
 
 _SIZE = struct.Struct("!Q")
 """A message's length, before its bytes."""
@@ -113,9 +122,10 @@ def fork_worker(serve: Callable[[Channel], None], parents: Sequence[Channel]) ->
     return pid, Channel(up_read, down_write)
 
 
-def ready(channels: Sequence[Channel]) -> list[Channel]:
-    """The channels with something to read (a message, or the end of a dead worker's pipe),
-    waiting until one has."""
+def ready(channels: Sequence[C]) -> list[C]:
+    """The channels (anything with a ``fileno``: a :class:`Channel`, a ``multiprocessing``
+    Connection) with something to read (a message, or the end of a dead worker's pipe), waiting
+    until one has."""
     import select
 
     poller = select.poll()

@@ -5,7 +5,7 @@
 results, one watches the workers and wakes on every submission); on two cores their CPU is taken
 from the workers, and on a campaign of small files it was most of the parent's time during the
 work. Here the parent alone writes each batch to a worker's pipe and reads results with one
-``wait`` over the pipes. A worker holds at most one batch beyond the one it runs, and only a
+``poll`` over the pipes (pipes.ready, for either kind of worker). A worker holds at most one batch beyond the one it runs, and only a
 small one (:data:`AHEAD_BYTES`, pickled, on a pipe whose buffer holds several): so a worker
 never waits for the parent between batches (the parent may be busy, or not yet scheduled, on
 two busy cores), the parent's write never blocks on a worker that is itself blocked writing a
@@ -164,7 +164,8 @@ class Workers:
 
     def map(self, work: Callable[[T], R], batches: Iterable[T], window: int) -> Iterator[R]:
         """``work(batch)`` for each of ``batches``, run on the workers, yielded in order."""
-        wait = self._waiter()
+        from tracekit.kernel.executors.pipes import ready
+
         queued: list[deque[int]] = [deque() for _ in self._conns]
         done: dict[int, R] = {}
         todo = iter(batches)
@@ -194,19 +195,9 @@ class Workers:
             busy = [conn for conn, waiting in zip(self._conns, queued, strict=True) if waiting]
             if not busy:  # the window was full and has just been yielded: send more first
                 continue
-            for conn in wait(busy):
+            for conn in ready(busy):
                 worker = self._conns.index(conn)
                 done[queued[worker].popleft()] = self._receive(conn)
-
-    def _waiter(self) -> Callable[[list[Any]], list[Any]]:
-        """What waits until one of some pipes can be read."""
-        if self._forked:
-            from tracekit.kernel.executors.pipes import ready
-
-            return ready
-        from multiprocessing.connection import wait
-
-        return wait
 
     def _takes(self, queued: int, size: int) -> bool:
         """Whether a worker with ``queued`` unanswered batches may be sent one of ``size``
