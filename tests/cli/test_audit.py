@@ -178,6 +178,22 @@ def test_output_file_needs_force(tmp_path: Path) -> None:
     assert "campaign summary" not in out.read_text()
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_folder_holding_one_trace_prints_its_block_as_the_trace_alone_would(tmp_path: Path, jobs: str) -> None:
+    """A walked folder whose other files are no traces holds one trace after all: its block,
+    as for that trace named alone, and the files left out (the workers sent table rows, and
+    the first trace's block beside them: cli/audit_run.py)."""
+    (tmp_path / "a.json").write_text('{"not": "a trace"}')
+    (tmp_path / "trace.jsonl").write_bytes(CLEAN.read_bytes())
+    (tmp_path / "z.json").write_text("[]")
+    alone = run_cli("audit", str(tmp_path / "trace.jsonl"), "-q")
+    folder = run_cli("audit", str(tmp_path), "-q", "--jobs", jobs)
+    assert folder.returncode == alone.returncode == 0
+    block = alone.stdout.decode()
+    assert folder.stdout.decode().startswith(block.rstrip("\n")) and "campaign summary" not in folder.stdout.decode()
+    assert folder.stdout.decode().count("format.unknown") == 2  # the two files left out, listed
+
+
 def test_stdin() -> None:
     result = run_cli("audit", "-", "--format", "json", "-q", stdin=COMPLETE.read_bytes())
     assert result.returncode == 0

@@ -81,29 +81,36 @@ def test_spooled_lines_in_any_order_read_back_through_the_file() -> None:
         folder.remove()
 
 
-def test_the_table_rows_read_alone_are_the_rows_of_the_whole_reports(tmp_path: Path) -> None:
-    """AuditSpool.rows reads each head for the campaign table's fields alone: the same rows as
-    those made from the reports read whole, for files of every kind (intact, tampered, without
-    integrity data, unreadable, with several episodes, none found)."""
+def test_a_batch_of_rows_sends_the_rows_of_the_whole_reports(tmp_path: Path) -> None:
+    """A batch asked for the campaign table's rows alone sends, for files of every kind
+    (intact, tampered, without integrity data, unreadable, with several episodes, none found,
+    a walked file that is no trace), the rows made from the whole reports, the same tally,
+    and the block of its first trace."""
     from tests.cli.test_audit_memory import _eval
     from tests.helpers import CORPUS
     from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_batch
     from tracekit.cli.audit_spool import AuditSpool
-    from tracekit.report.audit_rows import file_row
+    from tracekit.report.audit_rows import file_line, file_row
 
-    paths = [*sorted((CORPUS / "valid").glob("*.jsonl"))[:3], *sorted((CORPUS / "invalid").glob("*.jsonl"))[:6],
+    (tmp_path / "other.json").write_text('{"not": "a trace"}')
+    paths = [tmp_path / "other.json", *sorted((CORPUS / "valid").glob("*.jsonl"))[:3],
+             *sorted((CORPUS / "invalid").glob("*.jsonl"))[:6],
              *sorted((CORPUS / "hostile" / "inspect").glob("*.eval"))[:4], _eval(tmp_path / "five.eval", 5)]
     opts = AuditOptions(False, (), None)
+    jobs = [AuditJob(str(p), str(p), p.suffix != ".json", opts) for p in paths]
     folder = SpillFolder()
-    batch = audit_batch([AuditJob(str(p), str(p), True, opts) for p in paths], folder)
+    whole, rows = audit_batch(jobs, folder), audit_batch(jobs, folder, rows=True)
     spool = AuditSpool(folder)
     try:
-        for line in batch.lines:
-            if line is not None:
-                spool.add(line)
-        whole = [file_row(report, len(report.episodes)) for report in spool.read()]
-        assert list(spool.rows()) == whole and len(whole) == len(paths)
-        assert {row.exit_code for row in whole} == {0, 1, 2} and max(row.episodes for row in whole) > 1
+        assert whole.lines[0] is None and rows.lines[0] is None and whole.first is None
+        for line in whole.lines[1:]:
+            assert line is not None
+            spool.add(line)
+        reports = list(spool.read())
+        made = [file_row(report, len(report.episodes)) for report in reports]
+        assert rows.lines[1:] == [("\n" + file_line(row)).encode() for row in made]
+        assert rows.first == whole.lines[1] and rows.tally.summary() == whole.tally.summary()
+        assert {row.exit_code for row in made} == {0, 1, 2} and max(row.episodes for row in made) > 1
     finally:
         spool.close()
         folder.remove()

@@ -7,7 +7,7 @@ import msgspec
 import pytest
 
 from tracekit.cli import spool as spool_module
-from tracekit.cli.spool import Spool
+from tracekit.cli.spool import Lines, Spool
 
 
 class Item(msgspec.Struct, frozen=True):
@@ -58,3 +58,23 @@ def test_a_small_spool_never_imports_tempfile() -> None:
         "print('tempfile' in sys.modules)\n"
     )
     assert run_python(code) == "False"
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 40_000])
+def test_lines_come_back_as_text_in_pieces_that_end_at_a_newline(rows: int) -> None:
+    """Audit's table rows (cli/audit_run.py): what was added, whole, as text; past the memory
+    bound too, every piece but the last ending at a newline, never inside a character."""
+    lines = Lines()
+    made = []
+    for n in range(rows):
+        row = "\n" + "\u00e9" * (n % 50) + f" row {n} \u4e2d"
+        made.append(row)
+        if n % 3 == 0:
+            lines.add_bytes(row.encode())
+        else:
+            lines.add_lines([row.encode()[1:]])  # the same bytes: a line, then its newline
+            made[-1] = row[1:] + "\n"
+    pieces = list(lines.text())
+    assert "".join(pieces) == "".join(made)
+    assert all(piece.endswith("\n") for piece in pieces[:-1]) and (rows < 40_000 or len(pieces) > 1)
+    lines.close()

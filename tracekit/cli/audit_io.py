@@ -20,7 +20,7 @@ from tracekit.cli.common import FileJobs, absolute
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from tracekit.cli.audit_spool import EpisodeLines, SpillFolder
+    from tracekit.cli.audit_spool import EpisodeCount, EpisodeLines, SpillFolder
     from tracekit.cli.trace_input import Opened
     from tracekit.formats.base import EpisodeStream
     from tracekit.judging.audit.campaign import Tally
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     EpisodeEach = Callable[[Any, Episode, EpisodeAudit], None]
     """What :func:`audit_each` hands each episode to: its key, the episode and its audit."""
+    EpisodeSink = EpisodeLines | EpisodeCount
+    """Where an imported file's episode audits go as they are made: encoded, or only counted."""
 
 STDIN = "-"
 Audited = tuple["AuditReport", list[int] | None]
@@ -110,30 +112,47 @@ class AuditJobs(FileJobs[AuditJob]):
 class AuditBatch:
     """What a worker sends back for a batch of files: only what the parent keeps (docs/cli.md,
     "Executors"). Each file's report travels as its spool block (cli/audit_spool.py: the report
-    without its episodes, then its episode lines or the name of the file holding them; None for
-    a walked file that is not a trace), and the campaign counts as one tally to merge."""
+    without its episodes, then its episode lines or the name of the file holding them), or,
+    when the parent asked only for the campaign table's ``rows``, as its row of that table
+    (``"\\n"`` then the row, UTF-8); None for a walked file that is not a trace. The campaign
+    counts travel as one tally to merge."""
 
     lines: list[bytes | None]
     tally: Tally
+    first: bytes | None = None
+    """With ``rows``: the spool block of the batch's first trace, the one report a campaign
+    that turns out to hold a single trace prints (its block, not a table)."""
 
 
-def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None) -> AuditBatch:
+def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None, rows: bool = False) -> AuditBatch:
     """Audit a batch of files in order: each report with its episodes
     (:func:`~tracekit.judging.audit.model.with_episodes`) as a spool block, and counted. An
     imported file's episodes are encoded one at a time as they are audited, never all held;
     past what is left of :data:`~tracekit.cli.audit_spool.INLINE` they stay in a file of
-    ``spill``, the run's folder, which the block names."""
-    from tracekit.cli.audit_spool import INLINE, EpisodeLines, SpillFolder, SpooledAudit, block
+    ``spill``, the run's folder, which the block names. With ``rows`` (the campaign table is
+    all the parent prints), each file's row instead, episodes only counted, and the block of
+    the first trace alone."""
+    from tracekit.cli.audit_spool import (
+        INLINE,
+        EpisodeCount,
+        EpisodeLines,
+        SpillFolder,
+        SpooledAudit,
+        block,
+    )
     from tracekit.judging.audit.campaign import Tally
     from tracekit.judging.audit.model import with_episodes
     from tracekit.kernel.errors import Code, TracekitError, finding
+    from tracekit.report.audit_rows import file_line, file_row
 
     folder = spill if spill is not None else SpillFolder(owner=-1)  # a folder never made
     tally = Tally()
     lines: list[bytes | None] = []
+    first: bytes | None = None
     inline = INLINE
     for job in jobs:
-        episodes = EpisodeLines(folder)
+        whole = not rows or first is None
+        episodes: EpisodeLines | EpisodeCount = EpisodeLines(folder) if whole else EpisodeCount()
         try:
             audited = _audit(job.source, job.named, job.opts, episodes)
             if audited is None:
@@ -144,7 +163,7 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None) -> Audit
             if order is None:  # not an imported file's whole stream: one episode at most
                 if len(episodes):  # an imported stream that failed half-way: not the report's
                     episodes.discard()
-                    episodes = EpisodeLines(folder)
+                    episodes = EpisodeLines(folder) if whole else EpisodeCount()
                 for episode in with_episodes(report).episodes:
                     episodes.add(episode)
                 order = list(range(len(episodes)))
@@ -152,13 +171,19 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None) -> Audit
             if job.opts.episode is not None and not only_episode(report, job.opts.episode, count):
                 raise TracekitError(finding(Code.FINDINGS_NO_EPISODE))
             tally.add(report, count)
-            pairs = episodes.pairs
-            body, name = episodes.finish(order, inline)
-            inline -= len(body) + sum(len(p) for p in pairs)
+            made = None
+            if isinstance(episodes, EpisodeLines):
+                pairs = episodes.pairs
+                body, name = episodes.finish(order, inline)
+                inline -= len(body) + sum(len(p) for p in pairs)
+                made = block(SpooledAudit(report, count, len(body), name, pairs), body)
         finally:
             episodes.discard()
-        lines.append(block(SpooledAudit(report, count, len(body), name, pairs), body))
-    return AuditBatch(lines, tally)
+        if rows:
+            first = made if first is None else first
+            made = ("\n" + file_line(file_row(report, count))).encode("utf-8", "surrogatepass")
+        lines.append(made)
+    return AuditBatch(lines, tally, first)
 
 
 def audit_job(job: AuditJob) -> dict[str, Any] | None:
@@ -172,7 +197,7 @@ def audit_job(job: AuditJob) -> dict[str, Any] | None:
 
 
 def _audit(
-    path: str, named: bool, opts: AuditOptions, sink: EpisodeLines | None = None, each: EpisodeEach | None = None
+    path: str, named: bool, opts: AuditOptions, sink: EpisodeSink | None = None, each: EpisodeEach | None = None
 ) -> Audited | None:
     """docs/formats.md, "Using it from the command line": one detection for every command. With
     ``sink``, an imported file's episode audits go there as they are made, and the report comes
@@ -256,7 +281,7 @@ def _harness(path: str, source: Opened, opts: AuditOptions) -> AuditReport:
 
 
 def _imported(
-    path: str, source: Opened, fmt: str, opts: AuditOptions, sink: EpisodeLines | None, each: EpisodeEach | None = None
+    path: str, source: Opened, fmt: str, opts: AuditOptions, sink: EpisodeSink | None, each: EpisodeEach | None = None
 ) -> tuple[AuditReport, list[int] | None]:
     from tracekit.cli.trace_input import consume_evidence
     from tracekit.judging.audit import unreadable

@@ -23,6 +23,7 @@ from tracekit.kernel.errors import Code, ExitCode
 
 if TYPE_CHECKING:
     from tracekit.cli.audit_spool import AuditSpool
+    from tracekit.cli.spool import Lines
     from tracekit.judging.audit.campaign import CampaignSummary
     from tracekit.report.skipped import SkippedFile
 
@@ -60,6 +61,9 @@ class AuditCampaign:
     summary: CampaignSummary
     exit_code: ExitCode
     left_out: list[SkippedFile]
+    rows: Lines | None = None
+    """The campaign table's rows as printed, when they are all it prints (the reports were
+    then not sent: the spool holds none)."""
 
 
 def weight(job: AuditJob) -> int:
@@ -78,6 +82,7 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
 
     from tracekit.cli.audit_spool import AuditSpool, SpillFolder
     from tracekit.cli.progress import tracked
+    from tracekit.cli.spool import Lines
     from tracekit.judging.audit.campaign import Tally
     from tracekit.report.skipped import SkippedFile
 
@@ -85,26 +90,42 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
     chosen = request.run.make(len(work), stdin="-" in work.files, preload=WORKER_MODULES)
     folder = SpillFolder.for_run(chosen)
     spool = AuditSpool(folder)
+    # The campaign table without --verbose prints each file's row alone: workers send those
+    # rows, not the reports (docs/performance.md, "Campaigns").
+    table = Lines() if request.format is FindingsFormat.table and not request.verbose and len(work) > 1 else None
     tally = Tally()
     left_out: list[SkippedFile] = []
+    first: bytes | None = None  # with the table: the first trace's block, should it be the only one
     try:
         done = 0  # batches come back in input order: work[done] is the next batch's first file
-        batches = chosen.map_batches(partial(audit_batch, spill=folder), work, weight)
+        batches = chosen.map_batches(partial(audit_batch, spill=folder, rows=table is not None), work, weight)
         for batch in tracked(batches, len(work), "audit", request.quiet, _files):
             tally.merge(batch.tally)
+            first = batch.first if first is None else first
+            rows: list[bytes] = []
             for line in batch.lines:
                 if line is None:  # a walked .json no format accepts (docs/cli.md, "Inputs and folders")
                     left_out.append(SkippedFile(work[done].path, Code.FORMAT_UNKNOWN.value))
-                else:
+                elif table is None:
                     spool.add(line)
+                else:
+                    rows.append(line)
                 done += 1
+            if table is not None:
+                table.add_bytes(b"".join(rows))
             batch.lines.clear()  # spooled: not held while the campaign is rendered
             line = None
         if not tally.total:
             fail(Code.CLI_NO_INPUT)
-        yield AuditCampaign(spool, tally.summary(len(left_out)), tally.exit, left_out)
+        shown = table
+        if tally.total == 1 and first is not None:  # one trace after all: its block, not a table
+            spool.add(first)
+            shown = None
+        yield AuditCampaign(spool, tally.summary(len(left_out)), tally.exit, left_out, shown)
     finally:
         spool.close()
+        if table is not None:
+            table.close()
         folder.remove()
 
 
@@ -133,7 +154,7 @@ def render(campaign: AuditCampaign, format: FindingsFormat, verbose: bool) -> It
         return [render_findings("audit", audit_render.as_findings(spool.read()), pairs)]
     if format is FindingsFormat.markdown:
         return chain(audit_render.markdown_chunks(spool.read(), summary), [skipped_markdown(left_out)])
-    rows = None if verbose else spool.rows()
+    rows = None if campaign.rows is None else campaign.rows.text()
     return chain(audit_render.table_chunks(spool.read(), summary, verbose, rows), [skipped_table(left_out)])
 
 

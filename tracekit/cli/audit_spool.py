@@ -15,10 +15,10 @@ from __future__ import annotations
 import io
 import os
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import IO, TYPE_CHECKING, Protocol, TypeVar, cast, overload
+from typing import IO, TYPE_CHECKING, cast, overload
 
 import msgspec
 
@@ -27,7 +27,6 @@ from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit
 
 if TYPE_CHECKING:
     from tracekit.kernel.executors import Executor
-    from tracekit.report.audit_rows import FileRow
 
 INLINE = 1024 * 1024
 """Bytes of episode lines a worker's batch sends back inline; a file whose lines would pass
@@ -147,6 +146,23 @@ class EpisodeCodec:
             text = part if part[:1] == b"[" else self.table[int(part)]
             pair = self._pairs[part] = self._decode_pair(text)
         return EpisodeAudit(self._decode_id(ident), pair[0], pair[1])
+
+
+class EpisodeCount:
+    """An episode sink that only counts (:func:`~tracekit.cli.audit_io.audit_batch` when the
+    campaign's table is all that is printed: a row shows a file's count of episodes)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+
+    def add(self, audit: object) -> None:
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def discard(self) -> None:
+        """Nothing held: as :meth:`EpisodeLines.discard`."""
 
 
 class EpisodeLines:
@@ -288,35 +304,6 @@ class SpooledEpisodes(Sequence[EpisodeAudit]):
         return next(islice(self, position, None))
 
 
-class _Sized(Protocol):
-    @property
-    def size(self) -> int: ...
-
-
-_Head = TypeVar("_Head", bound=_Sized)
-
-
-class _RowFinding(msgspec.Struct):
-    severity: str
-
-
-class _RowReport(msgspec.Struct):
-    """What a file's table row reads of its report (the rest of the line is skipped, unbuilt)."""
-
-    path: str
-    format: str
-    exit_code: int
-    intact: bool | None
-    rerunnable: bool
-    findings: tuple[_RowFinding, ...]
-
-
-class _RowHead(msgspec.Struct):
-    report: _RowReport
-    episodes: int
-    size: int = 0
-
-
 class AuditSpool:
     """Each file's block in input order (:class:`SpooledAudit` then its inline episode lines),
     read back as reports whose ``episodes`` are a :class:`SpooledEpisodes`."""
@@ -331,24 +318,8 @@ class AuditSpool:
         self._spool.add_line(block)
 
     def read(self) -> Iterator[AuditReport]:
-        """Every file's report, in the order spooled, its episodes read only when iterated."""
-        for handle, start, head in self._heads(self._decode):
-            spill = head.spill if head.spill is not None and self._folder.holds(head.spill) else None
-            episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill, EpisodeCodec(head.pairs))
-            # The renderers read ``episodes`` as a sequence; it is never encoded as the Struct.
-            yield msgspec.structs.replace(head.report, episodes=cast("tuple[EpisodeAudit, ...]", episodes))
-
-    def rows(self) -> Iterator[FileRow]:
-        """Every file's row of the campaign table, in the order spooled: each head read for
-        those fields alone (the table of a campaign is its render's serial tail)."""
-        from tracekit.report.audit_rows import file_row
-
-        for _, _, head in self._heads(msgspec.json.Decoder(_RowHead).decode):
-            yield file_row(head.report, head.episodes)
-
-    def _heads(self, decode: Callable[[bytes], _Head]) -> Iterator[tuple[IO[bytes], int, _Head]]:
-        """Each file's head line as ``decode`` reads it, with the spool's handle and where the
-        file's ``size`` bytes of episode lines start."""
+        """Every file's report, in the order spooled, its episodes read only when iterated:
+        each head line read, then its ``size`` bytes of episode lines skipped."""
         handle = self._spool.reader()
         position = 0
         while True:
@@ -356,10 +327,13 @@ class AuditSpool:
             line = handle.readline()
             if not line:
                 return
-            head = decode(line)
+            head = self._decode(line)
             start = position + len(line)
             position = start + head.size
-            yield handle, start, head
+            spill = head.spill if head.spill is not None and self._folder.holds(head.spill) else None
+            episodes = SpooledEpisodes(head.episodes, handle, start, head.size, spill, EpisodeCodec(head.pairs))
+            # The renderers read ``episodes`` as a sequence; it is never encoded as the Struct.
+            yield msgspec.structs.replace(head.report, episodes=cast("tuple[EpisodeAudit, ...]", episodes))
 
     def close(self) -> None:
         self._spool.close()

@@ -18,28 +18,30 @@ IN_MEMORY = 1024 * 1024
 """Bytes a spool keeps in memory before it moves them to an anonymous temporary file."""
 
 
-class Spool(Generic[S]):
-    """Append-only Structs of one type, one msgspec JSON line each, decoded back to that type:
-    results stay typed from the worker to the renderer."""
+class Lines:
+    """Append-only bytes, in memory up to :data:`IN_MEMORY` and then in an anonymous temporary
+    file, read back in order: lines already encoded elsewhere (a worker's), or already the
+    output (audit's table rows: :meth:`text`)."""
 
-    def __init__(self, kind: type[S]) -> None:
+    def __init__(self) -> None:
         # Closed by close(); a spool lives as long as its command, not one block.
         self._memory: io.BytesIO | None = io.BytesIO()
         self._handle: IO[bytes] = self._memory
-        self._encoder = msgspec.json.Encoder()
-        self._decoder = msgspec.json.Decoder(kind)
 
-    def add(self, item: S) -> int:
-        """Spool ``item`` at the end, whatever was read since; its offset, for :meth:`at`."""
-        offset = self._handle.seek(0, 2)
-        self._write(self._encoder.encode(item) + b"\n")
-        return offset
+    def add_bytes(self, data: bytes) -> None:
+        """Append ``data`` as it is, whatever was read since."""
+        self._handle.seek(0, 2)
+        self._write(data)
 
     def add_line(self, line: bytes) -> None:
-        """Spool an item already encoded as :meth:`add` encodes it (by a worker), without its
-        newline."""
-        self._handle.seek(0, 2)
-        self._write(line + b"\n")
+        """Spool an item already encoded as :meth:`Spool.add` encodes it (by a worker), without
+        its newline."""
+        self.add_bytes(line + b"\n")
+
+    def add_lines(self, lines: list[bytes]) -> None:
+        """:meth:`add_line` for each of ``lines`` (a worker's batch), in one write."""
+        if lines:
+            self.add_bytes(b"\n".join(lines) + b"\n")
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` (the handle is at its end), moving the spool to a temporary file
@@ -53,11 +55,37 @@ class Spool(Generic[S]):
             self._memory = None
         self._handle.write(data)
 
-    def add_lines(self, lines: list[bytes]) -> None:
-        """:meth:`add_line` for each of ``lines`` (a worker's batch), in one write."""
-        if lines:
-            self._handle.seek(0, 2)
-            self._write(b"\n".join(lines) + b"\n")
+    def text(self) -> Iterator[str]:
+        """Everything spooled, as UTF-8 text in pieces of about :data:`IN_MEMORY` bytes, each
+        ending at a newline (so never inside a character)."""
+        handle = self.reader()
+        handle.seek(0)
+        while piece := handle.read(IN_MEMORY):
+            yield (piece + handle.readline()).decode("utf-8", "surrogatepass")
+
+    def reader(self) -> IO[bytes]:
+        """The spool's handle, flushed, for a reader that seeks in it (audit_spool.py)."""
+        self._handle.flush()
+        return self._handle
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+class Spool(Lines, Generic[S]):
+    """Append-only Structs of one type, one msgspec JSON line each, decoded back to that type:
+    results stay typed from the worker to the renderer."""
+
+    def __init__(self, kind: type[S]) -> None:
+        super().__init__()
+        self._encoder = msgspec.json.Encoder()
+        self._decoder = msgspec.json.Decoder(kind)
+
+    def add(self, item: S) -> int:
+        """Spool ``item`` at the end, whatever was read since; its offset, for :meth:`at`."""
+        offset = self._handle.seek(0, 2)
+        self._write(self._encoder.encode(item) + b"\n")
+        return offset
 
     def extend(self, items: Iterable[S]) -> None:
         for item in items:
@@ -72,17 +100,8 @@ class Spool(Generic[S]):
             del line  # not held while the item is used (a file's audit can be tens of MB)
             yield item
 
-    def reader(self) -> IO[bytes]:
-        """The spool's handle, flushed, for a reader that seeks in it (audit_spool.py); every
-        other use goes through :meth:`read` and :meth:`at`."""
-        self._handle.flush()
-        return self._handle
-
     def at(self, offset: int) -> S:
         """The item spooled at ``offset``."""
         self._handle.flush()
         self._handle.seek(offset)
         return self._decoder.decode(self._handle.readline())
-
-    def close(self) -> None:
-        self._handle.close()

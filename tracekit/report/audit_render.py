@@ -18,7 +18,7 @@ from tracekit import REPORT_VERSION
 from tracekit.judging.audit.campaign import CampaignSummary
 from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit, FieldStatus
 from tracekit.kernel.errors import worst
-from tracekit.report.audit_rows import FILE_HEADERS, FILE_LINE, FileRow, file_line, file_row, yes
+from tracekit.report.audit_rows import FILE_HEADERS, FILE_LINE, file_line, file_row, yes
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import Preformatted, Shared, Streamed, dumps_chunks, preformatted
 from tracekit.report.text import display_path, md_escape, md_table, table
@@ -327,13 +327,13 @@ def _scenario(trace: AuditReport) -> str | None:
 
 def table_chunks(
     traces: Iterable[AuditReport], summary: CampaignSummary, verbose: bool = False,
-    rows: Iterable[FileRow] | None = None,
+    rows: Iterable[str] | None = None,
 ) -> Iterator[str]:
     """A campaign: its summary first, then one row per file; with ``verbose``, each file's
     block too (docs/audit.md, "Reading the table"). A single trace: its block. One chunk per
-    trace, so a campaign streams without being held. ``rows``: the files' rows when the caller
-    has them without the whole reports (a spool read for them alone); else made from
-    ``traces``."""
+    trace, so a campaign streams without being held. ``rows``: the files' rows as printed
+    (each after a newline), when the caller has them without the reports (a campaign's
+    workers sent them: cli/audit_run.py); else made from ``traces``."""
     if summary.total == 1:
         yield from _blocks(traces, first=True)
         yield "\n"
@@ -350,9 +350,11 @@ def table_chunks(
     yield "\n" + FILE_LINE.format(*FILE_HEADERS)
     if verbose:
         yield from _blocks(traces, first=False)
+    elif rows is None:
+        for trace in traces:
+            yield "\n" + file_line(file_row(trace, len(trace.episodes)))
     else:
-        for row in (file_row(t, len(t.episodes)) for t in traces) if rows is None else rows:
-            yield "\n" + file_line(row)
+        yield from rows
     yield "\n"
 
 

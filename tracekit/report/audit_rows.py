@@ -1,6 +1,6 @@
 """One file's row of ``audit DIR``'s campaign table (report/audit_render.py, ``table_chunks``):
-what it shows, made from a whole report or read from the spool for those fields alone
-(cli/audit_spool.py, ``AuditSpool.rows``)."""
+what it shows, made from the file's report by the worker that audited it (cli/audit_io.py,
+``audit_batch``), or by the renderer."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ class _Found(Protocol):
 
 
 class Reported(Protocol):
-    """What a row reads of a file's report: an ``AuditReport``, or its spooled head read for
-    these fields alone (cli/audit_spool.py)."""
+    """What a row reads of a file's report (an ``AuditReport``: named by what it reads, so
+    that this module imports no model)."""
 
     @property
     def exit_code(self) -> int: ...
