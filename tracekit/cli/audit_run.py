@@ -82,7 +82,7 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
 
     from tracekit.cli.audit_spool import AuditSpool, SpillFolder
     from tracekit.cli.progress import tracked
-    from tracekit.cli.spool import Lines
+    from tracekit.cli.spool import PIECE, Lines
     from tracekit.judging.audit.campaign import Tally
     from tracekit.report.skipped import SkippedFile
 
@@ -92,7 +92,9 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
     spool = AuditSpool(folder)
     # The campaign table without --verbose prints each file's row alone: workers send those
     # rows, not the reports (docs/performance.md, "Campaigns").
-    table = Lines() if request.format is FindingsFormat.table and not request.verbose and len(work) > 1 else None
+    # They are held in memory up to PIECE bytes (then in a temporary file), so that memory
+    # stays flat in the campaign's size (docs/performance.md, "Memory").
+    table = Lines(PIECE) if request.format is FindingsFormat.table and not request.verbose and len(work) > 1 else None
     tally = Tally()
     left_out: list[SkippedFile] = []
     first: bytes | None = None  # with the table: the first trace's block, should it be the only one

@@ -16,17 +16,20 @@ S = TypeVar("S", bound=msgspec.Struct)
 
 IN_MEMORY = 1024 * 1024
 """Bytes a spool keeps in memory before it moves them to an anonymous temporary file."""
+PIECE = 64 * 1024
+"""Bytes :meth:`Lines.text` reads at a time."""
 
 
 class Lines:
-    """Append-only bytes, in memory up to :data:`IN_MEMORY` and then in an anonymous temporary
+    """Append-only bytes, in memory up to ``in_memory`` bytes (:data:`IN_MEMORY`) and then in an anonymous temporary
     file, read back in order: lines already encoded elsewhere (a worker's), or already the
     output (audit's table rows: :meth:`text`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, in_memory: int | None = None) -> None:
         # Closed by close(); a spool lives as long as its command, not one block.
         self._memory: io.BytesIO | None = io.BytesIO()
         self._handle: IO[bytes] = self._memory
+        self._in_memory = IN_MEMORY if in_memory is None else in_memory
 
     def add_bytes(self, data: bytes) -> None:
         """Append ``data`` as it is, whatever was read since."""
@@ -45,8 +48,8 @@ class Lines:
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` (the handle is at its end), moving the spool to a temporary file
-        once it would pass :data:`IN_MEMORY`."""
-        if self._memory is not None and self._memory.tell() + len(data) > IN_MEMORY:
+        once it would pass ``in_memory`` bytes."""
+        if self._memory is not None and self._memory.tell() + len(data) > self._in_memory:
             import tempfile
 
             self._handle = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
@@ -56,11 +59,11 @@ class Lines:
         self._handle.write(data)
 
     def text(self) -> Iterator[str]:
-        """Everything spooled, as UTF-8 text in pieces of about :data:`IN_MEMORY` bytes, each
-        ending at a newline (so never inside a character)."""
+        """Everything spooled, as UTF-8 text in pieces of about :data:`PIECE` bytes, each ending
+        at a newline (so never inside a character)."""
         handle = self.reader()
         handle.seek(0)
-        while piece := handle.read(IN_MEMORY):
+        while piece := handle.read(PIECE):
             yield (piece + handle.readline()).decode("utf-8", "surrogatepass")
 
     def reader(self) -> IO[bytes]:
