@@ -36,6 +36,14 @@ def salt_key(seed: bytes | None) -> bytes:
     return blake3.blake3(seed, derive_key_context=SALT_CONTEXT).digest()
 
 
+KEPT_TEXTS = 65_536
+"""Texts a store keeps the reference of, at most (then it starts again): a text repeated over an
+agent loop's records is hashed once, and an input of distinct texts (each seen once) does not
+hold a second copy of each (docs/threat-model.md, "seal")."""
+KEPT_TEXT_CHARS = 4096
+"""A longer text is hashed again when it repeats, never kept as a key beside its blob."""
+
+
 class BlobStore:
     """Blobs by digest; adding one that is held already stores nothing new (section 3), so the
     repeated history of an agent loop costs one reference per turn, not one copy. With a
@@ -48,7 +56,8 @@ class BlobStore:
         self._blobs: dict[bytes, bytes] = {}
         self._key = key
         self._texts: dict[str, Ref] = {}
-        """Each text's reference, so a text repeated over records is encoded and hashed once."""
+        """Recent texts' references, so a text repeated over records is encoded and hashed once
+        (bounded: :data:`KEPT_TEXTS`, :data:`KEPT_TEXT_CHARS`)."""
         self._on_new = on_new
         """Called with the digest and payload length (salt and data) of each blob the first time
         it is added: the frame the sealer plans for it."""
@@ -74,7 +83,11 @@ class BlobStore:
             return None
         ref = self._texts.get(text)
         if ref is None:
-            ref = self._texts[text] = self.add(text.encode("utf-8", "surrogatepass"))
+            ref = self.add(text.encode("utf-8", "surrogatepass"))
+            if len(text) <= KEPT_TEXT_CHARS:
+                if len(self._texts) >= KEPT_TEXTS:
+                    self._texts.clear()
+                self._texts[text] = ref
         return ref
 
     def merge(self, other: BlobStore) -> None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
 from tracekit.bundle import jcs, merkle
+from tracekit.bundle.blob_table import BlobTable
 from tracekit.bundle.container import RECORD, FrameHead, FrameReader, bad
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.records import Manifest, Record, from_json, refs
@@ -34,14 +35,11 @@ class State:
     trusted: Sequence[bytes] = ()
     kind: str = ""
     version: int = 1
-    plain: dict[bytes, bytes] = field(default_factory=dict)
-    """Version 2: each held blob's plain BLAKE3 (of its data, without the salt)."""
-    table: dict[bytes, tuple[int, bool, bytes | None]] = field(default_factory=dict)
-    """digest -> (length, held, sha256 when held)."""
-    lengths: dict[str, int] = field(default_factory=dict)
-    """The table's lengths by the digest's hex, the form records name it in."""
+    blobs: BlobTable = field(default_factory=BlobTable)
+    """Every blob and withheld entry read: length, held, referenced, SHA-256 and (version 2
+    and later) plain BLAKE3 of a held blob's data (blob_table.py)."""
     reasons: dict[bytes, str] = field(default_factory=dict)
-    referenced: set[str] = field(default_factory=set)
+    """Each withheld blob's reason."""
     shapes: list[FindingShape] = field(default_factory=list)
     trees: list[merkle.DualTree] = field(default_factory=list)
     """Per finding, its BLAKE3 tree and the same with SHA-256 (section 5, "The SHA-256 root")."""
@@ -136,11 +134,17 @@ _DECIMAL = b"%d".__mod__
 _TEXT = bytes.decode
 
 
-def _refs_held(digests: tuple[bytes, ...], lengths: tuple[bytes, ...], table: dict[str, int]) -> bool:
-    """True when every reference (an empty digest is null) names a blob of its length."""
+def _refs_held(digests: tuple[bytes, ...], lengths: tuple[bytes, ...], blobs: BlobTable) -> list[int] | None:
+    """The ordinals of the blobs the references name (an empty digest is null, and names
+    none) when each names a blob of its length; None otherwise."""
     if not all(digests):
-        return all(not d or table.get(d.decode()) == int(n) for d, n in zip(digests, lengths, strict=True))
-    return list(map(table.get, map(_TEXT, digests))) == list(map(int, lengths))
+        pairs = [(d, n) for d, n in zip(digests, lengths, strict=True) if d]
+        digests, lengths = tuple(d for d, _ in pairs), tuple(n for _, n in pairs)
+    places = blobs.places(map(_TEXT, digests))
+    if None in places:
+        return None
+    held = cast("list[int]", places)
+    return held if blobs.lengths_at(held) == list(map(int, lengths)) else None
 
 
 def _message_run(columns: list[tuple[bytes, ...]], start: int, end: int, state: State) -> bool:
@@ -154,10 +158,13 @@ def _message_run(columns: list[tuple[bytes, ...]], start: int, end: int, state: 
         return False
     if not shape.messages_fit(int(seq[0]), int(index[0]), count) or not _counting(seq, int(seq[0])):
         return False
-    if not _counting(index, int(index[0])) or not _refs_held(digest, length, state.lengths):
+    if not _counting(index, int(index[0])):
+        return False
+    places = _refs_held(digest, length, state.blobs)
+    if places is None:
         return False
     shape.accept_messages(count)
-    state.referenced.update(map(_TEXT, filter(None, digest)))
+    state.blobs.refer(places)
     return True
 
 
@@ -174,10 +181,11 @@ def _turn_run(columns: list[tuple[bytes, ...]], start: int, end: int, state: Sta
         return False
     if not _counting(seq, int(seq[0])) or not _counting(index, int(index[0])):
         return False
-    if not _refs_held(reason, reason_length, state.lengths) or not _refs_held(model, model_length, state.lengths):
+    places = _refs_held((*reason, *model), (*reason_length, *model_length), state.blobs)
+    if places is None:
         return False
     shape.accept_turns(count)
-    state.referenced.update(map(_TEXT, filter(None, (*reason, *model))))
+    state.blobs.refer(places)
     return True
 
 
@@ -188,12 +196,10 @@ def _message(row: tuple[bytes, ...], state: State) -> bool:
     shape = state.shapes[-1]
     if (finding != b"") != (state.kind != "finding") or (int(finding) if finding else 0) != shape.index:
         return False
-    if digest and state.lengths.get(digest.decode()) != int(length):
+    places = _refs_held((digest,), (length,), state.blobs)
+    if places is None or not shape.accept_message(int(seq), int(episode), int(index)):
         return False
-    if not shape.accept_message(int(seq), int(episode), int(index)):
-        return False
-    if digest:
-        state.referenced.add(digest.decode())
+    state.blobs.refer(places)
     return True
 
 
@@ -201,17 +207,18 @@ def _turn(row: tuple[bytes, ...], state: State) -> bool:
     """As :func:`_message`, for a turn row: its finding, model and finish reason, input runs
     and place."""
     episode, _error, finding, reason, reason_length, index, given, model, model_length, seq = row[MESSAGE_GROUPS:]
-    shape, lengths = state.shapes[-1], state.lengths
+    shape = state.shapes[-1]
     if (finding != b"") != (state.kind != "finding") or (int(finding) if finding else 0) != shape.index:
         return False
-    if not _refs_held((reason, model), (reason_length, model_length), lengths):
+    places = _refs_held((reason, model), (reason_length, model_length), state.blobs)
+    if places is None:
         return False
     runs = None if given == b"null" else [(int(start), int(count)) for start, count in RUN.findall(given)]
     if runs is not None and len(runs) > MAX_RUNS:
         return False
     if not shape.accept_turn(int(seq), int(episode), int(index), runs):
         return False
-    state.referenced.update(map(_TEXT, filter(None, (reason, model))))
+    state.blobs.refer(places)
     return True
 
 
@@ -256,14 +263,14 @@ def record(typed: Record, has_finding: bool, raw: bytes, head: FrameHead, state:
     elif not state.shapes or state.shapes[-1].index != index:
         raise bad(Code.BUNDLE_RECORD_ORDER, frame=head.number)
     state.shapes[-1].accept(typed, head.number)
-    lengths, referenced = state.lengths, state.referenced
+    blobs = state.blobs
     for ref in refs(typed):
-        length = lengths.get(ref.digest)
+        length = blobs.length(ref.digest)
         if length is None:
             raise bad(Code.BUNDLE_BLOB_MISSING, frame=head.number)
         if length != ref.length:
             raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
-        referenced.add(ref.digest)
+        blobs.refer_digest(ref.digest)
     if manifest:
         assert isinstance(typed, Manifest)
         _original(typed, head, state)
@@ -280,9 +287,9 @@ def _original(manifest: Manifest, head: FrameHead, state: State) -> None:
     ):
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="original digests")
     digest = bytes.fromhex(original.digest)
-    sha = state.table[digest][2]
+    sha = state.blobs.entry(digest)[2]
     if sha is not None and original.sha256 is not None and sha.hex() != original.sha256:
         raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)
-    plain = state.plain.get(digest)
+    plain = state.blobs.plain(digest)
     if plain is not None and original.blake3 is not None and plain.hex() != original.blake3:
         raise bad(Code.BUNDLE_ORIGINAL_MISMATCH)

@@ -204,10 +204,7 @@ def _blob(reader: FrameReader, head: FrameHead, state: State) -> None:
             plain.update(chunk)
     if b3.digest() != declared:
         raise bad(Code.BUNDLE_BLOB_DIGEST_MISMATCH, frame=head.number)
-    state.table[declared] = (length, True, sha.digest())
-    state.lengths[declared.hex()] = length
-    if salt_bytes:
-        state.plain[declared] = plain.digest()
+    state.blobs.add(declared, length, sha.digest(), plain.digest() if salt_bytes else None)
 
 
 def _withheld(value: Any, head: FrameHead, state: State) -> None:
@@ -217,8 +214,7 @@ def _withheld(value: Any, head: FrameHead, state: State) -> None:
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=head.number, rule="withheld entry") from None
     digest = bytes.fromhex(entry.digest)
     _order(digest, head, state)
-    state.table[digest] = (entry.length, False, None)
-    state.lengths[entry.digest] = entry.length
+    state.blobs.add(digest, entry.length)
     state.reasons[digest] = entry.reason
 
 
@@ -231,7 +227,7 @@ def _close(state: State) -> Signed:
         shape.close()
     if not state.shapes:
         raise bad(Code.BUNDLE_RECORD_INVALID, frame=0, rule="no manifest")
-    unreferenced = len(state.table) - len(state.referenced)
+    unreferenced = state.blobs.unreferenced()
     if unreferenced:
         raise bad(Code.BUNDLE_BLOB_UNREFERENCED, count=unreferenced)
     both = [trees.roots() for trees in state.trees]
@@ -262,8 +258,9 @@ def _original_statement(value: Any, state: State) -> None:
         raise bad(Code.BUNDLE_STATEMENT_INVALID, rule="original statements")
     original = manifests[position].original
     digest = bytes.fromhex(original.digest)
-    length, held, sha = state.table[digest]
-    plain = (state.plain[digest].hex(), sha.hex()) if held and sha is not None else None
+    length, held, sha = state.blobs.entry(digest)
+    kept = state.blobs.plain(digest)
+    plain = (kept.hex(), sha.hex()) if held and sha is not None and kept is not None else None
     if state.original_check is None:  # one per bundle: its keys are made once
         state.original_check = OriginalCheck(signed.statement["subject"][0]["digest"], signed.signers, signed.public, state.limits)
     check = state.original_check
@@ -279,7 +276,7 @@ def _verdict(state: State) -> BundleReport:
         raise bad(Code.BUNDLE_STATEMENT_INVALID, rule="original statements")
     root, roots, proof_index = state.roots
     withheld = tuple(
-        Withheld(d.hex(), state.table[d][0], state.reasons[d]) for d in sorted(state.reasons)
+        Withheld(d.hex(), state.blobs.entry(d)[0], state.reasons[d]) for d in sorted(state.reasons)
     )
     notes: list[Finding] = []
     if not signed.signers:
@@ -296,7 +293,7 @@ def _verdict(state: State) -> BundleReport:
         finding_roots=tuple(r.hex() for r in roots),
         originals=tuple(_original_row(m, state) for m in manifests),
         formats=tuple(m.format for m in manifests),
-        blobs=len(state.table),
+        blobs=len(state.blobs),
         records=state.records,
         withheld=withheld,
         signers=signed.signers,
@@ -315,5 +312,5 @@ def _original_row(manifest: Manifest, state: State) -> tuple[str, int, str | Non
     original = manifest.original
     if original.sha256 is not None:
         return (original.digest, original.length, original.sha256)
-    sha = state.table[bytes.fromhex(original.digest)][2]
+    sha = state.blobs.entry(bytes.fromhex(original.digest))[2]
     return (original.digest, original.length, sha.hex() if sha is not None else None)
