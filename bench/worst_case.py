@@ -91,6 +91,9 @@ def inputs() -> dict[str, Path]:
     found["eval_most"] = _write("eval-most.eval", eval_worst.chatty_eval(50_000, 10))
     # the same with no two episodes alike (nothing a command does once per distinct episode helps)
     found["eval_distinct"] = _write("eval-distinct.eval", eval_worst.chatty_eval(50_000, 10, distinct=True))
+    # distinct texts are distinct blobs: 40,000 x 8 seals into about 730,000 frames (50,000 x 10
+    # would pass the frame limit), each text a blob the sealer and the verifier keep
+    found["eval_distinct_sealed"] = _write("eval-distinct-40k.eval", eval_worst.chatty_eval(40_000, 8, distinct=True))
     # and at the episode bound too: 99,999 samples of 5 (with its header, 100,000 members)
     found["eval_episodes"] = _write("eval-episodes.eval", eval_worst.chatty_eval(99_999, 5))
     for name, key in (("most", "eval_most"), ("episodes", "eval_episodes")):
@@ -189,6 +192,10 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
         ("audit", label, [t, "audit", distinct, "--format", "json"]),
         ("check", label, [t, "check", policy, distinct]),
         ("report", label, [t, "report", distinct, "-o", str(DATA / "distinct.html"), "--force", "-q"]),
+        ("seal", f"{label} (refused)", [t, "seal", distinct, "-o", str(DATA / "refused.tkb"), "--force"]),
+        ("seal", ".eval 40,000 x 8, all distinct",
+         [t, "seal", p["eval_distinct_sealed"], "-o", str(DATA / "distinct.tkb"), "--force"]),
+        ("verify", "bundle of .eval 40,000 x 8, all distinct", [t, "verify", str(DATA / "distinct.tkb")]),
     ]
     return rows + [
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
