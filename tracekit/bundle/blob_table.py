@@ -5,14 +5,16 @@ most of them blobs), and the verifier keeps, for each, what step 5 and the repor
 length, whether it is held, whether a record names it, and for a held blob its SHA-256 (and in
 version 2 its plain BLAKE3), which only an original's check reads. Kept as a dict entry and a
 tuple per fact, that was about 720 bytes a blob (310 MiB to verify the bundle of an ``.eval``
-of 40,000 samples of 8 distinct messages); here a blob is one entry of a dict from its digest,
-as records spell it (64 lowercase hex characters), to its ordinal, and its facts are that
-ordinal's place in flat arrays (docs/threat-model.md, "seal").
+of 40,000 samples of 8 distinct messages); here a blob is one entry of a dict from its digest
+(32 bytes; records spell it in 64 lowercase hex characters, which their schema and templates
+check) to its ordinal, and its facts are that ordinal's place in flat arrays
+(docs/threat-model.md, "seal").
 """
 
 from __future__ import annotations
 
 from array import array
+from binascii import unhexlify
 from collections.abc import Iterable
 
 _NONE = bytes(32)
@@ -26,7 +28,7 @@ class BlobTable:
     __slots__ = ("_flags", "_index", "_lengths", "_plain", "_referenced", "_sha256")
 
     def __init__(self) -> None:
-        self._index: dict[str, int] = {}
+        self._index: dict[bytes, int] = {}
         self._lengths = array("q")
         self._flags = bytearray()
         self._referenced = bytearray()
@@ -38,7 +40,7 @@ class BlobTable:
 
     def add(self, digest: bytes, length: int, sha256: bytes | None = None, plain: bytes | None = None) -> None:
         """A blob frame (``sha256`` given: held) or a withheld entry (neither given)."""
-        self._index[digest.hex()] = len(self._lengths)
+        self._index[digest] = len(self._lengths)
         self._lengths.append(length)
         self._flags.append((_HELD if sha256 is not None else 0) | (_PLAIN if plain is not None else 0))
         self._referenced.append(0)
@@ -47,13 +49,13 @@ class BlobTable:
 
     def length(self, digest: str) -> int | None:
         """The length of the blob of this hex digest; None when there is none."""
-        at = self._index.get(digest)
+        at = self._index.get(bytes.fromhex(digest))
         return None if at is None else self._lengths[at]
 
-    def places(self, digests: Iterable[str]) -> list[int | None]:
-        """Each hex digest's ordinal (None: no such blob), for :meth:`lengths_at` and
-        :meth:`refer`."""
-        return list(map(self._index.get, digests))
+    def places(self, digests: Iterable[bytes]) -> list[int | None]:
+        """Each hex digest's ordinal, the digest as the ASCII bytes a record frame holds (None:
+        no such blob), for :meth:`lengths_at` and :meth:`refer`."""
+        return list(map(self._index.get, map(unhexlify, digests)))
 
     def lengths_at(self, places: list[int]) -> list[int]:
         return list(map(self._lengths.__getitem__, places))
@@ -66,7 +68,7 @@ class BlobTable:
 
     def refer_digest(self, digest: str) -> None:
         """Mark the blob of this hex digest (there is one) as named by a record."""
-        self._referenced[self._index[digest]] = 1
+        self._referenced[self._index[bytes.fromhex(digest)]] = 1
 
     def unreferenced(self) -> int:
         """How many blobs no record names."""
@@ -74,14 +76,14 @@ class BlobTable:
 
     def entry(self, digest: bytes) -> tuple[int, bool, bytes | None]:
         """(length, held, SHA-256 when held) of the blob of this digest (KeyError: none)."""
-        at = self._index[digest.hex()]
+        at = self._index[digest]
         held = bool(self._flags[at] & _HELD)
         return self._lengths[at], held, bytes(self._sha256[32 * at : 32 * at + 32]) if held else None
 
     def plain(self, digest: bytes) -> bytes | None:
         """The plain BLAKE3 of the blob of this digest, when it was kept (version 2 and later,
         held); None otherwise, or when there is no such blob."""
-        at = self._index.get(digest.hex())
+        at = self._index.get(digest)
         if at is None or not self._flags[at] & _PLAIN:
             return None
         return bytes(self._plain[32 * at : 32 * at + 32])

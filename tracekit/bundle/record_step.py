@@ -131,7 +131,6 @@ def _counting(column: tuple[bytes, ...], start: int) -> bool:
 
 
 _DECIMAL = b"%d".__mod__
-_TEXT = bytes.decode
 
 
 def _refs_held(digests: tuple[bytes, ...], lengths: tuple[bytes, ...], blobs: BlobTable) -> list[int] | None:
@@ -140,7 +139,7 @@ def _refs_held(digests: tuple[bytes, ...], lengths: tuple[bytes, ...], blobs: Bl
     if not all(digests):
         pairs = [(d, n) for d, n in zip(digests, lengths, strict=True) if d]
         digests, lengths = tuple(d for d, _ in pairs), tuple(n for _, n in pairs)
-    places = blobs.places(map(_TEXT, digests))
+    places = blobs.places(digests)
     if None in places:
         return None
     held = cast("list[int]", places)
