@@ -3,7 +3,8 @@ campaign (the spooled reports, the tally's summary, the files left out) -> the r
 
 The per-file work runs in batches (docs/cli.md, "Executors"): a worker audits a batch of files
 and sends back only each report's spool block and the batch's tally (audit_io.audit_batch), so
-the parent merges counters and appends blocks; it never decodes a report until it renders. A
+the parent merges counters and appends blocks; it never decodes a report until it renders. When
+the campaign table is all that is printed, a worker sends each file's row as printed instead. A
 file's episodes are never all held: the worker encodes each as it is made, and a file's lines
 past a bound wait in a file of the run's private folder, which the block names
 (cli/audit_spool.py); the renderer reads them back one at a time.
@@ -91,9 +92,8 @@ def audited(request: AuditRequest) -> Iterator[AuditCampaign]:
     folder = SpillFolder.for_run(chosen)
     spool = AuditSpool(folder)
     # The campaign table without --verbose prints each file's row alone: workers send those
-    # rows, not the reports (docs/performance.md, "Campaigns").
-    # They are held in memory up to PIECE bytes (then in a temporary file), so that memory
-    # stays flat in the campaign's size (docs/performance.md, "Memory").
+    # rows, not the reports, and they are held in memory up to PIECE bytes (then in a temporary
+    # file), so that memory stays flat in the campaign's size (docs/performance.md, "Round 9").
     table = Lines(PIECE) if request.format is FindingsFormat.table and not request.verbose and len(work) > 1 else None
     tally = Tally()
     left_out: list[SkippedFile] = []
