@@ -47,10 +47,10 @@ class BlobTable:
         self._sha256 += sha256 or _NONE
         self._plain += plain or _NONE
 
-    def length(self, digest: str) -> int | None:
-        """The length of the blob of this hex digest; None when there is none."""
-        at = self._index.get(bytes.fromhex(digest))
-        return None if at is None else self._lengths[at]
+    def place(self, digest: str) -> int | None:
+        """The ordinal of the blob of this hex digest (a record's ``Ref``); None when there is
+        none."""
+        return self._index.get(bytes.fromhex(digest))
 
     def places(self, digests: Iterable[bytes]) -> list[int | None]:
         """Each hex digest's ordinal, the digest as the ASCII bytes a record frame holds (None:
@@ -60,15 +60,14 @@ class BlobTable:
     def lengths_at(self, places: list[int]) -> list[int]:
         return list(map(self._lengths.__getitem__, places))
 
+    def length_at(self, place: int) -> int:
+        return self._lengths[place]
+
     def refer(self, places: Iterable[int]) -> None:
         """Mark the blobs at these ordinals as named by a record."""
         referenced = self._referenced
         for place in places:
             referenced[place] = 1
-
-    def refer_digest(self, digest: str) -> None:
-        """Mark the blob of this hex digest (there is one) as named by a record."""
-        self._referenced[self._index[bytes.fromhex(digest)]] = 1
 
     def unreferenced(self) -> int:
         """How many blobs no record names."""

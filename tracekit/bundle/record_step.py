@@ -264,12 +264,12 @@ def record(typed: Record, has_finding: bool, raw: bytes, head: FrameHead, state:
     state.shapes[-1].accept(typed, head.number)
     blobs = state.blobs
     for ref in refs(typed):
-        length = blobs.length(ref.digest)
-        if length is None:
+        place = blobs.place(ref.digest)
+        if place is None:
             raise bad(Code.BUNDLE_BLOB_MISSING, frame=head.number)
-        if length != ref.length:
+        if blobs.length_at(place) != ref.length:
             raise bad(Code.BUNDLE_BLOB_LENGTH_MISMATCH, frame=head.number)
-        blobs.refer_digest(ref.digest)
+        blobs.refer((place,))
     if manifest:
         assert isinstance(typed, Manifest)
         _original(typed, head, state)

@@ -143,7 +143,7 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None, rows: bo
     from tracekit.judging.audit.campaign import Tally
     from tracekit.judging.audit.model import with_episodes
     from tracekit.kernel.errors import Code, TracekitError, finding
-    from tracekit.report.audit_rows import file_line, file_row
+    from tracekit.report.audit_rows import printed_row
 
     folder = spill if spill is not None else SpillFolder(owner=-1)  # a folder never made
     tally = Tally()
@@ -181,7 +181,7 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None, rows: bo
             episodes.discard()
         if rows:
             first = made if first is None else first
-            made = ("\n" + file_line(file_row(report, count))).encode("utf-8", "surrogatepass")
+            made = printed_row(report, count).encode("utf-8", "surrogatepass")
         lines.append(made)
     return AuditBatch(lines, tally, first)
 

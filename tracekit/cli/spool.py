@@ -21,9 +21,9 @@ PIECE = 64 * 1024
 
 
 class Lines:
-    """Append-only bytes, in memory up to ``in_memory`` bytes (:data:`IN_MEMORY`) and then in an anonymous temporary
-    file, read back in order: lines already encoded elsewhere (a worker's), or already the
-    output (audit's table rows: :meth:`text`)."""
+    """Append-only bytes, in memory up to ``in_memory`` bytes (:data:`IN_MEMORY`) and then in
+    an anonymous temporary file, read back in order: lines already encoded elsewhere (a
+    worker's), or already the output (audit's table rows: :meth:`text`)."""
 
     def __init__(self, in_memory: int | None = None) -> None:
         # Closed by close(); a spool lives as long as its command, not one block.

@@ -18,7 +18,7 @@ from tracekit import REPORT_VERSION
 from tracekit.judging.audit.campaign import CampaignSummary
 from tracekit.judging.audit.model import AuditFinding, AuditReport, EpisodeAudit, FieldStatus
 from tracekit.kernel.errors import worst
-from tracekit.report.audit_rows import FILE_HEADERS, FILE_LINE, file_line, file_row, yes
+from tracekit.report.audit_rows import FILE_HEADERS, FILE_LINE, printed_row, yes
 from tracekit.report.findings import FindingRow, TraceFindings
 from tracekit.report.jsonout import Preformatted, Shared, Streamed, dumps_chunks, preformatted
 from tracekit.report.text import display_path, md_escape, md_table, table
@@ -352,7 +352,7 @@ def table_chunks(
         yield from _blocks(traces, first=False)
     elif rows is None:
         for trace in traces:
-            yield "\n" + file_line(file_row(trace, len(trace.episodes)))
+            yield printed_row(trace, len(trace.episodes))
     else:
         yield from rows
     yield "\n"

@@ -65,6 +65,12 @@ def file_row(report: Reported, episodes: int) -> FileRow:
     return FileRow(report.exit_code, report.intact, report.rerunnable, episodes, worrying, report.format, report.path)
 
 
+def printed_row(report: Reported, episodes: int) -> str:
+    """The row of a file as the campaign table prints it, after the newline that starts it
+    (report/audit_render.py; a worker sends it so: cli/audit_io.py, ``audit_batch``)."""
+    return "\n" + file_line(file_row(report, episodes))
+
+
 def file_line(row: FileRow) -> str:
     """The row as the table prints it."""
     return FILE_LINE.format(

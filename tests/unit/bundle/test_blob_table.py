@@ -37,12 +37,15 @@ def test_it_answers_as_the_dicts_it_replaced(blobs: list[tuple[int, bool, bool]]
     named = data.draw(st.lists(st.integers(0, len(blobs) + 3), max_size=20))
     hexes = [_digest(n).hex() for n in named]
     assert table.places(h.encode() for h in hexes) == [n if n < len(blobs) else None for n in named]
-    assert [table.length(h) for h in hexes] == [lengths.get(h) for h in hexes]
+    places = [table.place(h) for h in hexes]
+    assert [None if p is None else table.length_at(p) for p in places] == [lengths.get(h) for h in hexes]
     held = [n for n in named if n < len(blobs)]
     assert table.lengths_at(held) == [blobs[n][0] for n in held]
     table.refer(held[: len(held) // 2])
     for n in held[len(held) // 2 :]:
-        table.refer_digest(_digest(n).hex())
+        place = table.place(_digest(n).hex())
+        assert place is not None
+        table.refer((place,))
     assert table.unreferenced() == len(blobs) - len(set(held))
     for digest, entry in entries.items():
         assert table.entry(digest) == entry and table.plain(digest) == plains.get(digest)
