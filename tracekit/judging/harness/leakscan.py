@@ -12,8 +12,9 @@ k x n, so every search is charged to a :class:`~tracekit.kernel.limits.Meter` be
 ``len(text) + SEARCH_OVERHEAD`` units per (marker, text) pair, plus the length of every decoded
 view built. No decoding makes a text longer (an escape, a percent sign and its two digits, four
 base64 characters each give at most three characters, and ``replace`` gives one character per
-byte), so a text shorter than every marker still unseen is not decoded at all. Past the bound :class:`~tracekit.kernel.limits.BudgetExceeded` propagates and the assertion
-reports ``harness.work_budget_exceeded`` instead of a verdict.
+byte), so a text shorter than every marker still unseen is not decoded at all. Past the bound
+:class:`~tracekit.kernel.limits.BudgetExceeded` propagates and the assertion reports
+``harness.work_budget_exceeded`` instead of a verdict.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@
 results, one watches the workers and wakes on every submission); on two cores their CPU is taken
 from the workers, and on a campaign of small files it was most of the parent's time during the
 work. Here the parent alone writes each batch to a worker's pipe and reads results with one
-``poll`` over the pipes (pipes.ready, for either kind of worker). A worker holds at most one batch beyond the one it runs, and only a
-small one (:data:`AHEAD_BYTES`, pickled, on a pipe whose buffer holds several): so a worker
+``poll`` over the pipes (pipes.ready, for either kind of worker). A worker holds at most one
+batch beyond the one it runs, and only a small one (:data:`AHEAD_BYTES`, pickled, on a pipe
+whose buffer holds several): so a worker
 never waits for the parent between batches (the parent may be busy, or not yet scheduled, on
 two busy cores), the parent's write never blocks on a worker that is itself blocked writing a
 large answer (the batch fits the buffer), and a slow batch holds up only its own worker and the
