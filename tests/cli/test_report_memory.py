@@ -6,7 +6,6 @@ held the whole evidence, on a file whose members come in the reverse of its epis
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,9 @@ import pytest
 from tests.cli.report_inputs import SCENARIO
 from tests.cli.test_audit_memory import _eval
 from tracekit.bundle.seal import FindingInput, seal
-from tracekit.bundle.spooled import SpooledEvidence
+from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal
 from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
-from tracekit.cli.bundle_io import load_finding
+from tracekit.cli.bundle_io import load_finding, seal_spools
 from tracekit.cli.check_io import read_scenario
 from tracekit.cli.findings_io import judge, load
 from tracekit.cli.report_cmd import _trace
@@ -102,9 +101,10 @@ def test_seal_holds_no_episode_and_gives_the_whole_read_bundle(tmp_path: Path, m
     whole = load_finding(str(source), None)
     expected = b"".join(seal([whole], seed, campaign=False))
     refs = _watch(monkeypatch)
-    with tempfile.TemporaryFile() as spool:
-        item = load_finding(str(source), None, spool)
-        assert isinstance(item.evidence, SpooledEvidence)
+    with seal_spools() as spools:
+        item = load_finding(str(source), None, spools)
+        assert isinstance(item.evidence, SpooledEvidence) and isinstance(item.original, SpooledOriginal)
+        assert b"".join(item.original.chunks()) == whole.original
         assert len(refs) == EPISODES - 2 and set(refs) == {0}, sorted(set(refs))
         assert item.labels() == whole.labels() and item.totals() == whole.totals()
         assert list(item.evidence.episodes) == list(whole.evidence.episodes)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import io
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
 
 import blake3
 
@@ -44,16 +47,32 @@ KEPT_TEXT_CHARS = 4096
 """A longer text is hashed again when it repeats, never kept as a key beside its blob."""
 
 
+CHUNK = 1 << 20
+"""Bytes a streamed blob (an original file) is hashed and copied in at a time."""
+
+
 class BlobStore:
     """Blobs by digest; adding one that is held already stores nothing new (section 3), so the
     repeated history of an agent loop costs one reference per turn, not one copy. With a
     ``key``, each blob is committed with a salt: ``salt = BLAKE3-keyed(key, data)[:16]``,
-    ``digest = B3(salt || data)``, and the frame payload after the digest is ``salt || data``."""
+    ``digest = B3(salt || data)``, and the frame payload after the digest is ``salt || data``.
+
+    Payloads are appended to ``spool`` (a read-write binary file the caller owns and keeps open
+    while the store is used; in memory without one) and only each digest's place is held, so
+    sealing a gigabyte of distinct text, or a large original, holds none of it
+    (docs/threat-model.md, "seal")."""
 
     def __init__(
-        self, key: bytes | None = None, on_new: Callable[[bytes, int], None] | None = None
+        self,
+        key: bytes | None = None,
+        on_new: Callable[[bytes, int], None] | None = None,
+        spool: BinaryIO | None = None,
     ) -> None:
-        self._blobs: dict[bytes, bytes] = {}
+        self._places: dict[bytes, int] = {}
+        """Each digest's ordinal in :attr:`_starts` and :attr:`_lengths`."""
+        self._starts, self._lengths = array("q"), array("q")
+        self._spool: BinaryIO = io.BytesIO() if spool is None else spool
+        self._end = self._spool.seek(0, 2)
         self._key = key
         self._texts: dict[str, Ref] = {}
         """Recent texts' references, so a text repeated over records is encoded and hashed once
@@ -70,13 +89,43 @@ class BlobStore:
         if self._key is None:
             digest, payload = digest_of(data), data
         else:
-            salt = blake3.blake3(data, key=self._key).digest(length=SALT_BYTES)
-            digest, payload = digest_of(salt + data), salt + data
-        if digest not in self._blobs:
-            if self._on_new is not None:
-                self._on_new(digest, len(payload))
-            self._blobs[digest] = payload
+            payload = blake3.blake3(data, key=self._key).digest(length=SALT_BYTES) + data
+            digest = digest_of(payload)
+        if digest not in self._places:
+            self._new(digest, len(payload))
+            self._spool.seek(self._end)
+            self._spool.write(payload)
+            self._end += len(payload)
         return Ref(digest=digest.hex(), length=len(data))
+
+    def add_stream(self, chunks: Callable[[], Iterable[bytes]]) -> Ref:
+        """As :meth:`add`, for data too large to hold: ``chunks()`` yields it in pieces, and is
+        called once to salt it and once more to hash and store it."""
+        salt = b""
+        if self._key is not None:
+            keyed = blake3.blake3(key=self._key)
+            for chunk in chunks():
+                keyed.update(chunk)
+            salt = keyed.digest(length=SALT_BYTES)
+        start, hashed, length = self._end, blake3.blake3(salt), 0
+        self._spool.seek(start)
+        self._spool.write(salt)
+        for chunk in chunks():
+            hashed.update(chunk)
+            self._spool.write(chunk)
+            length += len(chunk)
+        digest = hashed.digest()
+        if digest not in self._places:
+            self._new(digest, len(salt) + length)
+            self._end += len(salt) + length
+        return Ref(digest=digest.hex(), length=length)
+
+    def _new(self, digest: bytes, length: int) -> None:
+        if self._on_new is not None:
+            self._on_new(digest, length)
+        self._places[digest] = len(self._starts)
+        self._starts.append(self._end)
+        self._lengths.append(length)
 
     def add_text(self, text: str | None) -> Ref | None:
         if text is None:
@@ -90,16 +139,29 @@ class BlobStore:
                 self._texts[text] = ref
         return ref
 
-    def merge(self, other: BlobStore) -> None:
-        for digest, data in other._blobs.items():
-            self._blobs.setdefault(digest, data)
+    def sorted_digests(self) -> list[bytes]:
+        """The digests in ascending order, the order frames hold blobs (section 2)."""
+        return sorted(self._places)
 
-    def sorted_items(self) -> list[tuple[bytes, bytes]]:
-        """Blobs in ascending digest order, the order frames hold them (section 2)."""
-        return sorted(self._blobs.items())
+    def payload_length(self, digest: bytes) -> int:
+        """The payload's length (salt and data) of a blob held."""
+        return self._lengths[self._places[digest]]
+
+    def payload(self, digest: bytes) -> Iterator[bytes]:
+        """The payload (salt and data) of a blob held, read back in pieces of at most
+        :data:`CHUNK` bytes."""
+        place = self._places[digest]
+        left = self._lengths[place]
+        self._spool.seek(self._starts[place])
+        while left:
+            chunk = self._spool.read(min(CHUNK, left))
+            if not chunk:
+                raise OSError("the blob spool is shorter than what was written to it")
+            left -= len(chunk)
+            yield chunk
 
     def __len__(self) -> int:
-        return len(self._blobs)
+        return len(self._places)
 
 
 def argument_bytes(arguments: Arguments) -> tuple[str | None, bytes | None]:

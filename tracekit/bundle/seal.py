@@ -38,7 +38,7 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
-from tracekit.bundle.spooled import SpooledEvidence
+from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal
 from tracekit.bundle.subjects import original_frame, original_statement
 from tracekit.kernel import collector
 from tracekit.kernel.episode_id import episode_label
@@ -53,10 +53,10 @@ _RECORD_HEAD = HEADER.pack
 
 @dataclass(frozen=True, slots=True)
 class FindingInput:
-    """One trace to seal: its exact bytes and the evidence its format importer read (whole, or
-    spooled an episode at a time: :mod:`tracekit.bundle.spooled`)."""
+    """One trace to seal: its exact bytes (held, or spooled) and the evidence its format importer
+    read (whole, or spooled an episode at a time: :mod:`tracekit.bundle.spooled`)."""
 
-    original: bytes
+    original: bytes | SpooledOriginal
     evidence: EvidenceFile | SpooledEvidence
 
     def totals(self) -> tuple[int, int, int]:
@@ -108,8 +108,12 @@ def header(kind: str, version: int = BUNDLE_VERSION) -> bytes:
 def _original(item: FindingInput, store: BlobStore) -> tuple[Original, tuple[str, str]]:
     """The manifest's original (blob digest and length only: section 3) and the file's plain
     BLAKE3 and SHA-256, which only its subject statement names (section 6)."""
-    ref = store.add(item.original)
-    plain = (blake3.blake3(item.original).hexdigest(), hashlib.sha256(item.original).hexdigest())
+    original = item.original
+    if isinstance(original, SpooledOriginal):
+        ref, plain = store.add_stream(original.chunks), (original.blake3, original.sha256)
+    else:
+        ref = store.add(original)
+        plain = (blake3.blake3(original).hexdigest(), hashlib.sha256(original).hexdigest())
     return Original(digest=ref.digest, length=ref.length), plain
 
 
@@ -335,22 +339,25 @@ def seal_with_root(
     results: list[FindingResults] | None = None,
     limits: BundleLimits = DEFAULT_BUNDLE_LIMITS,
     spool: BinaryIO | None = None,
+    blob_spool: BinaryIO | None = None,
 ) -> tuple[bytes, Iterator[bytes]]:
     """As :func:`seal`, with the bundle root (section 5) the signed statement names. Every
     frame is planned and checked against ``limits`` before this returns. ``spool``, an empty
     read-write binary file the caller owns (and keeps open until the chunks are consumed),
-    holds the record frames between planning and writing; without one they are made again."""
+    holds the record frames between planning and writing; without one they are made again.
+    ``blob_spool``, another, holds the blobs' payloads (:class:`BlobStore`); without one they
+    are held in memory."""
     kind: Literal["finding", "campaign"] = "campaign" if campaign else "finding"
     plan = FramePlan(limits)
     plan.findings(len(items))
     plan.json_frame(len(header(kind)), plan.frames)
-    store = BlobStore(salt_key(seed), plan.blob)
+    store = BlobStore(salt_key(seed), plan.blob, blob_spool)
     with collector.paused():  # records and frames die as they pass: no cycle to collect
         findings = [
             seal_finding(item, store, plan, index if campaign else None, spool) for index, item in enumerate(items)
         ]
-    blobs = store.sorted_items()
-    plan.check_frames([digest for digest, _ in blobs])
+    digests = store.sorted_digests()
+    plan.check_frames(digests)
     root = campaign_root([f.root for f in findings]) if campaign else findings[0].root
     roots256 = [f.root_sha256 for f in findings]
     root_sha256 = campaign_root(roots256, merkle.sha256) if campaign else roots256[0]
@@ -364,7 +371,7 @@ def seal_with_root(
     end = jcs.dumps({"frames": plan.frames})
     plan.json_frame(len(end), plan.frames)
     records = _spooled(spool) if spool is not None else _made(findings, store)
-    return root, _frames(kind, blobs, records, [signed, *subjects], end)
+    return root, _frames(kind, _blob_frames(store, digests), records, [signed, *subjects], end)
 
 
 def _original_frames(
@@ -404,16 +411,29 @@ def _spooled(spool: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def _frames(
-    kind: str, blobs: list[tuple[bytes, bytes]], records: Iterator[bytes], signed: list[bytes], end: bytes
-) -> Iterator[bytes]:
+def _blob_frames(store: BlobStore, digests: list[bytes]) -> Iterator[bytes]:
+    """The blob frames in ``digests``' order, read back from the store, in chunks of about
+    1 MiB (a write per blob would cost a system call each)."""
+    batch: list[bytes] = []
+    size = 0
+    for digest in digests:
+        batch.append(blob_frame_head(digest, store.payload_length(digest)))
+        size += len(batch[-1])
+        for chunk in store.payload(digest):
+            batch.append(chunk)
+            size += len(chunk)
+            if size >= _BATCH:
+                yield b"".join(batch)
+                batch, size = [], 0
+    yield b"".join(batch)
+
+
+def _frames(kind: str, blobs: Iterator[bytes], records: Iterator[bytes], signed: list[bytes], end: bytes) -> Iterator[bytes]:
     """Section 2's order: magic, header, blobs by digest, records, the signature and the
     original subject statements, end."""
     yield MAGIC
     yield frame(HEADER_KIND, header(kind))
-    for digest, data in blobs:
-        yield blob_frame_head(digest, len(data))
-        yield data
+    yield from blobs
     yield from records
     yield frame(SIGNATURE, signed[0])
     for subject in signed[1:]:

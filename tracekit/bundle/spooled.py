@@ -12,16 +12,58 @@ anonymous temporary file) and keeps it open while the evidence is used.
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, BinaryIO, overload
 
+import blake3
 import msgspec
 
 from tracekit.formats.base import EpisodeStream
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class SpooledOriginal:
+    """An input file's exact bytes, copied to a spool the caller owns (at ``start``, ``length``
+    bytes), with the plain BLAKE3 and SHA-256 taken as they were copied: the sealer streams the
+    original into its blob and never holds it (docs/threat-model.md, "seal")."""
+
+    spool: BinaryIO
+    start: int
+    length: int
+    blake3: str
+    sha256: str
+
+    @classmethod
+    def copy(cls, handle: BinaryIO, spool: BinaryIO, most: int) -> SpooledOriginal:
+        """``handle``'s bytes from where it is, appended to ``spool``: at most ``most + 1`` are
+        copied, so a caller refuses a longer file by its ``length`` without copying all of it."""
+        start = spool.seek(0, 2)
+        plain, sha, length = blake3.blake3(), hashlib.sha256(), 0
+        while length <= most and (chunk := handle.read(min(_CHUNK, most + 1 - length))):
+            plain.update(chunk)
+            sha.update(chunk)
+            spool.write(chunk)
+            length += len(chunk)
+        return cls(spool, start, length, plain.hexdigest(), sha.hexdigest())
+
+    def chunks(self) -> Iterator[bytes]:
+        """The bytes, read back in pieces of at most 1 MiB."""
+        self.spool.seek(self.start)
+        left = self.length
+        while left:
+            chunk = self.spool.read(min(_CHUNK, left))
+            if not chunk:
+                raise OSError("the spool is shorter than what was written to it")
+            left -= len(chunk)
+            yield chunk
 
 
 class SpooledEvidence:

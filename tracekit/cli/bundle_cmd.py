@@ -21,11 +21,13 @@ import typer
 from tracekit.cli.bundle_io import (
     PREDICATES,
     InputRefused,
+    SealSpools,
     blob_chunks,
     load_all,
     read_scenario_file,
     read_seed,
     report_action,
+    seal_spools,
     trusted_keys,
     verify_path,
 )
@@ -158,18 +160,16 @@ def seal(
     if not paths:
         fail(Code.CLI_NO_INPUT)
     scenario_bytes = _seal_scenario(opts.scenario)
-    import tempfile
-
-    with tempfile.TemporaryFile() as episodes:  # each input's episodes, none held (load_finding)
+    with seal_spools() as spools:  # each input's bytes and episodes, none held (load_finding)
         try:
             items, results, left_out = load_all(
-                paths, opts.input_format, campaign, list(opts.predicate), scenario_bytes, episodes
+                paths, opts.input_format, campaign, list(opts.predicate), scenario_bytes, spools
             )
         except InputRefused as error:  # the first file that does not import fails the seal, named
             _refused(error, format)
         if not items:
             fail(Code.CLI_NO_INPUT)
-        report = _sealed(opts, items, seed, campaign, results, left_out)
+        report = _sealed(opts, items, seed, campaign, results, left_out, spools)
     report_action("seal", report, format)
     note = f"; {len(report.skipped)} non-trace file(s) skipped" if report.skipped else ""
     say(quiet, "seal", f"sealed {len(items)} finding(s) as a {report.kind}, {'signed' if report.signed_by else 'unsigned'}{note}")
@@ -193,23 +193,20 @@ def _seal_scenario(path: Path | None) -> bytes | None:
 
 def _sealed(
     opts: SealOptions, items: list[FindingInput], seed: bytes | None, campaign: bool,
-    results: list[FindingResults] | None, left_out: list[tuple[str, str]],
+    results: list[FindingResults] | None, left_out: list[tuple[str, str]], spools: SealSpools,
 ) -> SealReport:
     """Write the bundle (every frame planned against the verifier's limits before a byte is
-    written, the record frames spooled between planning and writing); its report."""
-    import tempfile
-
+    written, the record frames and the blobs spooled between planning and writing); its report."""
     from tracekit.bundle.seal import seal_with_root
     from tracekit.report.bundle_render import SealReport
     from tracekit.report.skipped import SkippedFile
 
-    with tempfile.TemporaryFile() as spool:
-        try:
-            root, chunks = seal_with_root(items, seed, campaign, results, spool=spool)
-        except TracekitError as error:
-            diag(error.finding, None)
-            raise typer.Exit(ExitCode.ERROR) from None
-        write_atomic(opts.output, chunks, opts.force)
+    try:
+        root, chunks = seal_with_root(items, seed, campaign, results, spool=spools.records, blob_spool=spools.blobs)
+    except TracekitError as error:
+        diag(error.finding, None)
+        raise typer.Exit(ExitCode.ERROR) from None
+    write_atomic(opts.output, chunks, opts.force)
     signer = None
     if seed is not None:
         from tracekit.bundle import keys

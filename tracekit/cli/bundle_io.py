@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -16,7 +18,7 @@ from tracekit.kernel.errors import Code, ExitCode, Finding, TracekitError, findi
 if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports this module
     from tracekit.bundle.predicate import CheckResult, FindingResults
     from tracekit.bundle.seal import FindingInput
-    from tracekit.bundle.spooled import SpooledEvidence
+    from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal
     from tracekit.bundle.verify import BundleReport
     from tracekit.cli.common import Format
     from tracekit.judging.harness.scenario import Scenario
@@ -24,6 +26,26 @@ if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports thi
     from tracekit.report.bundle_render import ActionReport
 
 MAX_KEY_FILE = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SealSpools:
+    """The anonymous temporary files a seal writes what it must not hold to (docs/threat-model.md,
+    "seal"): the inputs' exact bytes, their episodes, the planned record frames and the blobs'
+    payloads. Made by :func:`seal_spools`, gone when it closes them."""
+
+    originals: BinaryIO
+    episodes: BinaryIO
+    records: BinaryIO
+    blobs: BinaryIO
+
+
+@contextmanager
+def seal_spools() -> Iterator[SealSpools]:
+    import tempfile
+
+    with ExitStack() as stack:
+        yield SealSpools(*(stack.enter_context(tempfile.TemporaryFile()) for _ in range(4)))
 PREDICATES = ("verify", "audit", "check")
 
 
@@ -37,30 +59,35 @@ def read_key_file(path: str | Path) -> bytes:
         raise TracekitError(finding(Code.BUNDLE_KEY_INVALID)) from None
 
 
-def load_finding(path: str, input_format: str | None, spool: BinaryIO | None = None) -> FindingInput:
+def load_finding(path: str, input_format: str | None, spool: SealSpools | None = None) -> FindingInput:
     """The exact bytes of ``path`` (``-``: standard input, spooled within the format limit) and
     the evidence its format importer reads from those same bytes: one open, so the sealed
     original and the sealed evidence cannot come from two different versions of the file. With
-    ``spool`` (an anonymous temporary file the caller keeps open while the item is sealed), the
-    episodes are written there as they are read, and read back as the sealer walks them
-    (:class:`~tracekit.bundle.spooled.SpooledEvidence`): none is held."""
+    ``spool`` (anonymous temporary files the caller keeps open while the item is sealed), the
+    bytes are copied to its ``originals`` and the episodes written to its ``episodes`` as they
+    are read, and read back as the sealer walks them
+    (:mod:`tracekit.bundle.spooled`): neither is held."""
     from tracekit.bundle.seal import FindingInput
-    from tracekit.bundle.spooled import SpooledEvidence
+    from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal  # noqa: F811 - at run time
     from tracekit.formats import registry
     from tracekit.formats.base import DEFAULT_FORMAT_LIMITS, FormatError
     from tracekit.formats.reading import open_source
 
     try:
+        most = DEFAULT_FORMAT_LIMITS.total_bytes
         with open_source(path, DEFAULT_FORMAT_LIMITS) as source:
-            original = source.handle.read(DEFAULT_FORMAT_LIMITS.total_bytes + 1)
-            if len(original) > DEFAULT_FORMAT_LIMITS.total_bytes:
-                raise TracekitError(finding(Code.FORMAT_TOO_LARGE, limit=DEFAULT_FORMAT_LIMITS.total_bytes))
+            if spool is None:
+                original: bytes | SpooledOriginal = source.handle.read(most + 1)
+            else:
+                original = SpooledOriginal.copy(source.handle, spool.originals, most)
+            if len(original) > most if isinstance(original, bytes) else original.length > most:
+                raise TracekitError(finding(Code.FORMAT_TOO_LARGE, limit=most))
             source.handle.seek(0)
             fmt = registry.detected(source, input_format, DEFAULT_FORMAT_LIMITS)
             if spool is None:
                 evidence: EvidenceFile | SpooledEvidence = registry.load_as(fmt, source, DEFAULT_FORMAT_LIMITS)
             else:
-                evidence = SpooledEvidence(registry.stream_as(fmt, source, DEFAULT_FORMAT_LIMITS), spool)
+                evidence = SpooledEvidence(registry.stream_as(fmt, source, DEFAULT_FORMAT_LIMITS), spool.episodes)
     except FormatError as error:
         raise TracekitError(error.finding) from None
     except OSError:
@@ -223,7 +250,7 @@ class InputRefused(TracekitError):
 
 def load_all(
     paths: list[str], input_format: str | None, walked: bool, predicate: list[str], scenario: bytes | None,
-    spool: BinaryIO | None = None,
+    spool: SealSpools | None = None,
 ) -> tuple[list[FindingInput], list[FindingResults] | None, list[tuple[str, str]]]:
     """Every input of a seal, read, with its predicate results, and the walked files skipped
     with their code (docs/cli.md, "Inputs and folders"): a ``.json`` file found in a folder that
