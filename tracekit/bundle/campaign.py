@@ -66,7 +66,7 @@ def prove(
             continue
         if digest in needed:
             kept += 1
-            yield raw.encode()
+            yield from raw.chunks()
     for record in records:
         yield frame(RECORD, record)
     yield frame(PROOF, proof)

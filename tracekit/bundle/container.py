@@ -164,18 +164,34 @@ class FrameReader:
 
 @dataclass(frozen=True, slots=True)
 class RawFrame:
-    """A frame read whole: its kind and payload (a blob's payload starts with its digest)."""
+    """A frame of a verified bundle: its kind and payload, whole, except a blob's over
+    :data:`CHUNK` bytes: ``payload`` holds its first :data:`CHUNK` bytes (its digest first) and
+    ``rest`` yields the others, at most :data:`CHUNK` at a time, until :func:`iter_frames` moves
+    on to the next frame (what was not read by then is skipped)."""
 
     kind: bytes
     payload: bytes
+    length: int
+    """The whole payload's length."""
+    rest: Iterator[bytes] = iter(())
 
-    def encode(self) -> bytes:
-        return frame(self.kind, self.payload)
+    def chunks(self) -> Iterator[bytes]:
+        """The frame's bytes (header and payload), at most about :data:`CHUNK` at a time."""
+        yield HEADER.pack(self.kind, self.length) + self.payload
+        yield from self.rest
 
 
 def iter_frames(handle: BinaryIO, limits: BundleLimits) -> Iterator[RawFrame]:
-    """Every frame of an already verified bundle, each read whole (bounded by ``limits``); for
-    the commands that rewrite or select frames after verification."""
+    """Every frame of an already verified bundle (bounded by ``limits``; a large blob handed over
+    in chunks, so none is held); for the commands that rewrite or select frames after
+    verification."""
     reader = FrameReader(handle, limits)
     while (head := reader.next_head()) is not None:
-        yield RawFrame(head.kind, reader.payload(head))
+        if head.kind != BLOB or head.length <= CHUNK:
+            yield RawFrame(head.kind, reader.payload(head), head.length)
+            continue
+        first = reader.payload(FrameHead(head.number, head.kind, CHUNK))
+        rest = reader.chunks(head.length - CHUNK)
+        yield RawFrame(head.kind, first, head.length, rest)
+        for _ in rest:  # what the caller left unread
+            pass

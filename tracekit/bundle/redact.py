@@ -14,11 +14,13 @@ from tracekit.bundle import jcs
 from tracekit.bundle.blobs import salt_length
 from tracekit.bundle.container import (
     BLOB,
+    CHUNK,
     DIGEST_BYTES,
     HEADER_KIND,
     ORIGINAL,
     RECORD,
     WITHHELD,
+    RawFrame,
     frame,
     iter_frames,
 )
@@ -30,8 +32,8 @@ from tracekit.judging.harness import leakscan
 if TYPE_CHECKING:
     from tracekit.judging.harness.scenario import Scenario
 
-Selector = Callable[[bytes, bytes], str | None]
-"""``(digest, blob bytes) -> reason`` to withhold it, or None to keep it."""
+Selector = Callable[[bytes, "Blob"], str | None]
+"""``(digest, blob) -> reason`` to withhold it, or None to keep it."""
 
 
 WINDOW = 64 * 1024
@@ -53,33 +55,71 @@ def _pieces(text: str) -> Iterator[str]:
 ZIP_MAGIC = b"PK\x03\x04"
 
 
-def _texts(data: bytes) -> Iterator[bytes]:
-    """The blob, and when it is a zip container (an Inspect ``.eval`` original) each of its
-    members decompressed, under the format layer's archive bounds (section 8, "Containers"): a
-    secret in a compressed member is scanned as the importer would read it, and as what it does
-    not lift (a scorer's explanation, sample metadata). A container that does not decode under
-    those bounds cannot be scanned: :class:`FormatError`, and redaction refuses."""
-    yield data
-    if not data.startswith(ZIP_MAGIC):
-        return
-    import io
+class Blob:
+    """A held blob's data (after its salt), as a selector reads it: whole when it came whole;
+    a larger one (``iter_frames`` hands it over in chunks) is copied to an anonymous temporary
+    file the first time it is read, and read from there a window at a time, so none is held
+    (docs/threat-model.md, "redact")."""
 
-    from tracekit.formats.base import DEFAULT_FORMAT_LIMITS
-    from tracekit.formats.inspect_eval import Budget, members, read_member
+    def __init__(self, raw: RawFrame, skip: int) -> None:
+        self._raw, self._skip = raw, skip
+        self._spool: BinaryIO | None = None
+        self.length = raw.length - skip
 
-    handle = io.BytesIO(data)
-    budget = Budget(DEFAULT_FORMAT_LIMITS)
-    for member in members(handle, len(data), DEFAULT_FORMAT_LIMITS):
-        yield read_member(handle, member, len(data), DEFAULT_FORMAT_LIMITS, budget)
+    def views(self) -> Iterator[str]:
+        """The blob as text and its decoded views (JSON escapes, percent, base64, two levels deep:
+        the harness's leak scanner), piece by piece, for the blob and each container member."""
+        for text in self._texts():
+            for piece in _pieces(text.decode("utf-8", "replace")):
+                for _form, view in leakscan.views(piece):
+                    yield view
+
+    def _texts(self) -> Iterator[bytes]:
+        """The blob, and when it is a zip container (an Inspect ``.eval`` original) each of its
+        members decompressed, under the format layer's archive bounds (section 8, "Containers"):
+        a secret in a compressed member is scanned as the importer would read it, and as what
+        it does not lift (a scorer's explanation, sample metadata). A container that does not
+        decode under those bounds cannot be scanned: :class:`FormatError`, and redaction
+        refuses. A blob read from its spool comes in windows of :data:`SPOOL_WINDOW` bytes
+        that overlap by :data:`OVERLAP`, as a long line's pieces do."""
+        import io
+
+        if self._raw.length <= CHUNK:
+            data = self._raw.payload[self._skip :]
+            handle: BinaryIO = io.BytesIO(data)
+            yield data
+        else:
+            handle = self._spooled()
+            for start in range(0, max(self.length - OVERLAP, 1), SPOOL_WINDOW - OVERLAP):
+                handle.seek(start)
+                yield handle.read(SPOOL_WINDOW)
+            handle.seek(0)
+        if handle.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
+            return
+        from tracekit.formats.base import DEFAULT_FORMAT_LIMITS
+        from tracekit.formats.inspect_eval import Budget, members, read_member
+
+        budget = Budget(DEFAULT_FORMAT_LIMITS)
+        for member in members(handle, self.length, DEFAULT_FORMAT_LIMITS):
+            yield read_member(handle, member, self.length, DEFAULT_FORMAT_LIMITS, budget)
+
+    def _spooled(self) -> BinaryIO:
+        if self._spool is None:
+            import tempfile
+
+            self._spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+            self._spool.write(self._raw.payload[self._skip :])
+            for chunk in self._raw.rest:
+                self._spool.write(chunk)
+        return self._spool
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
 
 
-def _views(data: bytes) -> Iterator[str]:
-    """The blob as text and its decoded views (JSON escapes, percent, base64, two levels deep:
-    the harness's leak scanner), piece by piece, for the blob and each container member."""
-    for text in _texts(data):
-        for piece in _pieces(text.decode("utf-8", "replace")):
-            for _form, view in leakscan.views(piece):
-                yield view
+SPOOL_WINDOW = 1024 * 1024
+"""Bytes of a large blob scanned at a time (its windows overlap by :data:`OVERLAP`)."""
 
 
 def secrets_selector() -> Selector:
@@ -89,8 +129,8 @@ def secrets_selector() -> Selector:
 
     holds = detector()
 
-    def select(_digest: bytes, data: bytes) -> str | None:
-        return "secret" if holds(_views(data)) else None
+    def select(_digest: bytes, blob: Blob) -> str | None:
+        return "secret" if holds(blob.views()) else None
 
     return select
 
@@ -119,15 +159,15 @@ def marker_selector(markers: Sequence[str]) -> Selector:
     """``--scenario``: the scenario's markers (section 8), in any view."""
     wanted = [m for m in markers if m]
 
-    def select(_digest: bytes, data: bytes) -> str | None:
-        return "match" if any(m in view for view in _views(data) for m in wanted) else None
+    def select(_digest: bytes, blob: Blob) -> str | None:
+        return "match" if any(m in view for view in blob.views() for m in wanted) else None
 
     return select
 
 
 def match_selector(pattern: re.Pattern[str]) -> Selector:
-    def select(_digest: bytes, data: bytes) -> str | None:
-        return "match" if any(pattern.search(view) for view in _views(data)) else None
+    def select(_digest: bytes, blob: Blob) -> str | None:
+        return "match" if any(pattern.search(view) for view in blob.views()) else None
 
     return select
 
@@ -135,7 +175,7 @@ def match_selector(pattern: re.Pattern[str]) -> Selector:
 def digest_selector(digests: Sequence[bytes]) -> Selector:
     wanted = set(digests)
 
-    def select(digest: bytes, _data: bytes) -> str | None:
+    def select(digest: bytes, _blob: Blob) -> str | None:
         return "requested" if digest in wanted else None
 
     return select
@@ -176,9 +216,13 @@ def plan(
             continue
         digest = raw.payload[:DIGEST_BYTES]
         held.add(digest)
+        blob = Blob(raw, skip)
         if sizes is not None:
-            sizes[digest] = len(raw.payload) - skip
-        reason = select(digest, raw.payload[skip:])
+            sizes[digest] = blob.length
+        try:
+            reason = select(digest, blob)
+        finally:
+            blob.close()
         if reason is not None:
             chosen[digest] = reason
     for index, original in own.items():
@@ -215,9 +259,9 @@ def rewrite(
         if raw.kind == BLOB and digest in chosen:
             entry = {
                 "digest": digest.hex(),
-                "length": len(raw.payload) - skip,
+                "length": raw.length - skip,
                 "reason": chosen[digest],
             }
             yield frame(WITHHELD, jcs.dumps(entry))
         else:
-            yield raw.encode()
+            yield from raw.chunks()

@@ -12,6 +12,7 @@ import pytest
 from tests.helpers import CORPUS
 from tests.unit.bundle.factory import check, key_pair, loop_evidence, original_for
 from tracekit.bundle import redact
+from tracekit.bundle.container import BLOB, RawFrame
 from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS
 from tracekit.bundle.seal import FindingInput, seal
 from tracekit.judging.harness.scenario import parse_scenario
@@ -176,4 +177,5 @@ def test_hash_chains_and_digests_are_not_credentials(path) -> None:
     """The false-positive policy (section 8): a clean AgentGuard trace, full of SHA-256 hex
     digests, holds no credential: --secrets withholds nothing."""
     select = redact.secrets_selector()
-    assert select(b"", path.read_bytes()) is None
+    data = path.read_bytes()
+    assert select(b"", redact.Blob(RawFrame(BLOB, data, len(data)), 0)) is None
