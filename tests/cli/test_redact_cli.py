@@ -77,3 +77,19 @@ def test_redacting_an_original_of_a_version_2_bundle_warns(tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     assert b"warning[bundle.original_digests_published]" in result.stderr
     assert run_cli("verify", str(out)).returncode == 1
+
+
+def test_redact_past_its_work_budget_writes_nothing_and_exits_2(tmp_path: Path) -> None:
+    """docs/threat-model.md, "Work budget": a redaction that would scan more blob data than
+    ``--work-budget`` cannot tell what to withhold, so it writes nothing; ``--blob`` scans none."""
+    trace = CASE / "fail__plain.json"
+    bundle, out = tmp_path / "b.tkb", tmp_path / "r.tkb"
+    assert run_cli("seal", str(trace), "-o", str(bundle), "-q").returncode == 0
+    size = trace.stat().st_size  # the original alone is scanned whole
+    refused = run_cli("redact", str(bundle), "--match", "nowhere-at-all", "--work-budget", str(size), "-o", str(out))
+    assert refused.returncode == 2 and not out.exists()
+    assert b"bundle.redact_work_budget_exceeded" in refused.stderr and b"nowhere" not in refused.stderr
+    allowed = run_cli("redact", str(bundle), "--match", "nowhere-at-all", "--work-budget", str(64 * size), "-o", str(out))
+    assert allowed.returncode == 0 and out.read_bytes() == bundle.read_bytes()
+    by_digest = run_cli("redact", str(bundle), "--blob", _first_original(bundle), "--work-budget", "1", "-o", str(tmp_path / "d.tkb"))
+    assert by_digest.returncode == 0, by_digest.stderr

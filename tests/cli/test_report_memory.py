@@ -17,10 +17,11 @@ from tests.cli.test_audit_memory import _eval
 from tracekit.bundle.seal import FindingInput, seal
 from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal
 from tracekit.cli.audit_io import AuditJob, AuditOptions, audit_file
-from tracekit.cli.bundle_io import load_finding, seal_spools
+from tracekit.cli.bundle_io import load_finding
 from tracekit.cli.check_io import read_scenario
 from tracekit.cli.findings_io import judge, load
 from tracekit.cli.report_cmd import _trace
+from tracekit.cli.seal_spools import seal_spools
 from tracekit.formats import registry
 from tracekit.judging.audit import with_episodes
 from tracekit.judging.harness.scenario import parse_scenario

@@ -28,6 +28,8 @@ from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.records import Manifest, from_json, refs
 from tracekit.bundle.subjects import finding_of, withheld_frame
 from tracekit.judging.harness import leakscan
+from tracekit.kernel.errors import Code, TracekitError, finding
+from tracekit.kernel.limits import DEFAULT_BUDGET, BudgetExceeded, Meter
 
 if TYPE_CHECKING:
     from tracekit.judging.harness.scenario import Scenario
@@ -61,8 +63,10 @@ class Blob:
     file the first time it is read, and read from there a window at a time, so none is held
     (docs/threat-model.md, "redact")."""
 
-    def __init__(self, raw: RawFrame, skip: int) -> None:
+    def __init__(self, raw: RawFrame, skip: int, meter: Meter | None = None) -> None:
         self._raw, self._skip = raw, skip
+        self._meter = Meter(DEFAULT_BUDGET.redact_bytes) if meter is None else meter
+        """The redaction's work budget, charged each text's length before it is scanned."""
         self._spool: BinaryIO | None = None
         self.length = raw.length - skip
 
@@ -70,6 +74,7 @@ class Blob:
         """The blob as text and its decoded views (JSON escapes, percent, base64, two levels deep:
         the harness's leak scanner), piece by piece, for the blob and each container member."""
         for text in self._texts():
+            self._meter.charge(len(text) + TEXT_COST)
             for piece in _pieces(text.decode("utf-8", "replace")):
                 for _form, view in leakscan.views(piece):
                     yield view
@@ -118,6 +123,9 @@ class Blob:
             self._spool.close()
 
 
+TEXT_COST = 256
+"""Bytes of budget each text scanned is charged beyond its length: what a selector costs per
+call, so a bundle of many tiny blobs is bounded too."""
 SPOOL_WINDOW = 1024 * 1024
 """Bytes of a large blob scanned at a time (its windows overlap by :data:`OVERLAP`)."""
 
@@ -190,17 +198,21 @@ def plan(
     select: Selector,
     originals: Sequence[bytes],
     sizes: dict[bytes, int] | None = None,
+    work_budget: int = DEFAULT_BUDGET.redact_bytes,
 ) -> dict[bytes, str]:
     """Which held blobs to withhold, and why (section 8): each blob the selector picks, with its
     own reason; then each finding's original when some blob its records reference is withheld
     (the original holds every message, argument and result), with that blob's reason. Nothing
     else: an untouched finding's original stays extractable. ``originals`` is kept for callers;
-    the records say which original is whose. ``sizes`` receives every held blob's length."""
+    the records say which original is whose. ``sizes`` receives every held blob's length. The
+    blob data the selector scans is charged to ``work_budget`` (bytes, docs/threat-model.md,
+    "Work budget"): past it, :class:`TracekitError` ``bundle.redact_work_budget_exceeded``."""
     chosen: dict[bytes, str] = {}
     held: set[bytes] = set()
     own: dict[int, bytes] = {}
     uses: dict[int, set[bytes]] = {}
     skip = DIGEST_BYTES
+    meter = Meter(work_budget)
     for raw in iter_frames(handle, limits):
         if raw.kind == HEADER_KIND:
             skip = DIGEST_BYTES + salt_length(raw.payload)
@@ -216,11 +228,13 @@ def plan(
             continue
         digest = raw.payload[:DIGEST_BYTES]
         held.add(digest)
-        blob = Blob(raw, skip)
+        blob = Blob(raw, skip, meter)
         if sizes is not None:
             sizes[digest] = blob.length
         try:
             reason = select(digest, blob)
+        except BudgetExceeded as stop:
+            raise TracekitError(finding(Code.BUNDLE_REDACT_WORK_BUDGET_EXCEEDED, limit=stop.limit)) from None
         finally:
             blob.close()
         if reason is not None:

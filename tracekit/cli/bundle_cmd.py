@@ -21,13 +21,11 @@ import typer
 from tracekit.cli.bundle_io import (
     PREDICATES,
     InputRefused,
-    SealSpools,
     blob_chunks,
     load_all,
     read_scenario_file,
     read_seed,
     report_action,
-    seal_spools,
     trusted_keys,
     verify_path,
 )
@@ -39,8 +37,10 @@ from tracekit.report.jsonout import set_head
 
 if TYPE_CHECKING:  # the bundle core loads lazily so `tracekit --help` stays fast
     from tracekit.bundle.predicate import FindingResults
+    from tracekit.bundle.redact import Selector
     from tracekit.bundle.seal import FindingInput
     from tracekit.bundle.verify import BundleReport
+    from tracekit.cli.seal_spools import SealSpools
     from tracekit.report.bundle_render import SealReport
 
 SEAL_SUFFIXES = (".jsonl", ".json", ".eval")
@@ -160,6 +160,8 @@ def seal(
     if not paths:
         fail(Code.CLI_NO_INPUT)
     scenario_bytes = _seal_scenario(opts.scenario)
+    from tracekit.cli.seal_spools import seal_spools
+
     with seal_spools() as spools:  # each input's bytes and episodes, none held (load_finding)
         try:
             items, results, left_out = load_all(
@@ -277,6 +279,10 @@ def redact(
     scenario: Path = typer.Option(
         None, "--scenario", metavar="FILE", help="Withhold blobs holding this scenario's markers."
     ),
+    work_budget: int = typer.Option(
+        None, "--work-budget", metavar="BYTES", min=1, max=2**62,
+        help="Blob data to scan at most, in all (default 64 MiB); past it nothing is written.",
+    ),
     format: Format = FORMAT,
     force: bool = FORCE,
     quiet: bool = QUIET,
@@ -285,25 +291,19 @@ def redact(
     from tracekit.bundle import redact as core
     from tracekit.bundle.limits import DEFAULT_BUNDLE_LIMITS as LIMITS
     from tracekit.kernel.errors import finding
+    from tracekit.kernel.limits import DEFAULT_BUDGET
     from tracekit.report.bundle_render import RedactReport, WithheldBlob
 
     opts = RedactOptions.parse(output, secrets, match, blob, force, scenario)
     check_target(output, force)
-    if opts.scenario is not None:
-        select = core.marker_selector(core.scenario_markers(read_scenario_file(opts.scenario)))
-    elif opts.pattern is not None:
-        select = core.match_selector(opts.pattern)
-    elif opts.digests:
-        select = core.digest_selector(list(opts.digests))
-    else:
-        select = core.secrets_selector()
+    select = _selector(opts)
     wanted = opts.digests
     report = _verified(bundle, [])
     originals = [bytes.fromhex(o[0]) for o in report.originals]
     sizes: dict[bytes, int] = {}
     try:
         with open(bundle, "rb") as handle:
-            chosen = core.plan(handle, LIMITS, select, originals, sizes)
+            chosen = core.plan(handle, LIMITS, select, originals, sizes, work_budget or DEFAULT_BUDGET.redact_bytes)
             if wanted and not set(wanted) <= chosen.keys():
                 fail(Code.BUNDLE_NO_SUCH_BLOB)
             handle.seek(0)
@@ -321,6 +321,19 @@ def redact(
     if exposed and report.version < 3:  # their plain digests are signed (bundle format section 8)
         diag(finding(Code.BUNDLE_ORIGINAL_DIGESTS_PUBLISHED, version=report.version, count=exposed))
     say(quiet, "redact", f"{len(chosen)} blob(s) withheld")
+
+
+def _selector(opts: RedactOptions) -> Selector:
+    """The one way ``opts`` chooses blobs (tracekit/bundle/redact.py)."""
+    from tracekit.bundle import redact as core
+
+    if opts.scenario is not None:
+        return core.marker_selector(core.scenario_markers(read_scenario_file(opts.scenario)))
+    if opts.pattern is not None:
+        return core.match_selector(opts.pattern)
+    if opts.digests:
+        return core.digest_selector(list(opts.digests))
+    return core.secrets_selector()
 
 
 # -- bundle show, extract, prove ----------------------------------------------------------------

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 from tracekit.cli.common import fail, is_regular_file, refuse_folder
 from tracekit.cli.sniff import is_bundle as is_bundle  # the bundle commands' own test
@@ -21,31 +19,12 @@ if TYPE_CHECKING:  # the bundle core loads lazily: `tracekit --help` imports thi
     from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal
     from tracekit.bundle.verify import BundleReport
     from tracekit.cli.common import Format
+    from tracekit.cli.seal_spools import SealSpools
     from tracekit.judging.harness.scenario import Scenario
     from tracekit.kernel.evidence import EvidenceFile
     from tracekit.report.bundle_render import ActionReport
 
 MAX_KEY_FILE = 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class SealSpools:
-    """The anonymous temporary files a seal writes what it must not hold to (docs/threat-model.md,
-    "seal"): the inputs' exact bytes, their episodes, the planned record frames and the blobs'
-    payloads. Made by :func:`seal_spools`, gone when it closes them."""
-
-    originals: BinaryIO
-    episodes: BinaryIO
-    records: BinaryIO
-    blobs: BinaryIO
-
-
-@contextmanager
-def seal_spools() -> Iterator[SealSpools]:
-    import tempfile
-
-    with ExitStack() as stack:
-        yield SealSpools(*(stack.enter_context(tempfile.TemporaryFile()) for _ in range(4)))
 PREDICATES = ("verify", "audit", "check")
 
 

@@ -89,6 +89,12 @@ class WorkBudget(msgspec.Struct, frozen=True):
     source_total_bytes: int = 256 * 1024 * 1024
     """Bytes of source artifacts hashed per trace, in all (a trace may list 64 sources); a source
     that would pass it is reported, not hashed."""
+    redact_bytes: int = 64 * 1024 * 1024
+    """Bytes of blob data a redaction scans in all (each blob a selector reads, and each member
+    of a container original decompressed), every one in its decoded views: past it, nothing is
+    written (``bundle.redact_work_budget_exceeded``; ``tracekit redact --work-budget`` sets it).
+    A sealed 16 MiB trace (its texts and its original) is about half of it; ``--blob``
+    withholds by digest and scans nothing."""
     metamorphic_bytes: int = 40 * 1024 * 1024
     """Bytes of transformed traces a metamorphic study builds per source: each case is charged,
     before it runs, the source's size times the transform's weight plus the source replay's

@@ -70,3 +70,18 @@ def test_a_large_blob_without_the_secret_is_kept_byte_for_byte() -> None:
     chosen = redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, redact.match_selector(re.compile("NOT-THERE")), originals)
     assert chosen == {}
     assert b"".join(redact.rewrite(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, chosen, originals)) == data
+
+
+def test_the_scan_is_charged_to_the_work_budget() -> None:
+    from tracekit.kernel.errors import TracekitError
+
+    data = _bundle(_large_original(0, 3 * MIB))
+    originals = [bytes.fromhex(o[0]) for o in check(data).originals]
+    select = redact.match_selector(re.compile("NOT-THERE"))
+    try:
+        redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, select, originals, work_budget=2 * MIB)
+    except TracekitError as error:
+        assert error.finding.code.value == "bundle.redact_work_budget_exceeded"
+    else:
+        raise AssertionError("a 3 MiB original scanned within a 2 MiB budget")
+    assert redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, select, originals, work_budget=4 * MIB) == {}
