@@ -88,7 +88,7 @@ def test_redact_past_its_work_budget_writes_nothing_and_exits_2(tmp_path: Path) 
     size = trace.stat().st_size  # the original alone is scanned whole
     refused = run_cli("redact", str(bundle), "--match", "nowhere-at-all", "--work-budget", str(size), "-o", str(out))
     assert refused.returncode == 2 and not out.exists()
-    assert b"bundle.redact_work_budget_exceeded" in refused.stderr and b"nowhere" not in refused.stderr
+    assert b"redact.work_budget_exceeded" in refused.stderr and b"nowhere" not in refused.stderr
     allowed = run_cli("redact", str(bundle), "--match", "nowhere-at-all", "--work-budget", str(64 * size), "-o", str(out))
     assert allowed.returncode == 0 and out.read_bytes() == bundle.read_bytes()
     by_digest = run_cli("redact", str(bundle), "--blob", _first_original(bundle), "--work-budget", "1", "-o", str(tmp_path / "d.tkb"))

@@ -206,7 +206,7 @@ def plan(
     else: an untouched finding's original stays extractable. ``originals`` is kept for callers;
     the records say which original is whose. ``sizes`` receives every held blob's length. The
     blob data the selector scans is charged to ``work_budget`` (bytes, docs/threat-model.md,
-    "Work budget"): past it, :class:`TracekitError` ``bundle.redact_work_budget_exceeded``."""
+    "Work budget"): past it, :class:`TracekitError` ``redact.work_budget_exceeded``."""
     chosen: dict[bytes, str] = {}
     held: set[bytes] = set()
     own: dict[int, bytes] = {}
@@ -234,7 +234,7 @@ def plan(
         try:
             reason = select(digest, blob)
         except BudgetExceeded as stop:
-            raise TracekitError(finding(Code.BUNDLE_REDACT_WORK_BUDGET_EXCEEDED, limit=stop.limit)) from None
+            raise TracekitError(finding(Code.REDACT_WORK_BUDGET_EXCEEDED, limit=stop.limit)) from None
         finally:
             blob.close()
         if reason is not None:

@@ -61,6 +61,10 @@ FAMILY_HELP: dict[str, FamilyHelp] = {
         "A verdict changed under an edit that should not change it (or the study could not run), so the verdict is fragile.",
         "Inspect the named relation and case; a robust policy gives the same verdict on equivalent traces.",
     ),
+    "redact": FamilyHelp(
+        "Redaction scans each blob's text in every decoded view; past its work budget it cannot say which blobs hold what it looks for, so it writes nothing rather than a bundle that may still expose them.",
+        "Raise --work-budget (the scan takes time in proportion to it), or withhold the blobs you know by digest with --blob, which scans nothing.",
+    ),
     "harness": FamilyHelp(
         "A scenario, suite or harness trace could not be judged as the OWASP harness defines it.",
         "Fix the scenario or trace named by the code (docs/findings.md); an assertion that errors is never a pass.",

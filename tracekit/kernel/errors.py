@@ -241,7 +241,7 @@ class Code(_CodeClass):
     BUNDLE_NO_SUCH_FINDING = "bundle.no_such_finding"
     BUNDLE_NO_SUCH_BLOB = "bundle.no_such_blob"
     BUNDLE_NOTHING_TO_REDACT = "bundle.nothing_to_redact"
-    BUNDLE_REDACT_WORK_BUDGET_EXCEEDED = "bundle.redact_work_budget_exceeded"
+    REDACT_WORK_BUDGET_EXCEEDED = "redact.work_budget_exceeded"
     # -- campaign store --------------------------------------------------------------------------
     STORE_UNAVAILABLE = "store.unavailable"
     STORE_LOCKED = "store.locked"
@@ -751,7 +751,7 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.BUNDLE_NO_SUCH_FINDING: CodeInfo(_E, "The campaign has no finding with that index."),
     Code.BUNDLE_NO_SUCH_BLOB: CodeInfo(_E, "The bundle holds no blob with that digest."),
     Code.BUNDLE_NOTHING_TO_REDACT: CodeInfo(_N, "No blob matched the redaction criteria; the output equals the input."),
-    Code.BUNDLE_REDACT_WORK_BUDGET_EXCEEDED: CodeInfo(
+    Code.REDACT_WORK_BUDGET_EXCEEDED: CodeInfo(
         _E,
         "Redaction would scan more than {limit} bytes of blob data (its work budget), so it cannot "
         "tell which blobs to withhold: nothing was written. Raise it with --work-budget, or name "

@@ -92,7 +92,7 @@ class WorkBudget(msgspec.Struct, frozen=True):
     redact_bytes: int = 64 * 1024 * 1024
     """Bytes of blob data a redaction scans in all (each blob a selector reads, and each member
     of a container original decompressed), every one in its decoded views: past it, nothing is
-    written (``bundle.redact_work_budget_exceeded``; ``tracekit redact --work-budget`` sets it).
+    written (``redact.work_budget_exceeded``; ``tracekit redact --work-budget`` sets it).
     A sealed 16 MiB trace (its texts and its original) is about half of it; ``--blob``
     withholds by digest and scans nothing."""
     metamorphic_bytes: int = 40 * 1024 * 1024

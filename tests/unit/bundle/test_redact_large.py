@@ -81,7 +81,7 @@ def test_the_scan_is_charged_to_the_work_budget() -> None:
     try:
         redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, select, originals, work_budget=2 * MIB)
     except TracekitError as error:
-        assert error.finding.code.value == "bundle.redact_work_budget_exceeded"
+        assert error.finding.code.value == "redact.work_budget_exceeded"
     else:
         raise AssertionError("a 3 MiB original scanned within a 2 MiB budget")
     assert redact.plan(io.BytesIO(data), DEFAULT_BUNDLE_LIMITS, select, originals, work_budget=4 * MIB) == {}
