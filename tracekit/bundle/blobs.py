@@ -73,6 +73,9 @@ class BlobStore:
         self._starts, self._lengths = array("q"), array("q")
         self._spool: BinaryIO = io.BytesIO() if spool is None else spool
         self._end = self._spool.seek(0, 2)
+        """Where the next payload goes: the spool's end, once :attr:`_pending` is written."""
+        self._pending = bytearray()
+        """New payloads not yet written: appended in about 1 MiB writes, not one per blob."""
         self._key = key
         self._texts: dict[str, Ref] = {}
         """Recent texts' references, so a text repeated over records is encoded and hashed once
@@ -93,10 +96,18 @@ class BlobStore:
             digest = digest_of(payload)
         if digest not in self._places:
             self._new(digest, len(payload))
-            self._spool.seek(self._end)
-            self._spool.write(payload)
+            self._pending += payload
             self._end += len(payload)
+            if len(self._pending) >= CHUNK:
+                self._flush()
         return Ref(digest=digest.hex(), length=len(data))
+
+    def _flush(self) -> None:
+        """Write the pending payloads at the spool's end."""
+        if self._pending:
+            self._spool.seek(self._end - len(self._pending))
+            self._spool.write(self._pending)
+            self._pending = bytearray()
 
     def add_stream(self, chunks: Callable[[], Iterable[bytes]]) -> Ref:
         """As :meth:`add`, for data too large to hold: ``chunks()`` yields it in pieces, and is
@@ -107,6 +118,7 @@ class BlobStore:
             for chunk in chunks():
                 keyed.update(chunk)
             salt = keyed.digest(length=SALT_BYTES)
+        self._flush()
         start, hashed, length = self._end, blake3.blake3(salt), 0
         self._spool.seek(start)
         self._spool.write(salt)
@@ -150,6 +162,7 @@ class BlobStore:
     def payload(self, digest: bytes) -> Iterator[bytes]:
         """The payload (salt and data) of a blob held, read back in pieces of at most
         :data:`CHUNK` bytes."""
+        self._flush()
         place = self._places[digest]
         left = self._lengths[place]
         self._spool.seek(self._starts[place])
