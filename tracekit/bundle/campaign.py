@@ -3,13 +3,17 @@ the RFC 9162 path of its leaf, and the campaign's signature frame unchanged."""
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator, Sequence
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+import msgspec
 
 from tracekit.bundle import jcs, merkle
 from tracekit.bundle.container import (
     BLOB,
+    CHUNK,
     DIGEST_BYTES,
     END,
     HEADER_KIND,
@@ -27,16 +31,23 @@ from tracekit.bundle.records import from_json, refs
 from tracekit.bundle.seal import finding_leaf, header
 from tracekit.bundle.subjects import finding_of
 
+_DECODE: Any = msgspec.json.Decoder().decode
+"""A record frame's JSON (canonical: the bundle verified), as ``json.loads`` gives it."""
+
 
 def prove(
-    handle: BinaryIO, limits: BundleLimits, index: int, finding_roots: Sequence[str]
+    handle: BinaryIO, limits: BundleLimits, index: int, finding_roots: Sequence[str], spool: BinaryIO | None = None
 ) -> Iterator[bytes]:
     """A ``proof`` bundle for finding ``index`` of the verified campaign read from ``handle``
-    (seekable): a first pass keeps the finding's records and the signature frame, a second
-    copies only the blob frames they reference, so memory holds one blob at a time."""
+    (seekable): a first pass appends the finding's record frames to ``spool`` (a read-write
+    binary file the caller owns; in memory without one) and keeps the digests they reference
+    and the signature frame, a second copies only the blob frames they reference, so memory
+    holds one blob (a large one a chunk at a time) and no record."""
+    spool = io.BytesIO() if spool is None else spool
     leaves = [finding_leaf(i, bytes.fromhex(r)) for i, r in enumerate(finding_roots)]
     path = merkle.inclusion_path(leaves, index)
-    records: list[bytes] = []
+    records = 0
+    needed: set[bytes] = set()
     signed = b""
     subject = b""
     version = 1
@@ -44,14 +55,15 @@ def prove(
         if raw.kind == HEADER_KIND:
             version = json.loads(raw.payload)["bundle_version"]
         elif raw.kind == RECORD:
-            value = json.loads(raw.payload)
+            value = _DECODE(raw.payload)
             if value.get("finding") == index:
-                records.append(raw.payload)
+                spool.write(frame(RECORD, raw.payload))
+                records += 1
+                needed.update(bytes.fromhex(ref.digest) for ref in refs(from_json(value)))
         elif raw.kind == SIGNATURE:
             signed = raw.payload
         elif raw.kind == ORIGINAL and finding_of(json.loads(raw.payload)) == index:
             subject = raw.payload
-    needed = {bytes.fromhex(ref.digest) for r in records for ref in refs(from_json(json.loads(r)))}
     proof = jcs.dumps({"index": index, "size": len(leaves), "path": [p.hex() for p in path]})
     yield MAGIC
     yield frame(HEADER_KIND, header("proof", version))
@@ -62,15 +74,18 @@ def prove(
             digest = raw.payload[:DIGEST_BYTES]
         elif raw.kind == WITHHELD:
             digest = bytes.fromhex(json.loads(raw.payload)["digest"])
-        else:
+        elif raw.kind == HEADER_KIND:
             continue
+        else:
+            break  # the records: every blob frame is before them (section 2)
         if digest in needed:
             kept += 1
             yield from raw.chunks()
-    for record in records:
-        yield frame(RECORD, record)
+    spool.seek(0)
+    while chunk := spool.read(CHUNK):
+        yield chunk
     yield frame(PROOF, proof)
     yield frame(SIGNATURE, signed)
     if subject:  # version 3: the finding's original subject statement (section 6)
         yield frame(ORIGINAL, subject)
-    yield frame(END, jcs.dumps({"frames": 3 + kept + len(records) + (1 if subject else 0)}))
+    yield frame(END, jcs.dumps({"frames": 3 + kept + records + (1 if subject else 0)}))

@@ -420,9 +420,11 @@ def prove(
         fail(Code.BUNDLE_NOT_A_CAMPAIGN)
     if finding_index >= len(report.finding_roots):
         fail(Code.BUNDLE_NO_SUCH_FINDING)
+    import tempfile
+
     try:
-        with open(bundle, "rb") as handle:
-            write_atomic(output, build(handle, DEFAULT_BUNDLE_LIMITS, finding_index, report.finding_roots), force)
+        with open(bundle, "rb") as handle, tempfile.TemporaryFile() as records:  # the finding's records
+            write_atomic(output, build(handle, DEFAULT_BUNDLE_LIMITS, finding_index, report.finding_roots, records), force)
     except OSError:
         fail(Code.FORMAT_UNREADABLE)
     size = len(report.finding_roots)
