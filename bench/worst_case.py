@@ -205,7 +205,7 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
          [t, "seal", p["eval_distinct_sealed"], "-o", str(DATA / "distinct.tkb"), "--force"]),
         ("verify", "bundle of .eval 40,000 x 8, all distinct", [t, "verify", str(DATA / "distinct.tkb")]),
     ]
-    return rows + _text_rows(p) + [
+    return rows + _text_rows(p) + _campaign_rows(p) + [
         ("show", ".eval 510,000 (refused)", [t, "show", over]),
         ("seal", ".eval 500,000 short messages", [t, "seal", at, "-o", sealed["eval"], "--force"]),
         ("verify", "bundle of .eval 500,000", [t, "verify", sealed["eval"]]),
@@ -239,6 +239,19 @@ def _text_rows(p: dict[str, str]) -> list[tuple[str, str, list[str]]]:
     ]
 
 
+def _campaign_rows(p: dict[str, str]) -> list[tuple[str, str, list[str]]]:
+    """A campaign bundle of the 99,999-episode file (800,000 records in one finding): sealing the
+    folder, verifying the bundle, and proving that finding (which copies its records)."""
+    t, bundle = TRACEKIT, str(DATA / "episodes-campaign.tkb")
+    folder, label = p["episodes_campaign"], "campaign of .eval 99,999 x 5"
+    return [
+        ("seal", f"folder: {label}", [t, "seal", folder, "-o", bundle, "--force"]),
+        ("verify", f"bundle of {label}", [t, "verify", bundle]),
+        ("bundle prove", f"bundle of {label}",
+         [t, "bundle", "prove", bundle, "--finding", "0", "-o", str(DATA / "episodes-proof.tkb"), "--force"]),
+    ]
+
+
 def own_inputs(found: dict[str, Path], reference: Path) -> dict[str, Path]:
     """Each row's input, by its label, as ``tracekit verify`` reads it: the per-input yardstick
     (a row's time against ``verify`` of the file it reads; a store's rows against the file the
@@ -265,6 +278,8 @@ def own_inputs(found: dict[str, Path], reference: Path) -> dict[str, Path]:
         "bundle of realistic 16 MiB": DATA / "realistic.tkb",
         "bundle of .eval 40,000 x 8, all distinct": DATA / "distinct.tkb",
         "bundle of .eval 1 GiB of distinct text": DATA / "text.tkb",
+        "folder: campaign of .eval 99,999 x 5": found["episodes_campaign"],
+        "bundle of campaign of .eval 99,999 x 5": DATA / "episodes-campaign.tkb",
     }
     for name, label in (("most", ".eval 50,000 x 10 messages"), ("episodes", ".eval 99,999 x 5 messages")):
         own[label] = own[f"store of {label}"] = found[f"eval_{name}"]
