@@ -11,6 +11,7 @@ import blake3
 
 from tracekit.bundle import jcs
 from tracekit.bundle.records import Ref
+from tracekit.bundle.spooled import region
 from tracekit.kernel.evidence import Arguments
 
 SALT_BYTES = 16
@@ -164,14 +165,7 @@ class BlobStore:
         :data:`CHUNK` bytes."""
         self._flush()
         place = self._places[digest]
-        left = self._lengths[place]
-        self._spool.seek(self._starts[place])
-        while left:
-            chunk = self._spool.read(min(CHUNK, left))
-            if not chunk:
-                raise OSError("the blob spool is shorter than what was written to it")
-            left -= len(chunk)
-            yield chunk
+        return region(self._spool, self._starts[place], self._lengths[place])
 
     def __len__(self) -> int:
         return len(self._places)

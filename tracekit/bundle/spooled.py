@@ -56,14 +56,20 @@ class SpooledOriginal:
 
     def chunks(self) -> Iterator[bytes]:
         """The bytes, read back in pieces of at most 1 MiB."""
-        self.spool.seek(self.start)
-        left = self.length
-        while left:
-            chunk = self.spool.read(min(_CHUNK, left))
-            if not chunk:
-                raise OSError("the spool is shorter than what was written to it")
-            left -= len(chunk)
-            yield chunk
+        return region(self.spool, self.start, self.length)
+
+
+def region(spool: BinaryIO, start: int, length: int) -> Iterator[bytes]:
+    """``length`` bytes of ``spool`` from ``start``, read in pieces of at most 1 MiB (an
+    :class:`OSError` if the file is shorter: what was written to it is gone)."""
+    spool.seek(start)
+    left = length
+    while left:
+        chunk = spool.read(min(_CHUNK, left))
+        if not chunk:
+            raise OSError("the spool is shorter than what was written to it")
+        left -= len(chunk)
+        yield chunk
 
 
 class SpooledEvidence:
