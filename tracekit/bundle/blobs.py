@@ -10,6 +10,7 @@ from typing import BinaryIO
 import blake3
 
 from tracekit.bundle import jcs
+from tracekit.bundle.container import CHUNK
 from tracekit.bundle.records import Ref
 from tracekit.bundle.spooled import region
 from tracekit.kernel.evidence import Arguments
@@ -46,10 +47,6 @@ agent loop's records is hashed once, and an input of distinct texts (each seen o
 hold a second copy of each (docs/threat-model.md, "seal")."""
 KEPT_TEXT_CHARS = 4096
 """A longer text is hashed again when it repeats, never kept as a key beside its blob."""
-
-
-CHUNK = 1 << 20
-"""Bytes a streamed blob (an original file) is hashed and copied in at a time."""
 
 
 class BlobStore:

@@ -13,7 +13,6 @@ import msgspec
 from tracekit.bundle import jcs, merkle
 from tracekit.bundle.container import (
     BLOB,
-    CHUNK,
     DIGEST_BYTES,
     END,
     HEADER_KIND,
@@ -29,6 +28,7 @@ from tracekit.bundle.container import (
 from tracekit.bundle.limits import BundleLimits
 from tracekit.bundle.records import from_json, refs
 from tracekit.bundle.seal import finding_leaf, header
+from tracekit.bundle.spooled import whole
 from tracekit.bundle.subjects import finding_of
 
 _DECODE: Any = msgspec.json.Decoder().decode
@@ -81,9 +81,7 @@ def prove(
         if digest in needed:
             kept += 1
             yield from raw.chunks()
-    spool.seek(0)
-    while chunk := spool.read(CHUNK):
-        yield chunk
+    yield from whole(spool)
     yield frame(PROOF, proof)
     yield frame(SIGNATURE, signed)
     if subject:  # version 3: the finding's original subject statement (section 6)

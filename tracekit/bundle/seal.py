@@ -38,7 +38,7 @@ from tracekit.bundle.records import (
     Record,
     TurnRecord,
 )
-from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal
+from tracekit.bundle.spooled import SpooledEvidence, SpooledOriginal, whole
 from tracekit.bundle.subjects import original_frame, original_statement
 from tracekit.kernel import collector
 from tracekit.kernel.episode_id import episode_label
@@ -370,7 +370,7 @@ def seal_with_root(
     subjects = _original_frames(findings, dsse.root_subject(root, root_sha256)["digest"], seed, plan)
     end = jcs.dumps({"frames": plan.frames})
     plan.json_frame(len(end), plan.frames)
-    records = _spooled(spool) if spool is not None else _made(findings, store)
+    records = whole(spool) if spool is not None else _made(findings, store)
     return root, _frames(kind, _blob_frames(store, digests), records, [signed, *subjects], end)
 
 
@@ -402,13 +402,6 @@ def _made(findings: list[SealedFinding], store: BlobStore) -> Iterator[bytes]:
                 batch, size = [], 0
     yield b"".join(batch)
     assert len(store) == held, "the records name only the blobs planned"  # frozen evidence
-
-
-def _spooled(spool: BinaryIO) -> Iterator[bytes]:
-    """The record frames the plan appended to ``spool``, read back in 1 MiB chunks."""
-    spool.seek(0)
-    while chunk := spool.read(_BATCH):
-        yield chunk
 
 
 def _blob_frames(store: BlobStore, digests: list[bytes]) -> Iterator[bytes]:

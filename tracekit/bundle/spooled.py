@@ -22,11 +22,10 @@ from typing import Any, BinaryIO, overload
 import blake3
 import msgspec
 
+from tracekit.bundle.container import CHUNK
 from tracekit.formats.base import EpisodeStream
 from tracekit.kernel.episode_id import episode_label
 from tracekit.kernel.evidence import Episode
-
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +46,15 @@ class SpooledOriginal:
         copied, so a caller refuses a longer file by its ``length`` without copying all of it."""
         start = spool.seek(0, 2)
         plain, sha, length = blake3.blake3(), hashlib.sha256(), 0
-        while length <= most and (chunk := handle.read(min(_CHUNK, most + 1 - length))):
+        while length <= most and (chunk := handle.read(min(CHUNK, most + 1 - length))):
             plain.update(chunk)
             sha.update(chunk)
             spool.write(chunk)
             length += len(chunk)
         return cls(spool, start, length, plain.hexdigest(), sha.hexdigest())
+
+    def __len__(self) -> int:
+        return self.length
 
     def chunks(self) -> Iterator[bytes]:
         """The bytes, read back in pieces of at most 1 MiB."""
@@ -65,11 +67,16 @@ def region(spool: BinaryIO, start: int, length: int) -> Iterator[bytes]:
     spool.seek(start)
     left = length
     while left:
-        chunk = spool.read(min(_CHUNK, left))
+        chunk = spool.read(min(CHUNK, left))
         if not chunk:
             raise OSError("the spool is shorter than what was written to it")
         left -= len(chunk)
         yield chunk
+
+
+def whole(spool: BinaryIO) -> Iterator[bytes]:
+    """Everything written to ``spool``, from its start, as :func:`region` reads it."""
+    return region(spool, 0, spool.seek(0, 2))
 
 
 class SpooledEvidence:

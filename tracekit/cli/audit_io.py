@@ -10,6 +10,7 @@ bad input: an unreadable file becomes a report that exits 2.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,8 +152,8 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None, rows: bo
     first: bytes | None = None
     inline = INLINE
     for job in jobs:
-        whole = not rows or first is None
-        episodes: EpisodeLines | EpisodeCount = EpisodeLines(folder) if whole else EpisodeCount()
+        sink: Callable[[], EpisodeLines | EpisodeCount] = partial(EpisodeLines, folder) if not rows or first is None else EpisodeCount
+        episodes = sink()
         try:
             audited = _audit(job.source, job.named, job.opts, episodes)
             if audited is None:
@@ -163,7 +164,7 @@ def audit_batch(jobs: list[AuditJob], spill: SpillFolder | None = None, rows: bo
             if order is None:  # not an imported file's whole stream: one episode at most
                 if len(episodes):  # an imported stream that failed half-way: not the report's
                     episodes.discard()
-                    episodes = EpisodeLines(folder) if whole else EpisodeCount()
+                    episodes = sink()
                 for episode in with_episodes(report).episodes:
                     episodes.add(episode)
                 order = list(range(len(episodes)))

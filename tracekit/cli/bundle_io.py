@@ -59,7 +59,7 @@ def load_finding(path: str, input_format: str | None, spool: SealSpools | None =
                 original: bytes | SpooledOriginal = source.handle.read(most + 1)
             else:
                 original = SpooledOriginal.copy(source.handle, spool.originals, most)
-            if len(original) > most if isinstance(original, bytes) else original.length > most:
+            if len(original) > most:
                 raise TracekitError(finding(Code.FORMAT_TOO_LARGE, limit=most))
             source.handle.seek(0)
             fmt = registry.detected(source, input_format, DEFAULT_FORMAT_LIMITS)
