@@ -65,33 +65,122 @@ def _settings() -> dict[str, object]:
     return {"plugins_used": used, "filters_used": []}
 
 
-def detector() -> Callable[[Iterable[str]], bool]:
-    """A function: does any of these texts hold a credential?"""
+LOOK_COST = 32
+"""Units each view costs before any plugin runs: the harness's patterns and the prefilter."""
+SCAN_COST = 2048
+"""Work-budget units (docs/threat-model.md, "Work budget"; a unit is about what ``--match``
+spends on a byte) each view handed to the plugins is charged before they run: their fixed cost
+(about 60 us a view on this project's machine; docs/performance.md, "Round 11")."""
+SCAN_BYTE = 48
+"""Units each character of a view costs the plugins (about 1.2 us)."""
+START_BYTE = 1
+"""Units per character after a start of a pattern that can scan to the end of the view: ``://``
+(npm), ``sk-`` (OpenAI), ``eyJ`` (JWT). Each such start costs up to the rest of the view, so a
+view of nothing but starts costs its length squared."""
+KEYWORD_TAIL = 48
+"""Units per character of the word run after a keyword: the keyword detector's patterns try the
+rest of the pattern at every character of that run (``pwd_pwd_...`` costs its length squared)."""
+KEYWORD_SPAN = 8
+"""Units per character of a quoted value that follows a keyword's assignment (up to the second
+quote after it: how far the value's pattern runs before the detector backs off), per quote that
+could open it."""
+BACKTICK_SPAN = 2
+"""Units per character from a backtick before a word character to the second quote after it: the
+detector's comparison pattern (a quoted value, then ``==``) tries every backtick there."""
+_TAIL = re.compile(r"\w*")
+_REACH = re.compile(r"\S{0,53}\s*[=!]{0,3}\s*.?")
+"""From a keyword's word run to the last place its value's opening quote can be: up to 50
+characters and the closing quotes and ``:`` of the name, spaces, ``=``, ``==``, ``!==`` or ``=>``,
+spaces."""
+_QUOTES = re.compile("['\"`]")
+_SPAN = re.compile("[^'\"\x0b]*.?[^'\"\x0b]*", re.DOTALL)
+_BACKTICK = re.compile(r"`\w")
+_STARTS = ("://", "sk-", "eyJ")
+
+
+def keyword_cost(text: str, keywords: re.Pattern[str]) -> int:
+    """What the keyword detector may cost on ``text``, in work-budget units: its length, each
+    keyword's word run (:data:`KEYWORD_TAIL`) and quoted value (:data:`KEYWORD_SPAN`), each
+    backtick's span (:data:`BACKTICK_SPAN`); each keyword and backtick at least
+    :data:`SCAN_BYTE`, so that counting them is paid for."""
+    cost = SCAN_BYTE * len(text)
+    for match in keywords.finditer(text):
+        tail = _TAIL.match(text, match.end()).end()  # type: ignore[union-attr]
+        reach = _REACH.match(text, tail).end()  # type: ignore[union-attr]
+        quotes = len(_QUOTES.findall(text, tail, reach))
+        cost += SCAN_BYTE + KEYWORD_TAIL * (tail - match.end())
+        if quotes:
+            cost += KEYWORD_SPAN * quotes * (_SPAN.match(text, tail).end() - tail)  # type: ignore[union-attr]
+    for match in _BACKTICK.finditer(text):
+        cost += SCAN_BYTE + BACKTICK_SPAN * (_SPAN.match(text, match.start() + 1).end() - match.start())  # type: ignore[union-attr]
+    return cost
+
+
+def scan_cost(text: str) -> int:
+    """What the plugins other than the keyword detector may cost on ``text``, in units."""
+    starts = sum(text.count(start) for start in _STARTS)
+    return SCAN_COST + SCAN_BYTE * len(text) + START_BYTE * starts * len(text)
+
+
+def detector() -> Callable[[Iterable[str], Callable[[int], None]], bool]:
+    """A function: does any of these texts hold a credential? Each text the plugins read is
+    charged to the second argument first (:func:`scan_cost`, :func:`keyword_cost`), which raises
+    to stop."""
+    import inspect
     import logging
 
-    from detect_secrets.core.scan import scan_line
-    from detect_secrets.plugins.keyword import DENYLIST
-    from detect_secrets.settings import transient_settings
+    from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
+    from detect_secrets.settings import get_plugins, transient_settings
+    from detect_secrets.util.code_snippet import get_code_snippet
 
     from tracekit.judging.harness.assertions.no_secret_disclosure import PATTERNS
 
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
     harness = re.compile("|".join(f"(?:{p.pattern})" for p in PATTERNS.values()))
-    # A text no detector can fire on is not handed to detect-secrets (its ad-hoc scan runs every
-    # plugin on every line): every credential shape has a run of 16+ token characters, a keyword
-    # or a URL's user:password@ (docs/bundle-format.md section 8, "Detectors").
+    # A text no detector can fire on is not handed to detect-secrets' plugins: every credential
+    # shape has a run of 16+ token characters, a keyword or a URL's user:password@
+    # (docs/bundle-format.md section 8, "Detectors").
     maybe = re.compile(
         "[A-Za-z0-9_+/=.-]{16,}|://[^\\s/@]+@|PRIVATE KEY|" + "|".join(f"(?:{w})" for w in DENYLIST), re.IGNORECASE
     )
+    # The keyword detector's every pattern holds one of its keywords (case-insensitive), and it is
+    # the costliest plugin (its patterns start with \w*): a text without a keyword skips it.
+    keywords = re.compile("|".join(DENYLIST), re.IGNORECASE)
     settings = _settings()
+    with transient_settings(settings):
+        plugins = list(get_plugins())
+    # What ``scan_line`` does for an ad-hoc line, without its per-call set-up (each plugin's
+    # ``analyze_line`` with the arguments its signature takes; no filter applies to an ad-hoc
+    # scan with ``filters_used`` empty): the same secrets (tests/unit/bundle/test_credentials.py).
+    eager = [("enable_eager_search" in inspect.signature(p.analyze_line).parameters) for p in plugins]
+    gated = [isinstance(p, KeywordDetector) for p in plugins]
 
-    def holds(texts: Iterable[str]) -> bool:
+    def holds(texts: Iterable[str], charge: Callable[[int], None]) -> bool:
         with transient_settings(settings):
             for text in texts:
+                charge(LOOK_COST)
                 if harness.search(text):
                     return True
-                if maybe.search(text) and any(_counts(s.type, s.secret_value) for s in scan_line(text)):
-                    return True
+                if not maybe.search(text):
+                    continue
+                charge(scan_cost(text))
+                context = get_code_snippet(lines=[text], line_number=1)
+                for plugin, wants_eager, keyword in zip(plugins, eager, gated, strict=True):
+                    if keyword:
+                        if not keywords.search(text):
+                            continue
+                        charge(keyword_cost(text, keywords))
+                    extra = {"enable_eager_search": True} if wants_eager else {}
+                    found = plugin.analyze_line(
+                        filename=ADHOC, line=text, line_number=0, context=context, **extra
+                    )
+                    if any(_counts(s.type, s.secret_value) for s in found):
+                        return True
         return False
 
     return holds
+
+
+ADHOC = "adhoc-string-scan"
+"""The file name detect-secrets' ``scan_line`` gives an ad-hoc line (it picks the keyword
+detector's patterns by file type)."""

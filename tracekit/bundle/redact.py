@@ -65,7 +65,7 @@ class Blob:
 
     def __init__(self, raw: RawFrame, skip: int, meter: Meter | None = None) -> None:
         self._raw, self._skip = raw, skip
-        self._meter = Meter(DEFAULT_BUDGET.redact_bytes) if meter is None else meter
+        self._meter = Meter(DEFAULT_BUDGET.redact_work) if meter is None else meter
         """The redaction's work budget, charged each text's length before it is scanned."""
         self._spool: BinaryIO | None = None
         self.length = raw.length - skip
@@ -73,11 +73,18 @@ class Blob:
     def views(self) -> Iterator[str]:
         """The blob as text and its decoded views (JSON escapes, percent, base64, two levels deep:
         the harness's leak scanner), piece by piece, for the blob and each container member."""
+        charge = self._meter.charge
         for text in self._texts():
-            self._meter.charge(len(text) + TEXT_COST)
+            charge(len(text) + TEXT_COST)
             for piece in _pieces(text.decode("utf-8", "replace")):
-                for _form, view in leakscan.views(piece):
+                found = leakscan.views(piece)
+                charge(PIECE_COST + VIEW_COST * len(found))
+                for _form, view in found:
                     yield view
+
+    def charge(self, units: int) -> None:
+        """Charge the redaction's work budget (what a selector spends beyond reading the views)."""
+        self._meter.charge(units)
 
     def _texts(self) -> Iterator[bytes]:
         """The blob, and when it is a zip container (an Inspect ``.eval`` original) each of its
@@ -126,6 +133,14 @@ class Blob:
 TEXT_COST = 256
 """Bytes of budget each text scanned is charged beyond its length: what a selector costs per
 call, so a bundle of many tiny blobs is bounded too."""
+PIECE_COST = 64
+"""Bytes of budget each piece (a line, or a window of a long one) is charged on top: building
+its decoded views costs about that much however short it is, so a blob of many short lines is
+bounded too."""
+VIEW_COST = 32
+"""Units each view of a piece is charged: building it (an eight-character base64 run has four;
+docs/performance.md, "Round 11"). A selector that does more than one search a view charges the
+rest itself (``--secrets``: tracekit/bundle/credentials.py)."""
 SPOOL_WINDOW = 1024 * 1024
 """Bytes of a large blob scanned at a time (its windows overlap by :data:`OVERLAP`)."""
 
@@ -138,7 +153,7 @@ def secrets_selector() -> Selector:
     holds = detector()
 
     def select(_digest: bytes, blob: Blob) -> str | None:
-        return "secret" if holds(blob.views()) else None
+        return "secret" if holds(blob.views(), blob.charge) else None
 
     return select
 
@@ -198,7 +213,7 @@ def plan(
     select: Selector,
     originals: Sequence[bytes],
     sizes: dict[bytes, int] | None = None,
-    work_budget: int = DEFAULT_BUDGET.redact_bytes,
+    work_budget: int = DEFAULT_BUDGET.redact_work,
 ) -> dict[bytes, str]:
     """Which held blobs to withhold, and why (section 8): each blob the selector picks, with its
     own reason; then each finding's original when some blob its records reference is withheld

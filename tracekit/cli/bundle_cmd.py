@@ -280,8 +280,9 @@ def redact(
         None, "--scenario", metavar="FILE", help="Withhold blobs holding this scenario's markers."
     ),
     work_budget: int = typer.Option(
-        None, "--work-budget", metavar="BYTES", min=1, max=2**62,
-        help="Blob data to scan at most, in all (default 64 MiB); past it nothing is written.",
+        None, "--work-budget", metavar="UNITS", min=1, max=2**62,
+        help="Work to spend scanning, in all (default 41943040: a unit is about a byte of text for "
+        "--match; --secrets costs about 80 a byte); past it nothing is written.",
     ),
     format: Format = FORMAT,
     force: bool = FORCE,
@@ -303,7 +304,7 @@ def redact(
     sizes: dict[bytes, int] = {}
     try:
         with open(bundle, "rb") as handle:
-            chosen = core.plan(handle, LIMITS, select, originals, sizes, work_budget or DEFAULT_BUDGET.redact_bytes)
+            chosen = core.plan(handle, LIMITS, select, originals, sizes, work_budget or DEFAULT_BUDGET.redact_work)
             if wanted and not set(wanted) <= chosen.keys():
                 fail(Code.BUNDLE_NO_SUCH_BLOB)
             handle.seek(0)

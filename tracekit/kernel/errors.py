@@ -753,9 +753,10 @@ CODE_INFO: dict[Code, CodeInfo] = {
     Code.BUNDLE_NOTHING_TO_REDACT: CodeInfo(_N, "No blob matched the redaction criteria; the output equals the input."),
     Code.REDACT_WORK_BUDGET_EXCEEDED: CodeInfo(
         _E,
-        "Redaction would scan more than {limit} bytes of blob data (its work budget), so it cannot "
-        "tell which blobs to withhold: nothing was written. Raise it with --work-budget, or name "
-        "blobs with --blob.",
+        "Redaction would spend more than {limit} units of work scanning blob data (its work budget; "
+        "a unit is about a byte of text for --match, and --secrets charges what its detectors may "
+        "cost), so it cannot tell which blobs to withhold: nothing was written. Raise it with "
+        "--work-budget, or name blobs with --blob.",
     ),
     Code.STORE_UNAVAILABLE: CodeInfo(
         _E, "The campaign store needs DuckDB, which did not import; reinstall tracekit."

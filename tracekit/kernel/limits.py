@@ -89,12 +89,15 @@ class WorkBudget(msgspec.Struct, frozen=True):
     source_total_bytes: int = 256 * 1024 * 1024
     """Bytes of source artifacts hashed per trace, in all (a trace may list 64 sources); a source
     that would pass it is reported, not hashed."""
-    redact_bytes: int = 64 * 1024 * 1024
-    """Bytes of blob data a redaction scans in all (each blob a selector reads, and each member
-    of a container original decompressed), every one in its decoded views: past it, nothing is
-    written (``redact.work_budget_exceeded``; ``tracekit redact --work-budget`` sets it).
-    A sealed 16 MiB trace (its texts and its original) is about half of it; ``--blob``
-    withholds by digest and scans nothing."""
+    redact_work: int = 40 * 1024 * 1024
+    """Work units a redaction may spend scanning blob data (each blob a selector reads, and each
+    member of a container original decompressed, in its decoded views): a unit is about what
+    ``--match`` spends on a byte of text, about 25-40 ns here; each text, line and view is charged
+    before it is read, and ``--secrets`` charges what detect-secrets' plugins may cost on each
+    view (tracekit/bundle/credentials.py). Past it nothing is written
+    (``redact.work_budget_exceeded``; ``tracekit redact --work-budget`` sets it): about 1.7 s
+    at most here, so no redaction passes 10 times what ``verify`` takes (docs/threat-model.md,
+    "Work budget"). ``--blob`` withholds by digest and scans nothing."""
     metamorphic_bytes: int = 40 * 1024 * 1024
     """Bytes of transformed traces a metamorphic study builds per source: each case is charged,
     before it runs, the source's size times the transform's weight plus the source replay's
