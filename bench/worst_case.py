@@ -12,7 +12,10 @@ the realistic 16 MiB trace of bench/run.py; the targets are no command over 10x 
 none over 200 MiB. Each row is also timed against ``tracekit verify`` of its own input (column
 ``x own``; ``own_inputs``): an input far larger than the reference (1 GiB of text) costs even
 ``verify`` many times the reference, so only that ratio says whether a command costs more than
-reading what it reads. Called by ``make bench`` (bench/run.py) after its own table, or alone:
+reading what it reads. The yardstick is the larger of the two (``x bound``, docs/threat-model.md,
+"The yardstick"): a command may take 10 times what ``verify`` takes on the realistic trace or on
+its own input, whichever is more; a fixed budget spent on a tiny input is measured against the
+first, reading 1 GiB against the second. Called by ``make bench`` (bench/run.py) after its own table, or alone:
 ``python bench/worst_case.py [WORD...]`` (only the rows whose command or input names a WORD);
 never by the test suite (it takes a few minutes).
 """
@@ -68,6 +71,13 @@ def _write(name: str, data: bytes) -> Path:
     return path
 
 
+def _keyword_runs(messages: int, length: int) -> bytes:
+    """A harness trace of ``messages`` distinct messages, each one word of ``pwd_`` repeated."""
+    texts = [f"{index}" + "pwd_" * (length // 4) for index in range(messages)]
+    trace = {"messages": [{"role": "assistant", "content": text} for text in texts], "tool_calls": [], "events": []}
+    return json.dumps(trace).encode()
+
+
 def inputs() -> dict[str, Path]:
     """Build every worst-case input (deterministic; rewritten only when it changed)."""
     DATA.mkdir(parents=True, exist_ok=True)
@@ -83,6 +93,9 @@ def inputs() -> dict[str, Path]:
         "marker_flood": _write("marker-flood.yaml", worst.marker_scenario(10_000)),
         "marker_budget": _write("marker-budget.yaml", worst.marker_scenario(60)),
         "marker_text": _write("marker-text.json", worst.marker_text_trace(15, 1024 * 1024)),
+        # words the keyword detector takes quadratic time on (``pwd_pwd_...``: 15 minutes for one
+        # of 64 KiB): redaction charges them before it runs it, so they are refused at the budget
+        "keyword_runs": _write("keyword-runs.json", _keyword_runs(16, 64 * 1024)),
     }
     # Inspect archives: 500,000 one-word messages (the whole-file item bound, exactly) and one
     # sample more (refused); sealing the first plans about 750,000 of the 1,000,000 frames
@@ -168,7 +181,7 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
     t = TRACEKIT
     at, over, many = p["eval_at_items"], p["eval_over_items"], p["eval_many"]
     policy = str(ROOT / "corpus" / "findings" / "exfil-email.yaml")
-    sealed = {name: str(DATA / f"{name}.tkb") for name in ("eval", "realistic")}
+    sealed = {name: str(DATA / f"{name}.tkb") for name in ("eval", "realistic", "keyword-runs")}
     rows = [
         ("show", ".eval 500,000 short messages", [t, "show", at]),
         ("audit", ".eval 500,000 short messages", [t, "audit", at, "--format", "json"]),
@@ -212,9 +225,16 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
         ("seal", ".eval 510,000 (refused)", [t, "seal", over, "-o", str(DATA / "refused.tkb"), "--force"]),
         ("seal", "realistic 16 MiB", [t, "seal", str(reference), "-o", sealed["realistic"], "--force"]),
         ("verify", "bundle of realistic 16 MiB", [t, "verify", sealed["realistic"]]),
-        # credentials: detect-secrets over hex-heavy text is the slowest scan, within the budget
+        # credentials: detect-secrets over hex-heavy text is the slowest scan per byte, and a
+        # pattern found nowhere the costliest --match: both refused at the budget
         ("redact --secrets", "bundle of realistic 16 MiB",
          [t, "redact", sealed["realistic"], "--secrets", "-o", str(DATA / "realistic-redacted.tkb"), "--force"]),
+        ("redact --match", "bundle of realistic 16 MiB",
+         [t, "redact", sealed["realistic"], "--match", "zzz-nowhere", "-o", str(DATA / "realistic-redacted.tkb"),
+          "--force"]),
+        ("seal", "16 x 64 KiB keyword runs", [t, "seal", p["keyword_runs"], "-o", sealed["keyword-runs"], "--force"]),
+        ("redact --secrets", "bundle of 16 x 64 KiB keyword runs",
+         [t, "redact", sealed["keyword-runs"], "--secrets", "-o", str(DATA / "keyword-redacted.tkb"), "--force"]),
     ]
 
 
@@ -280,6 +300,8 @@ def own_inputs(found: dict[str, Path], reference: Path) -> dict[str, Path]:
         "bundle of .eval 1 GiB of distinct text": DATA / "text.tkb",
         "folder: campaign of .eval 99,999 x 5": found["episodes_campaign"],
         "bundle of campaign of .eval 99,999 x 5": DATA / "episodes-campaign.tkb",
+        "16 x 64 KiB keyword runs": found["keyword_runs"],
+        "bundle of 16 x 64 KiB keyword runs": DATA / "keyword-runs.tkb",
     }
     for name, label in (("most", ".eval 50,000 x 10 messages"), ("episodes", ".eval 99,999 x 5 messages")):
         own[label] = own[f"store of {label}"] = found[f"eval_{name}"]
@@ -326,6 +348,8 @@ def measure(reference: Path, only: tuple[str, ...] = (), reps: int = 1) -> dict[
         row["own_verify_seconds"] = round(own_seconds[path], 3)
         row["x_own_verify"] = round(row["seconds"] / own_seconds[path], 2)
         row["within_own_targets"] = row["x_own_verify"] <= TIME_RATIO_TARGET and row["peak_rss_mib"] <= RSS_TARGET_MIB
+        row["x_bound"] = round(row["seconds"] / max(base, own_seconds[path]), 2)
+        row["within_bound"] = row["x_bound"] <= TIME_RATIO_TARGET and row["peak_rss_mib"] <= RSS_TARGET_MIB
     return {"reference_seconds": round(base, 3), "reps": reps, "load": os.getloadavg(), "rows": rows}
 
 
@@ -338,17 +362,16 @@ def table(result: dict[str, Any]) -> str:
         f"<= {RSS_TARGET_MIB:g} MiB; {result['reps']} run(s) per row, load "
         f"{result['load'][0]:.1f} at the end)",
         "x verify: against the reference; x own: against `tracekit verify` of the row's own input "
-        "(its seconds in `own s`); ok: that ratio and the peak within the targets; ref ok: the "
-        "reference's ratio too",
-        f"{'command':15s} {'input':34s} {'seconds':>8s} {'x verify':>9s} {'own s':>7s} {'x own':>6s} "
-        f"{'peak MiB':>9s} {'exit':>5s}  ok   ref ok",
+        "(its seconds in `own s`); x bound: against the larger of the two, the yardstick; ok: that "
+        "ratio and the peak within the targets",
+        f"{'command':16s} {'input':36s} {'seconds':>8s} {'x verify':>9s} {'own s':>7s} {'x own':>6s} "
+        f"{'x bound':>8s} {'peak MiB':>9s} {'exit':>5s}  ok",
     ]
     for row in result["rows"]:
         lines.append(
-            f"{row['command']:15s} {row['input']:34s} {row['seconds']:8.2f} {row['x_verify']:9.2f} "
-            f"{row['own_verify_seconds']:7.2f} {row['x_own_verify']:6.2f} {row['peak_rss_mib']:9.1f} "
-            f"{row['exit']:5d}  {'yes' if row['within_own_targets'] else 'NO ':4s} "
-            f"{'yes' if row['within_targets'] else 'NO'}"
+            f"{row['command']:16s} {row['input']:36s} {row['seconds']:8.2f} {row['x_verify']:9.2f} "
+            f"{row['own_verify_seconds']:7.2f} {row['x_own_verify']:6.2f} {row['x_bound']:8.2f} "
+            f"{row['peak_rss_mib']:9.1f} {row['exit']:5d}  {'yes' if row['within_bound'] else 'NO'}"
         )
     return "\n".join(lines)
 

@@ -7,6 +7,7 @@ detect-secrets is imported lazily, here only: nothing else in tracekit pays for 
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -93,7 +94,8 @@ _REACH = re.compile(r"\S{0,53}\s*[=!]{0,3}\s*.?")
 characters and the closing quotes and ``:`` of the name, spaces, ``=``, ``==``, ``!==`` or ``=>``,
 spaces."""
 _QUOTES = re.compile("['\"`]")
-_SPAN = re.compile("[^'\"\x0b]*.?[^'\"\x0b]*", re.DOTALL)
+_STOPS = re.compile("['\"\x0b]")
+"""What ends a quoted value in the detector's patterns (``[^\\v'"]``: ``\\v`` is \\x0b in Python)."""
 _BACKTICK = re.compile(r"`\w")
 _STARTS = ("://", "sk-", "eyJ")
 
@@ -102,17 +104,26 @@ def keyword_cost(text: str, keywords: re.Pattern[str]) -> int:
     """What the keyword detector may cost on ``text``, in work-budget units: its length, each
     keyword's word run (:data:`KEYWORD_TAIL`) and quoted value (:data:`KEYWORD_SPAN`), each
     backtick's span (:data:`BACKTICK_SPAN`); each keyword and backtick at least
-    :data:`SCAN_BYTE`, so that counting them is paid for."""
+    :data:`SCAN_BYTE`, so that counting them is paid for. Linear in ``text``: a word run is
+    measured once for all its keywords, and spans end at quotes found once."""
+    stops = [match.start() for match in _STOPS.finditer(text)]
+
+    def span(start: int) -> int:  # to the second quote at or after ``start``
+        second = bisect.bisect_left(stops, start) + 1
+        return (stops[second] if second < len(stops) else len(text)) - start
+
     cost = SCAN_BYTE * len(text)
+    run_end = -1
     for match in keywords.finditer(text):
-        tail = _TAIL.match(text, match.end()).end()  # type: ignore[union-attr]
-        reach = _REACH.match(text, tail).end()  # type: ignore[union-attr]
-        quotes = len(_QUOTES.findall(text, tail, reach))
-        cost += SCAN_BYTE + KEYWORD_TAIL * (tail - match.end())
-        if quotes:
-            cost += KEYWORD_SPAN * quotes * (_SPAN.match(text, tail).end() - tail)  # type: ignore[union-attr]
+        if match.end() > run_end:
+            run_end = _TAIL.match(text, match.end()).end()  # type: ignore[union-attr]
+        cost += SCAN_BYTE + KEYWORD_TAIL * (run_end - match.end())
+        reach = _REACH.match(text, run_end).end()  # type: ignore[union-attr]
+        opening = len(_QUOTES.findall(text, run_end, reach))
+        if opening:
+            cost += KEYWORD_SPAN * opening * span(run_end)
     for match in _BACKTICK.finditer(text):
-        cost += SCAN_BYTE + BACKTICK_SPAN * (_SPAN.match(text, match.start() + 1).end() - match.start())  # type: ignore[union-attr]
+        cost += SCAN_BYTE + BACKTICK_SPAN * span(match.start() + 1)
     return cost
 
 
