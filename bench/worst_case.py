@@ -225,6 +225,14 @@ def _archive_and_seal_rows(p: dict[str, str], reference: Path) -> list[tuple[str
         ("seal", ".eval 510,000 (refused)", [t, "seal", over, "-o", str(DATA / "refused.tkb"), "--force"]),
         ("seal", "realistic 16 MiB", [t, "seal", str(reference), "-o", sealed["realistic"], "--force"]),
         ("verify", "bundle of realistic 16 MiB", [t, "verify", sealed["realistic"]]),
+    ] + _redact_rows(p, sealed)
+
+
+def _redact_rows(p: dict[str, str], sealed: dict[str, str]) -> list[tuple[str, str, list[str]]]:
+    """Redaction's selectors on the sealed realistic trace, each refused at the work budget, and
+    ``--secrets`` on words its keyword detector takes quadratic time on."""
+    t = TRACEKIT
+    return [
         # credentials: detect-secrets over hex-heavy text is the slowest scan per byte, and a
         # pattern found nowhere the costliest --match: both refused at the budget
         ("redact --secrets", "bundle of realistic 16 MiB",
