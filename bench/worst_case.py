@@ -243,6 +243,11 @@ def _redact_rows(p: dict[str, str], sealed: dict[str, str]) -> list[tuple[str, s
         ("redact --scenario", "bundle of realistic 16 MiB",
          [t, "redact", sealed["realistic"], "--scenario", p["marker_flood"], "-o",
           str(DATA / "realistic-redacted.tkb"), "--force"]),
+        # many small blobs: each text, line and view is charged, not only the bytes
+        ("redact --secrets", "bundle of .eval 40,000 x 8, all distinct",
+         [t, "redact", str(DATA / "distinct.tkb"), "--secrets", "-o", str(DATA / "distinct-redacted.tkb"), "--force"]),
+        ("redact --secrets", "bundle of .eval 500,000",
+         [t, "redact", sealed["eval"], "--secrets", "-o", str(DATA / "eval-redacted.tkb"), "--force"]),
         ("seal", "16 x 64 KiB keyword runs", [t, "seal", p["keyword_runs"], "-o", sealed["keyword-runs"], "--force"]),
         ("redact --secrets", "bundle of 16 x 64 KiB keyword runs",
          [t, "redact", sealed["keyword-runs"], "--secrets", "-o", str(DATA / "keyword-redacted.tkb"), "--force"]),
