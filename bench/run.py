@@ -17,7 +17,8 @@ What it does, in order (docs/performance.md explains the method and the targets)
 4. Prints a table of medians, min-max and the ratios measured in this run, and writes
    bench/results.json. Absolute times on a shared machine are noise; the ratios are the result.
 5. Prints the "worst case per command" table (bench/worst_case.py: time and peak RSS of every
-   command on the worst inputs within the loader's limits; ``--no-worst-case`` skips it).
+   command on the worst inputs within the loader's limits; ``--no-worst-case`` skips it), then
+   what a unit of redaction's work budget costs over costly shapes of text (bench/redact_cost.py).
 
 Exit status: 0 when the baseline and tracekit agree (whatever the targets), 1 otherwise.
 """
@@ -305,6 +306,10 @@ def main() -> int:
         import worst_case
 
         result["worst_case"] = worst_case.main(TRACE)
+        print("\n== what a unit of redaction's work budget costs (bench/redact_cost.py)", flush=True)
+        import redact_cost
+
+        result["redact_ns_per_unit"] = round(redact_cost.main(), 1)
     RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     print(f"\nwrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     if not args.no_store:  # the campaign store: first run, unchanged re-run, exact diff
