@@ -52,7 +52,7 @@ def shapes() -> list[tuple[str, str]]:
         ("hex digests", "\n".join(" ".join(f"{rng.getrandbits(256):064x}" for _ in range(20)) for _ in range(300))),
         ("one long word", "a" * 1_000_000),
     ]
-    for unit in ("pwd_", "pwd=`", "`a", "://a", "sk-", "eyJ", "api_key", "password", "pwd='", 'pwd: "a', "`pwd",
+    for unit in ("pwd_", "pwd=`", "`a", "://a", "//", "sk-", "eyJ", "api_key", "password", "pwd='", 'pwd: "a', "`pwd",
                  "pwd ", "secret=`a`"):
         found.append((f"{unit!r} runs", "\n".join((unit * (1000 // len(unit) + 1))[:1000] + " pwd" for _ in range(40))))
     return found

@@ -75,7 +75,7 @@ spends on a byte) each view handed to the plugins is charged before they run: th
 SCAN_BYTE = 48
 """Units each character of a view costs the plugins (about 1.2 us)."""
 START_BYTE = 1
-"""Units per character after a start of a pattern that can scan to the end of the view: ``://``
+"""Units per character after a start of a pattern that can scan to the end of the view: ``//``
 (npm), ``sk-`` (OpenAI), ``eyJ`` (JWT). Each such start costs up to the rest of the view, so a
 view of nothing but starts costs its length squared."""
 KEYWORD_TAIL = 48
@@ -97,7 +97,9 @@ _QUOTES = re.compile("['\"`]")
 _STOPS = re.compile("['\"\x0b]")
 """What ends a quoted value in the detector's patterns (``[^\\v'"]``: ``\\v`` is \\x0b in Python)."""
 _BACKTICK = re.compile(r"`\w")
-_STARTS = ("://", "sk-", "eyJ")
+_STARTS = re.compile("(?=//|sk-|eyJ)")
+"""Where npm's, OpenAI's and JWT's patterns start and may run to the end of the view (found by
+timing every plugin on runs of each literal its patterns begin with; ``//`` overlapping)."""
 
 
 def keyword_cost(text: str, keywords: re.Pattern[str]) -> int:
@@ -129,7 +131,7 @@ def keyword_cost(text: str, keywords: re.Pattern[str]) -> int:
 
 def scan_cost(text: str) -> int:
     """What the plugins other than the keyword detector may cost on ``text``, in units."""
-    starts = sum(text.count(start) for start in _STARTS)
+    starts = len(_STARTS.findall(text))
     return SCAN_COST + SCAN_BYTE * len(text) + START_BYTE * starts * len(text)
 
 

@@ -97,9 +97,14 @@ def test_the_keyword_charge_grows_with_the_square_of_a_keyword_run(unit: str) ->
     assert large > 12 * small
 
 
-@pytest.mark.parametrize("unit", ["://a", "sk-", "eyJ"])
+@pytest.mark.parametrize("unit", ["://a", "//", "/", "sk-", "eyJ"])
 def test_the_scan_charge_grows_with_the_square_of_a_run_of_starts(unit: str) -> None:
     assert credentials.scan_cost(unit * 1000) > 12 * credentials.scan_cost(unit * 250)
+
+
+def test_a_path_is_not_charged_as_a_run_of_starts() -> None:
+    path = "/".join(["src", "tracekit", "bundle"] * 300)
+    assert credentials.scan_cost(path) < 2 * credentials.scan_cost("x" * len(path))
 
 
 def test_a_quadratic_text_is_refused_before_the_keyword_detector_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
