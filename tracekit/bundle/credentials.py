@@ -156,8 +156,9 @@ def detector() -> Callable[[Iterable[str], Callable[[int], None]], bool]:
     maybe = re.compile(
         "[A-Za-z0-9_+/=.-]{16,}|://[^\\s/@]+@|PRIVATE KEY|" + "|".join(f"(?:{w})" for w in DENYLIST), re.IGNORECASE
     )
-    # The keyword detector's every pattern holds one of its keywords (case-insensitive), and it is
-    # the costliest plugin (its patterns start with \w*): a text without a keyword skips it.
+    # Each of the keyword detector's patterns holds one of its keywords, and it is the costliest
+    # plugin (its patterns try \w* after each keyword): a text without a keyword, in any case,
+    # skips it.
     keywords = re.compile("|".join(DENYLIST), re.IGNORECASE)
     settings = _settings()
     with transient_settings(settings):

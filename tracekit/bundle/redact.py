@@ -66,7 +66,8 @@ class Blob:
     def __init__(self, raw: RawFrame, skip: int, meter: Meter | None = None) -> None:
         self._raw, self._skip = raw, skip
         self._meter = Meter(DEFAULT_BUDGET.redact_work) if meter is None else meter
-        """The redaction's work budget, charged each text's length before it is scanned."""
+        """The redaction's work budget: charged each text, piece and view before a selector reads
+        it, and what the selector charges (:meth:`charge`)."""
         self._spool: BinaryIO | None = None
         self.length = raw.length - skip
 
@@ -131,10 +132,10 @@ class Blob:
 
 
 TEXT_COST = 256
-"""Bytes of budget each text scanned is charged beyond its length: what a selector costs per
+"""Units each text scanned is charged beyond its length: what a selector costs per
 call, so a bundle of many tiny blobs is bounded too."""
 PIECE_COST = 64
-"""Bytes of budget each piece (a line, or a window of a long one) is charged on top: building
+"""Units each piece (a line, or a window of a long one) is charged on top: building
 its decoded views costs about that much however short it is, so a blob of many short lines is
 bounded too."""
 VIEW_COST = 32

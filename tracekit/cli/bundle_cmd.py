@@ -282,7 +282,7 @@ def redact(
     work_budget: int = typer.Option(
         None, "--work-budget", metavar="UNITS", min=1, max=2**62,
         help="Work to spend scanning, in all (default 41943040: a unit is about a byte of text for "
-        "--match; --secrets costs about 80 a byte); past it nothing is written.",
+        "--match; --secrets about 75 a byte of a typical trace); past it nothing is written.",
     ),
     format: Format = FORMAT,
     force: bool = FORCE,
