@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 _PLUGINS = Path(__file__).with_name("secret_plugins.py").resolve().as_uri()
 STOCK = (
@@ -135,15 +136,31 @@ def scan_cost(text: str) -> int:
     return SCAN_COST + SCAN_BYTE * len(text) + START_BYTE * starts * len(text)
 
 
+def _plugins(settings: dict[str, object]) -> tuple[list[Any], list[bool], list[bool]]:
+    """The plugins our settings name, built once; whether each takes ``enable_eager_search``; and
+    whether it is the keyword detector. Called as ``scan_line`` calls them for an ad-hoc line,
+    without its per-call set-up (each plugin's ``analyze_line`` with the arguments its signature
+    takes; no filter applies to an ad-hoc scan with ``filters_used`` empty; :data:`VERIFYING`
+    unset), they find the same secrets (tests/unit/bundle/test_credentials.py)."""
+    import inspect
+
+    from detect_secrets.plugins.keyword import KeywordDetector
+    from detect_secrets.settings import get_plugins, transient_settings
+
+    with transient_settings(settings):
+        plugins = list(get_plugins())
+    eager = [("enable_eager_search" in inspect.signature(p.analyze_line).parameters) for p in plugins]
+    return plugins, eager, [isinstance(p, KeywordDetector) for p in plugins]
+
+
 def detector() -> Callable[[Iterable[str], Callable[[int], None]], bool]:
     """A function: does any of these texts hold a credential? Each text the plugins read is
     charged to the second argument first (:func:`scan_cost`, :func:`keyword_cost`), which raises
     to stop."""
-    import inspect
     import logging
 
-    from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
-    from detect_secrets.settings import get_plugins, transient_settings
+    from detect_secrets.plugins.keyword import DENYLIST
+    from detect_secrets.settings import get_settings, transient_settings
     from detect_secrets.util.code_snippet import get_code_snippet
 
     from tracekit.judging.harness.assertions.no_secret_disclosure import PATTERNS
@@ -161,40 +178,42 @@ def detector() -> Callable[[Iterable[str], Callable[[int], None]], bool]:
     # skips it.
     keywords = re.compile("|".join(DENYLIST), re.IGNORECASE)
     settings = _settings()
-    with transient_settings(settings):
-        plugins = list(get_plugins())
-    # What ``scan_line`` does for an ad-hoc line, without its per-call set-up (each plugin's
-    # ``analyze_line`` with the arguments its signature takes; no filter applies to an ad-hoc
-    # scan with ``filters_used`` empty): the same secrets (tests/unit/bundle/test_credentials.py).
-    eager = [("enable_eager_search" in inspect.signature(p.analyze_line).parameters) for p in plugins]
-    gated = [isinstance(p, KeywordDetector) for p in plugins]
+    plugins, eager, gated = _plugins(settings)
 
     def holds(texts: Iterable[str], charge: Callable[[int], None]) -> bool:
-        with transient_settings(settings):
-            for text in texts:
-                charge(LOOK_COST)
-                if harness.search(text):
+        if VERIFYING in get_settings().filters:  # someone else's settings: the plugins would verify
+            with transient_settings(settings):
+                return scan(texts, charge)
+        return scan(texts, charge)
+
+    def scan(texts: Iterable[str], charge: Callable[[int], None]) -> bool:
+        for text in texts:
+            charge(LOOK_COST)
+            if harness.search(text):
+                return True
+            if not maybe.search(text):
+                continue
+            charge(scan_cost(text))
+            context = get_code_snippet(lines=[text], line_number=1)
+            for plugin, wants_eager, keyword in zip(plugins, eager, gated, strict=True):
+                if keyword:
+                    if not keywords.search(text):
+                        continue
+                    charge(keyword_cost(text, keywords))
+                extra = {"enable_eager_search": True} if wants_eager else {}
+                found = plugin.analyze_line(filename=ADHOC, line=text, line_number=0, context=context, **extra)
+                if any(_counts(s.type, s.secret_value) for s in found):
                     return True
-                if not maybe.search(text):
-                    continue
-                charge(scan_cost(text))
-                context = get_code_snippet(lines=[text], line_number=1)
-                for plugin, wants_eager, keyword in zip(plugins, eager, gated, strict=True):
-                    if keyword:
-                        if not keywords.search(text):
-                            continue
-                        charge(keyword_cost(text, keywords))
-                    extra = {"enable_eager_search": True} if wants_eager else {}
-                    found = plugin.analyze_line(
-                        filename=ADHOC, line=text, line_number=0, context=context, **extra
-                    )
-                    if any(_counts(s.type, s.secret_value) for s in found):
-                        return True
         return False
 
     return holds
 
 
+VERIFYING = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
+"""The one setting a plugin reads when it scans (it then asks a provider whether a secret is live):
+absent from detect-secrets' defaults, so the plugins, built once under our settings, run under the
+process's own without entering ours per call (about 1.4 ms a call: a bundle of 320,000 tiny blobs
+spent most of its time there)."""
 ADHOC = "adhoc-string-scan"
 """The file name detect-secrets' ``scan_line`` gives an ad-hoc line (it picks the keyword
 detector's patterns by file type)."""

@@ -135,3 +135,23 @@ def test_realistic_texts_are_charged_within_a_small_factor_of_their_length() -> 
     holds = credentials.detector()
     holds([line], used.charge)
     assert used.used < 200 * len(line)
+
+
+def test_the_plugins_never_verify_under_settings_that_ask_them_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugins run under the process's settings; were those to hold detect-secrets'
+    verification filter (a plugin would then ask a provider whether a key is live), the detector
+    runs them under its own instead."""
+    import detect_secrets.plugins.base as base
+    from detect_secrets.settings import get_settings
+
+    asked: list[object] = []
+
+    def call(function: object, **_kwargs: object) -> object:  # how a plugin calls its verify
+        asked.append(function)
+        raise AssertionError("a plugin asked to verify a secret")
+
+    holds = credentials.detector()
+    monkeypatch.setattr(base, "call_function_with_arguments", call)
+    monkeypatch.setitem(get_settings().filters, credentials.VERIFYING, {})
+    assert holds([SHAPES["keyword"]], Meter(1 << 62).charge)  # not a harness shape: the plugins run
+    assert asked == []
