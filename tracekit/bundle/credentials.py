@@ -48,13 +48,20 @@ def entropy(text: str) -> float:
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
 
 
+def could_count(value: str) -> bool:
+    """The policy's first tests of a high-entropy candidate: at least ``MIN_ENTROPY_LENGTH``
+    characters mixing upper case, lower case and digits (before its entropy is computed)."""
+    return len(value) >= MIN_ENTROPY_LENGTH and bool(_UPPER.search(value) and _LOWER.search(value) and _DIGIT.search(value))
+
+
+_UPPER, _LOWER, _DIGIT = re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]")
+
+
 def _counts(secret_type: str, value: str | None) -> bool:
     threshold = ENTROPY_TYPES.get(secret_type)
     if threshold is None:
         return True
-    if value is None or len(value) < MIN_ENTROPY_LENGTH:
-        return False
-    if not (re.search(r"[A-Z]", value) and re.search(r"[a-z]", value) and re.search(r"[0-9]", value)):
+    if value is None or not could_count(value):
         return False
     if value.endswith("=") and len(value) in DIGEST_LENGTHS:
         return False

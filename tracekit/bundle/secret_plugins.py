@@ -8,7 +8,7 @@ import re
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 
-from tracekit.bundle.credentials import MIN_ENTROPY_LENGTH
+from tracekit.bundle.credentials import could_count
 
 
 class OpenAIProjectKeyDetector(RegexBasedDetector):
@@ -48,7 +48,7 @@ class StripeKeyDetector(RegexBasedDetector):
 
 class PolicyBase64HighEntropyString(Base64HighEntropyString):
     """detect-secrets' base64 high-entropy detector, computing a candidate's entropy only when
-    the false-positive policy could count it (tracekit/bundle/credentials.py, ``_counts``: at
+    the false-positive policy could count it (tracekit/bundle/credentials.py, ``could_count``: at
     least ``MIN_ENTROPY_LENGTH`` characters mixing upper case, lower case and digits); any other
     is given 0 bits, so it is dropped where the policy would drop it. The result is the same
     (the entropy of a candidate that can count is upstream's, computed the same way); the time
@@ -56,9 +56,6 @@ class PolicyBase64HighEntropyString(Base64HighEntropyString):
     them (a sealed 16 MiB trace: 48 s of `redact --secrets`, about half of it there)."""
 
     def calculate_shannon_entropy(self, data: str) -> float:
-        if len(data) < MIN_ENTROPY_LENGTH or not (_UPPER.search(data) and _LOWER.search(data) and _DIGIT.search(data)):
+        if not could_count(data):
             return 0.0
         return float(super().calculate_shannon_entropy(data))
-
-
-_UPPER, _LOWER, _DIGIT = re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]")
