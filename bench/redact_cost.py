@@ -2,7 +2,7 @@
 """What a unit of redaction's work budget costs in time, over shapes of text chosen to be costly
 (docs/threat-model.md, "Work budget"; tracekit/bundle/credentials.py and redact.py).
 
-Each shape is cut into pieces and views as ``redact`` cuts a blob, every charge is counted, and
+Each shape is read as ``redact`` reads a held blob (``redact.Blob``), every charge is counted, and
 ``--secrets``' detector (or ``--match``'s search: ``--match``) runs over the views, in process.
 It prints seconds, units a byte and nanoseconds a unit per shape, and the largest: the default
 budget (``redact_work``) times that is the most a refused redaction scans here. The charges are
@@ -17,16 +17,16 @@ import random
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from tracekit.bundle.container import BLOB, DIGEST_BYTES, RawFrame  # noqa: E402
 from tracekit.bundle.credentials import detector  # noqa: E402
-from tracekit.bundle.redact import PIECE_COST, TEXT_COST, VIEW_COST, _pieces  # noqa: E402
-from tracekit.judging.harness import leakscan  # noqa: E402
-from tracekit.kernel.limits import DEFAULT_BUDGET  # noqa: E402
+from tracekit.bundle.redact import Blob  # noqa: E402
+from tracekit.kernel.limits import DEFAULT_BUDGET, Meter  # noqa: E402
 
 Holds = Callable[[Iterable[str], Callable[[int], None]], bool]
 
@@ -59,22 +59,14 @@ def shapes() -> list[tuple[str, str]]:
 
 
 def measure(text: str, holds: Holds) -> tuple[float, int]:
-    """Seconds and units of one text, charged as ``Blob.views`` and the selector charge it."""
-    used = [len(text) + TEXT_COST]
-
-    def charge(units: int) -> None:
-        used[0] += units
-
-    def views() -> Iterator[str]:
-        for piece in _pieces(text):
-            found = leakscan.views(piece)
-            charge(PIECE_COST + VIEW_COST * len(found))
-            for _form, view in found:
-                yield view
-
+    """Seconds and units of one text, read as a held blob (``Blob.views`` charges it, the
+    selector charges the rest)."""
+    payload = bytes(DIGEST_BYTES) + text.encode()
+    meter = Meter(1 << 62)
+    blob = Blob(RawFrame(BLOB, payload, len(payload)), DIGEST_BYTES, meter)
     start = time.perf_counter()
-    holds(views(), charge)
-    return time.perf_counter() - start, used[0]
+    holds(blob.views(), blob.charge)
+    return time.perf_counter() - start, meter.used
 
 
 def main(match: bool = False) -> float:

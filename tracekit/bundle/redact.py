@@ -231,7 +231,7 @@ def plan(
     (the original holds every message, argument and result), with that blob's reason. Nothing
     else: an untouched finding's original stays extractable. ``originals`` is kept for callers;
     the records say which original is whose. ``sizes`` receives every held blob's length. The
-    blob data the selector scans is charged to ``work_budget`` (bytes, docs/threat-model.md,
+    blob data the selector scans is charged to ``work_budget`` (units, docs/threat-model.md,
     "Work budget"): past it, :class:`TracekitError` ``redact.work_budget_exceeded``."""
     chosen: dict[bytes, str] = {}
     held: set[bytes] = set()
