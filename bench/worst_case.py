@@ -71,13 +71,6 @@ def _write(name: str, data: bytes) -> Path:
     return path
 
 
-def _keyword_runs(messages: int, length: int) -> bytes:
-    """A harness trace of ``messages`` distinct messages, each one word of ``pwd_`` repeated."""
-    texts = [f"{index}" + "pwd_" * (length // 4) for index in range(messages)]
-    trace = {"messages": [{"role": "assistant", "content": text} for text in texts], "tool_calls": [], "events": []}
-    return json.dumps(trace).encode()
-
-
 def inputs() -> dict[str, Path]:
     """Build every worst-case input (deterministic; rewritten only when it changed)."""
     DATA.mkdir(parents=True, exist_ok=True)
@@ -95,7 +88,7 @@ def inputs() -> dict[str, Path]:
         "marker_text": _write("marker-text.json", worst.marker_text_trace(15, 1024 * 1024)),
         # words the keyword detector takes quadratic time on (``pwd_pwd_...``: 15 minutes for one
         # of 64 KiB): redaction charges them before it runs it, so they are refused at the budget
-        "keyword_runs": _write("keyword-runs.json", _keyword_runs(16, 64 * 1024)),
+        "keyword_runs": _write("keyword-runs.json", worst.keyword_run_trace(16, 64 * 1024)),
     }
     # Inspect archives: 500,000 one-word messages (the whole-file item bound, exactly) and one
     # sample more (refused); sealing the first plans about 750,000 of the 1,000,000 frames

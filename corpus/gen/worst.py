@@ -101,6 +101,15 @@ def word_run_trace(chars: int, events: int = 1) -> bytes:
     return json.dumps({"messages": [], "tool_calls": [], "events": code}).encode()
 
 
+def keyword_run_trace(count: int, chars: int) -> bytes:
+    """A harness trace of ``count`` distinct messages, each one word of about ``chars``
+    characters of ``pwd_`` repeated: detect-secrets' keyword detector takes time quadratic in
+    each (``redact --secrets`` charges it before it runs)."""
+    texts = [f"{index}" + "pwd_" * (chars // 4) for index in range(count)]
+    messages = [{"role": "assistant", "content": text} for text in texts]
+    return json.dumps({"messages": messages, "tool_calls": [], "events": []}).encode()
+
+
 def sources_trace(count: int, prefix: str = "src") -> bytes:
     """A valid trace listing ``count`` required source artifacts ``<prefix><i>.bin`` (the caller
     puts the files next to it)."""
